@@ -1,0 +1,190 @@
+internal import CSQLCipher
+
+/// One SQLCipher connection, owned by this object and closed in `deinit` (GRDB's model): every
+/// return code is checked, and each connection is configured explicitly on open.
+final class Connection {
+    /// How a connection is opened.
+    enum Mode {
+        /// Read-write with WAL, the store's writer.
+        case writer
+        /// Read-write file access with `query_only`, a concurrent WAL reader.
+        case reader
+        /// `immutable=1`, read-only: no lock, no -shm, no WAL recovery, no write of any kind.
+        /// Used to verify a key before anything opens the database read-write.
+        case verifyOnly
+    }
+
+    let handle: OpaquePointer
+    let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens `path`; with `key` (the 32-byte data key) and `cipher`, the database is encrypted.
+    /// Throws `DatabaseError` with SQLITE_NOTADB when the key does not decrypt page 1.
+    init(path: String, mode: Mode, key: SecureBytes?, cipher: CipherSettings?, create: Bool = false) throws {
+        var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var filename = path
+        switch mode {
+        case .writer, .reader:
+            flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        case .verifyOnly:
+            flags |= SQLITE_OPEN_READONLY
+            filename = "file:" + Self.uriEscaped(path) + "?immutable=1"
+        }
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(filename, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            if let db { sqlite3_close_v2(db) }
+            throw DatabaseError.sqlite(code: code, extendedCode: code, message: message)
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        if let key {
+            let literal = key.sqlcipherRawKeyLiteral()
+            let keyCode = literal.withUnsafeBytes { sqlite3_key(db, $0.baseAddress, Int32($0.count)) }
+            guard keyCode == SQLITE_OK else { throw error(code: keyCode) }
+            for pragma in (cipher ?? .default).pragmas {
+                try execute(pragma)
+            }
+        }
+        // Never let SQLite spill plaintext into temporary files.
+        try execute("PRAGMA temp_store = MEMORY")
+        // The first read of page 1: fails with SQLITE_NOTADB for a wrong key or a damaged header.
+        _ = try scalar("SELECT count(*) FROM sqlite_master")
+        switch mode {
+        case .writer:
+            try execute("PRAGMA secure_delete = ON")
+            try execute("PRAGMA foreign_keys = ON")
+            try execute("PRAGMA busy_timeout = 5000")
+            let journal = try scalar("PRAGMA journal_mode = WAL")
+            guard journal?.textValue?.lowercased() == "wal" else {
+                throw DatabaseError.sqlite(code: SQLITE_ERROR, extendedCode: SQLITE_ERROR, message: "could not enable WAL")
+            }
+            try execute("PRAGMA synchronous = FULL")
+        case .reader:
+            try execute("PRAGMA foreign_keys = ON")
+            try execute("PRAGMA busy_timeout = 5000")
+            try execute("PRAGMA query_only = ON")
+        case .verifyOnly:
+            break
+        }
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private static func uriEscaped(_ path: String) -> String {
+        var result = ""
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case "%": result += "%25"
+            case "?": result += "%3f"
+            case "#": result += "%23"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Builds an error from `code` and the connection's current message.
+    func error(code: Int32) -> DatabaseError {
+        let extended = sqlite3_extended_errcode(handle)
+        let message = String(cString: sqlite3_errmsg(handle))
+        return .sqlite(code: code & 0xff, extendedCode: extended, message: message)
+    }
+
+    /// Runs one or more SQL statements that take no parameters.
+    func execute(_ sql: String) throws {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code: code) }
+    }
+
+    /// Runs one statement with positional parameters, stepping through any rows.
+    func execute(_ sql: String, _ arguments: [SQLValue]) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        while try statement.step() {}
+        statement.reset()
+    }
+
+    /// All rows of a query.
+    func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var result: [[SQLValue]] = []
+        while try statement.step() {
+            result.append(statement.row())
+        }
+        return result
+    }
+
+    /// Visits each row of a query without collecting them.
+    func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: ([SQLValue]) throws -> Void) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() {
+            try body(statement.row())
+        }
+    }
+
+    /// The first column of the first row, or nil when there is no row.
+    func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+        let statement = try Statement(connection: self, sql: sql)
+        try statement.bind(arguments)
+        return try statement.step() ? statement.column(0) : nil
+    }
+
+    /// A prepared statement kept for reuse on this connection.
+    func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try Statement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// The rowid of the last insert.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether a transaction is open.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` in a transaction (`BEGIN IMMEDIATE` for writers), committing on return and
+    /// rolling back on throw. Nested calls join the outer transaction.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        if isInTransaction { return try body() }
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Rewrites the database key (`sqlite3_rekey`), re-encrypting every page.
+    func rekey(to key: SecureBytes) throws {
+        let literal = key.sqlcipherRawKeyLiteral()
+        let code = literal.withUnsafeBytes { sqlite3_rekey(handle, $0.baseAddress, Int32($0.count)) }
+        guard code == SQLITE_OK else { throw error(code: code) }
+    }
+
+    /// The SQLite library version this process uses.
+    static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
+
+    /// SQLITE_NOTADB: the file is not a database, or the key is wrong.
+    static let notADatabaseCode = SQLITE_NOTADB
+    /// SQLITE_CORRUPT.
+    static let corruptCode = SQLITE_CORRUPT
+    /// SQLITE_BUSY.
+    static let busyCode = SQLITE_BUSY
+}

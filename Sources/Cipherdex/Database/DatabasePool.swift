@@ -1,0 +1,103 @@
+import Dispatch
+import Foundation
+
+/// One writer and a small set of concurrent readers over the same WAL database (GRDB's
+/// `DatabasePool` model). Writes are serialized; reads run in parallel with each other and with
+/// the writer, each seeing a consistent snapshot.
+final class DatabasePool: @unchecked Sendable {
+    private let writer: Connection
+    private let writerLock = NSLock()
+    private let readerLock = NSLock()
+    private var idleReaders: [Connection] = []
+    private var openReaders = 0
+    private let readerSlots: DispatchSemaphore
+    private let makeReader: () throws -> Connection
+    private var isClosed = false
+
+    /// Wraps an open writer; `makeReader` opens a reader connection on demand, up to
+    /// `maximumReaders` at once.
+    init(writer: Connection, maximumReaders: Int, makeReader: @escaping () throws -> Connection) {
+        self.writer = writer
+        self.readerSlots = DispatchSemaphore(value: max(1, maximumReaders))
+        self.makeReader = makeReader
+    }
+
+    /// Runs `body` with the writer connection, serialized with every other write.
+    func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        try checkOpen()
+        return try body(writer)
+    }
+
+    /// Runs `body` in a write transaction.
+    func writeTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
+        try write { connection in try connection.transaction { try body(connection) } }
+    }
+
+    /// Runs `body` with a reader connection inside a read transaction (one snapshot).
+    func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        readerSlots.wait()
+        defer { readerSlots.signal() }
+        let reader = try checkOutReader()
+        defer { checkIn(reader) }
+        try reader.execute("BEGIN DEFERRED")
+        defer { try? reader.execute("COMMIT") }
+        return try body(reader)
+    }
+
+    /// The async form of `write`: runs on a background queue, never blocking the caller's thread.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.write(body) })
+            }
+        }
+    }
+
+    /// The async form of `read`.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.read(body) })
+            }
+        }
+    }
+
+    /// Closes every connection: readers first, then a checkpoint of the WAL by the writer.
+    func close() {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        readerLock.lock()
+        idleReaders.removeAll()
+        isClosed = true
+        readerLock.unlock()
+        try? writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    private func checkOpen() throws {
+        readerLock.lock()
+        defer { readerLock.unlock() }
+        if isClosed { throw StoreError.closed }
+    }
+
+    private func checkOutReader() throws -> Connection {
+        readerLock.lock()
+        if isClosed {
+            readerLock.unlock()
+            throw StoreError.closed
+        }
+        if let reader = idleReaders.popLast() {
+            readerLock.unlock()
+            return reader
+        }
+        readerLock.unlock()
+        return try makeReader()
+    }
+
+    private func checkIn(_ reader: Connection) {
+        readerLock.lock()
+        defer { readerLock.unlock() }
+        if !isClosed { idleReaders.append(reader) }
+    }
+}

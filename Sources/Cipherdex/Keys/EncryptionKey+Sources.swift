@@ -1,0 +1,72 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension EncryptionKey {
+    /// A raw key read from a file holding either 32 raw bytes or 64 hexadecimal digits with an
+    /// optional trailing newline. The file's bytes go straight into secure memory.
+    public static func raw(contentsOfFile path: String) throws -> EncryptionKey {
+        let bytes = try readSecureFile(path, limit: 4096)
+        if bytes.count == rawKeyLength {
+            return try fromSecure(kind: .raw, bytes)
+        }
+        guard let decoded = SecureBytes.decodingHex(bytes, byteCount: rawKeyLength) else {
+            throw KeyError.invalidHex("the file holds \(bytes.count) bytes; expected 32 raw bytes or 64 hex digits")
+        }
+        return try fromSecure(kind: .raw, decoded)
+    }
+
+    /// A raw key from 64 hexadecimal digits (surrounding whitespace ignored).
+    public static func raw(hex: String) throws -> EncryptionKey {
+        let text = SecureBytes(copying: hex.utf8)
+        guard let decoded = SecureBytes.decodingHex(text, byteCount: rawKeyLength) else {
+            throw KeyError.invalidHex("expected 64 hex digits, got \(hex.utf8.count) characters")
+        }
+        return try fromSecure(kind: .raw, decoded)
+    }
+
+    /// A passphrase read from a file; one trailing newline is dropped.
+    public static func passphrase(contentsOfFile path: String) throws -> EncryptionKey {
+        let bytes = try readSecureFile(path, limit: 64 * 1024)
+        let trimmed = bytes.withUnsafeBytes { raw -> SecureBytes in
+            var end = raw.count
+            if end > 0 && raw[end - 1] == 0x0A { end -= 1 }
+            if end > 0 && raw[end - 1] == 0x0D { end -= 1 }
+            return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[0..<end]))
+        }
+        return try fromSecure(kind: .passphrase, trimmed)
+    }
+
+    /// The key's bytes as 64 hex digits and a newline, handed to `body` (for `keygen`); the
+    /// buffer is zeroed afterwards. Passphrase keys are refused.
+    public func withHexLine<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        guard kind == .raw else { throw KeyError.invalidHex("a passphrase has no hex form") }
+        return try secret.hexLine().withUnsafeBytes(body)
+    }
+
+    private static func readSecureFile(_ path: String, limit: Int) throws -> SecureBytes {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor(path: path, flags: O_RDONLY)
+        } catch let error as SystemError {
+            throw KeyError.unreadable(source: path, reason: String(cString: strerror(error.errno)))
+        }
+        guard let size = FileSystem.size(path), size <= UInt64(limit) else {
+            throw KeyError.unreadable(source: path, reason: "larger than \(limit) bytes")
+        }
+        var total = 0
+        let secret = try SecureBytes(count: Int(size)) { buffer in
+            while total < buffer.count {
+                let count = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
+                if count == 0 { break }
+                total += count
+            }
+        }
+        guard total == secret.count else {
+            throw KeyError.unreadable(source: path, reason: "file changed while reading")
+        }
+        return secret
+    }
+}

@@ -1,0 +1,22 @@
+/// Argon2id cost parameters for passphrase keys. They are recorded in each passphrase keyslot, so
+/// a store keeps opening after the defaults change, and raising them is a key rotation.
+public struct PassphraseCost: Codable, Equatable, Sendable {
+    /// Passes over memory (`opslimit`).
+    public var opsLimit: UInt64
+    /// Memory in bytes (`memlimit`).
+    public var memLimit: Int
+
+    /// Creates cost parameters.
+    public init(opsLimit: UInt64, memLimit: Int) {
+        self.opsLimit = opsLimit
+        self.memLimit = memLimit
+    }
+
+    /// The default: 3 passes over 64 MiB, about 0.15–0.3 s on the reference machine
+    /// (see BENCHMARKS.md).
+    public static let `default` = PassphraseCost(opsLimit: 3, memLimit: 64 << 20)
+
+    /// libsodium's minimum; for tests only, never for real data.
+    public static let minimumForTesting = PassphraseCost(
+        opsLimit: Sodium.minimumOpsLimit, memLimit: Sodium.minimumMemLimit)
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Why an encrypted (or unencrypted) store could not be opened: exactly the reasons an
+/// application must tell apart to respond (as in Ditto's encryption at rest).
+/// A failed open never modifies any file of the store.
+public enum EncryptionError: Error, LocalizedError, Equatable, Sendable {
+    /// The store is encrypted and no key was supplied.
+    case keyRequired
+    /// The store is unencrypted and a key was supplied.
+    case keyUnexpected
+    /// The supplied key opens none of the store's keyslots: it is the wrong key.
+    case keyInvalid
+    /// The store uses a format or scheme this build does not support (`found` is its version).
+    case unsupportedScheme(found: Int, supported: Int)
+    /// The store's metadata file is missing, unreadable, damaged or fails authentication.
+    case metadataCorrupt(reason: String)
+
+    /// The case's name, as the CLI prints it.
+    public var name: String {
+        switch self {
+        case .keyRequired: return "keyRequired"
+        case .keyUnexpected: return "keyUnexpected"
+        case .keyInvalid: return "keyInvalid"
+        case .unsupportedScheme: return "unsupportedScheme"
+        case .metadataCorrupt: return "metadataCorrupt"
+        }
+    }
+
+    /// A one-line description.
+    public var errorDescription: String? {
+        switch self {
+        case .keyRequired:
+            return "the store is encrypted and no key was supplied"
+        case .keyUnexpected:
+            return "the store is not encrypted but a key was supplied"
+        case .keyInvalid:
+            return "the key does not open this store (wrong key)"
+        case .unsupportedScheme(let found, let supported):
+            return "the store uses format version \(found); this build supports up to \(supported)"
+        case .metadataCorrupt(let reason):
+            return "the store's metadata is corrupt: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+extension Store {
+    /// Creates a new store. Order, for crash safety: the database is built under a temporary name
+    /// and closed cleanly, then the metadata is written atomically, then the database is renamed
+    /// into place. A crash before the metadata leaves no store (leftovers are removed by the next
+    /// create); a crash after it leaves a store whose next open finishes the rename.
+    static func create(layout: StoreLayout, configuration: StoreConfiguration, lock existingLock: StoreLock? = nil) throws -> Store {
+        try wrapSystem { try FileSystem.createDirectory(layout.directory) }
+        let lock = try existingLock ?? StoreLock(layout: layout)
+        try wrapSystem {
+            for leftover in [
+                layout.creatingDatabase, layout.creatingDatabase + "-journal", layout.creatingDatabase + "-wal",
+                layout.creatingDatabase + "-shm",
+            ] {
+                try FileSystem.removeFile(leftover)
+            }
+            try FileSystem.removeTree(layout.staging)
+        }
+        try lock.createLockFile(layout: layout)
+
+        let storeID = Sodium.randomBytes(16).map { String(format: "%02x", $0) }.joined()
+        var metadata = StoreMetadata(
+            formatVersion: StoreMetadata.currentFormatVersion, storeID: storeID, encrypted: false, generation: 1,
+            cipher: nil, keyslots: [], mac: nil, checksum: nil)
+        var dataKey: SecureBytes?
+        if let provider = configuration.keyProvider {
+            let key = try provider()
+            let newDataKey = SecureBytes.random(count: 32)
+            metadata.encrypted = true
+            metadata.cipher = .default
+            metadata.keyslots = [
+                try Keyslot.seal(dataKey: newDataKey, with: key, slotID: 1, storeID: storeID, cost: configuration.passphraseCost)
+            ]
+            dataKey = newDataKey
+        }
+        do {
+            let connection = try Connection(
+                path: layout.creatingDatabase, mode: .writer, key: dataKey, cipher: metadata.cipher, create: true)
+            try migrator.migrate(connection)
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        } catch let error as DatabaseError {
+            throw StoreError.database(error)
+        }
+        try wrapSystem {
+            try FileDescriptor(path: layout.creatingDatabase, flags: O_RDONLY).sync()
+            try FileSystem.writeAtomically(try metadata.seal(dataKey: dataKey), to: layout.metadata)
+        }
+        return try openDatabase(layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
+    }
+}

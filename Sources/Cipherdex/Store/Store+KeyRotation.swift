@@ -1,0 +1,40 @@
+import Foundation
+
+extension Store {
+    /// Replaces the store's key with the one `newKey` supplies (called once).
+    ///
+    /// Instant whatever the store's size: only the data key is rewrapped, in one atomic metadata
+    /// replacement, so after a crash at any instant exactly one of the old and the new key opens
+    /// the store. Afterwards the old key fails with `keyInvalid`. Passphrase keys get the
+    /// configuration's current `passphraseCost`, so this also raises the cost of a passphrase.
+    ///
+    /// The data key itself does not change: someone who kept a copy of the old metadata file and
+    /// the old key could still unwrap it (see ARCHITECTURE.md).
+    public func rotateKey(to newKey: KeyProvider) throws {
+        try rotateKey(to: newKey, faultPoint: { _ in })
+    }
+
+    /// `rotateKey` with a fault-injection point for crash tests.
+    func rotateKey(to newKey: KeyProvider, faultPoint: (AtomicWriteStep) throws -> Void) throws {
+        guard isOpen else { throw StoreError.closed }
+        guard let dataKey else {
+            throw StoreError.notAStore(path: path, reason: "the store is not encrypted; it has no key to rotate")
+        }
+        let key = try newKey()
+        try metadataLock.withLock {
+            var updated = metadata
+            let slotID = (metadata.keyslots.map(\.id).max() ?? 0) + 1
+            updated.keyslots = [
+                try Keyslot.seal(
+                    dataKey: dataKey, with: key, slotID: slotID, storeID: metadata.storeID,
+                    cost: configuration.passphraseCost)
+            ]
+            updated.generation += 1
+            let bytes = try updated.seal(dataKey: dataKey)
+            try Store.wrapSystem {
+                try FileSystem.writeAtomically(bytes, to: layout.metadata, faultPoint: faultPoint)
+            }
+            metadata = updated
+        }
+    }
+}

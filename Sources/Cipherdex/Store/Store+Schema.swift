@@ -1,0 +1,10 @@
+extension Store {
+    /// Every schema migration of the store database, in order. Features add theirs here.
+    static let migrator: Migrator = {
+        var migrator = Migrator()
+        migrator.register(version: 1, name: "store settings") { db in
+            try db.execute("CREATE TABLE cipherdex_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+        }
+        return migrator
+    }()
+}

@@ -1,0 +1,218 @@
+import Foundation
+
+/// An embedded store whose every persisted byte is encrypted with a key the application supplies
+/// (or, when no key is configured, an unencrypted store of the same layout).
+///
+/// Open one with `Store.open(_:)`. A failed open throws `EncryptionError` or `StoreError` and
+/// leaves every file of the store byte-for-byte unchanged: the key is checked against the
+/// keyslots, and the database against the data key with a read-only immutable connection, before
+/// anything opens the database for writing.
+public final class Store: @unchecked Sendable {
+    /// The store's directory.
+    public let path: String
+    /// Whether the store is encrypted.
+    public var isEncrypted: Bool { metadataLock.withLock { metadata.encrypted } }
+
+    let layout: StoreLayout
+    let configuration: StoreConfiguration
+    /// The data key, in secure memory while the store is open (nil when unencrypted).
+    let dataKey: SecureBytes?
+    /// The database connections.
+    let pool: DatabasePool
+    let metadataLock = NSLock()
+    var metadata: StoreMetadata
+    private var lock: StoreLock?
+
+    init(layout: StoreLayout, configuration: StoreConfiguration, metadata: StoreMetadata, dataKey: SecureBytes?, pool: DatabasePool, lock: StoreLock) {
+        self.path = layout.directory
+        self.layout = layout
+        self.configuration = configuration
+        self.metadata = metadata
+        self.dataKey = dataKey
+        self.pool = pool
+        self.lock = lock
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Opens the store at `configuration.path`, creating it when the path does not exist or is an
+    /// empty directory (encrypted when a key provider is configured).
+    public static func open(_ configuration: StoreConfiguration) throws -> Store {
+        let layout = StoreLayout(directory: configuration.path)
+        if !FileSystem.exists(layout.directory) {
+            guard configuration.createIfMissing else {
+                throw StoreError.notAStore(path: layout.directory, reason: "no such directory")
+            }
+            return try create(layout: layout, configuration: configuration)
+        }
+        guard FileSystem.isDirectory(layout.directory) else {
+            throw StoreError.notAStore(path: layout.directory, reason: "not a directory")
+        }
+        let lock = try StoreLock(layout: layout)
+        if FileSystem.exists(layout.metadata) {
+            return try openExisting(layout: layout, configuration: configuration, lock: lock)
+        }
+        if FileSystem.exists(layout.database) || FileSystem.exists(layout.databaseWAL) {
+            throw EncryptionError.metadataCorrupt(reason: "the metadata file is missing but the database exists")
+        }
+        if FileSystem.exists(layout.deletionTombstone) {
+            // A delete was interrupted after its first step: the store is gone; finish the job.
+            try wrapSystem { try removeStoreFiles(layout: layout) }
+        }
+        let foreign = FileSystem.contents(of: layout.directory).filter { !StoreLayout.isOwned($0) }
+        guard foreign.isEmpty else {
+            throw StoreError.notAStore(
+                path: layout.directory, reason: "the directory is not empty and holds no Cipherdex store")
+        }
+        guard configuration.createIfMissing else {
+            throw StoreError.notAStore(path: layout.directory, reason: "no store in this directory")
+        }
+        return try create(layout: layout, configuration: configuration, lock: lock)
+    }
+
+    /// Opens the store without blocking the calling task (key derivation and verification run on
+    /// a background thread).
+    public static func open(_ configuration: StoreConfiguration) async throws -> Store {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try Store.open(configuration) })
+            }
+        }
+    }
+
+    /// Whether a store (possibly a damaged one) exists at `path`.
+    public static func exists(at path: String) -> Bool {
+        let layout = StoreLayout(directory: path)
+        return FileSystem.exists(layout.metadata) || FileSystem.exists(layout.database)
+    }
+
+    /// Closes the store: waits for running work, checkpoints the WAL, releases the lock. Further
+    /// calls throw `StoreError.closed`.
+    public func close() {
+        metadataLock.lock()
+        let held = lock
+        lock = nil
+        metadataLock.unlock()
+        guard let held else { return }
+        pool.close()
+        held.release()
+    }
+
+    /// Whether the store is open.
+    public var isOpen: Bool { metadataLock.withLock { lock != nil } }
+
+    private static func openExisting(layout: StoreLayout, configuration: StoreConfiguration, lock: StoreLock) throws -> Store {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.readFile(layout.metadata, limit: 1 << 20)
+        } catch {
+            throw EncryptionError.metadataCorrupt(reason: "the metadata file cannot be read")
+        }
+        let metadata = try StoreMetadata.parse(bytes)
+        var dataKey: SecureBytes?
+        if metadata.encrypted {
+            guard let provider = configuration.keyProvider else { throw EncryptionError.keyRequired }
+            let key = try provider()
+            dataKey = try unwrapDataKey(metadata: metadata, key: key)
+            try metadata.verifyMAC(dataKey: dataKey!)
+        } else if configuration.keyProvider != nil {
+            throw EncryptionError.keyUnexpected
+        }
+        return try openDatabase(layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
+    }
+
+    static func unwrapDataKey(metadata: StoreMetadata, key: EncryptionKey) throws -> SecureBytes {
+        for slot in metadata.keyslots where slot.kind == key.kind {
+            if let dataKey = try slot.unwrap(with: key, storeID: metadata.storeID) {
+                guard dataKey.count == 32 else {
+                    throw EncryptionError.metadataCorrupt(reason: "keyslot \(slot.id) holds a key of the wrong size")
+                }
+                return dataKey
+            }
+        }
+        throw EncryptionError.keyInvalid
+    }
+
+    /// Verifies the database with the data key without writing anything, then opens it for real.
+    static func openDatabase(
+        layout: StoreLayout, configuration: StoreConfiguration, metadata: StoreMetadata, dataKey: SecureBytes?,
+        lock: StoreLock
+    ) throws -> Store {
+        let finishCreation = !FileSystem.exists(layout.database) && FileSystem.exists(layout.creatingDatabase)
+        let databasePath = finishCreation ? layout.creatingDatabase : layout.database
+        guard FileSystem.exists(databasePath) else {
+            throw StoreError.storeCorrupted(reason: "the database file is missing")
+        }
+        let schemaVersion: Int
+        do {
+            let probe = try Connection(path: databasePath, mode: .verifyOnly, key: dataKey, cipher: metadata.cipher)
+            schemaVersion = try Migrator.currentVersion(of: probe)
+        } catch let error as DatabaseError {
+            throw StoreError.storeCorrupted(reason: corruptionReason(error, encrypted: metadata.encrypted))
+        }
+        let migrator = Store.migrator
+        guard schemaVersion <= migrator.latestVersion else {
+            throw EncryptionError.unsupportedScheme(found: schemaVersion, supported: migrator.latestVersion)
+        }
+        // The key and the database are verified: from here on the store may be written.
+        if finishCreation {
+            try wrapSystem {
+                try FileSystem.rename(layout.creatingDatabase, to: layout.database)
+                try FileSystem.syncDirectory(layout.directory)
+            }
+        }
+        let pool: DatabasePool
+        do {
+            let writer = try Connection(path: layout.database, mode: .writer, key: dataKey, cipher: metadata.cipher)
+            try migrator.migrate(writer)
+            pool = DatabasePool(writer: writer, maximumReaders: configuration.maximumReaders) {
+                try Connection(path: layout.database, mode: .reader, key: dataKey, cipher: metadata.cipher)
+            }
+        } catch let error as DatabaseError {
+            throw StoreError.storeCorrupted(reason: corruptionReason(error, encrypted: metadata.encrypted))
+        }
+        let store = Store(layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, pool: pool, lock: lock)
+        try store.didOpen()
+        return store
+    }
+
+    private static func corruptionReason(_ error: DatabaseError, encrypted: Bool) -> String {
+        if error.code == Connection.notADatabaseCode {
+            return encrypted
+                ? "the database does not decrypt or authenticate with the store's data key"
+                : "the database file is not a valid SQLite database"
+        }
+        return "the database reports: \(error.errorDescription ?? "unknown error")"
+    }
+
+    /// Runs a file operation, turning `SystemError` into `StoreError.system`.
+    static func wrapSystem<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SystemError {
+            throw StoreError.system(error)
+        }
+    }
+
+    /// Hook run once the store is open and verified (staging clean-up and the like).
+    func didOpen() throws {
+        try Store.wrapSystem {
+            try FileSystem.removeTree(layout.staging)
+            for name in FileSystem.contents(of: layout.directory) where name.hasPrefix(StoreMetadata.fileName + ".tmp-") {
+                try FileSystem.removeFile(layout.directory + "/" + name)
+            }
+        }
+    }
+
+    /// Runs `body` with the writer, mapping database errors to store errors.
+    func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        try pool.write(body)
+    }
+
+    /// Runs `body` with a reader snapshot.
+    func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        try pool.read(body)
+    }
+}

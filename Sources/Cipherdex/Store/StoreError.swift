@@ -1,0 +1,48 @@
+import Foundation
+
+/// Failures of a store other than the key: damage, locking, misuse.
+public enum StoreError: Error, LocalizedError, Equatable, Sendable {
+    /// The key was right (it opened a keyslot) but the database or another file failed to
+    /// decrypt or authenticate: the store is damaged, not the key wrong.
+    case storeCorrupted(reason: String)
+    /// Another process (or another open `Store` in this one) holds the store.
+    case storeLocked(path: String)
+    /// The path is not a Cipherdex store (and is not an empty or missing directory).
+    case notAStore(path: String, reason: String)
+    /// The store has been closed.
+    case closed
+    /// A file operation failed.
+    case system(SystemError)
+    /// The database reported an error.
+    case database(DatabaseError)
+
+    /// The case's name, as the CLI prints it.
+    public var name: String {
+        switch self {
+        case .storeCorrupted: return "storeCorrupted"
+        case .storeLocked: return "storeLocked"
+        case .notAStore: return "notAStore"
+        case .closed: return "closed"
+        case .system: return "system"
+        case .database: return "database"
+        }
+    }
+
+    /// A one-line description.
+    public var errorDescription: String? {
+        switch self {
+        case .storeCorrupted(let reason):
+            return "the store is damaged (the key is right): \(reason)"
+        case .storeLocked(let path):
+            return "the store at \(path) is open in another process or instance"
+        case .notAStore(let path, let reason):
+            return "\(path) is not a Cipherdex store: \(reason)"
+        case .closed:
+            return "the store is closed"
+        case .system(let error):
+            return error.errorDescription
+        case .database(let error):
+            return error.errorDescription
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The store's metadata file (`metadata.json`): everything needed to open the store and nothing
+/// of the user's data. Written atomically; authenticated by a MAC made with a key derived from
+/// the data key, and protected against accidental damage by a checksum.
+struct StoreMetadata: Codable, Equatable, Sendable {
+    /// The format version this build writes and the newest it reads.
+    static let currentFormatVersion = 1
+    /// File name inside the store directory.
+    static let fileName = "metadata.json"
+
+    /// Format/scheme version; checked before anything else is read.
+    var formatVersion: Int
+    /// Random identifier of the store (hex), bound into keyslots and the MAC.
+    var storeID: String
+    /// Whether the database and attachments are encrypted.
+    var encrypted: Bool
+    /// Incremented on every metadata update.
+    var generation: Int
+    /// SQLCipher settings, applied on every open (nil for an unencrypted store).
+    var cipher: CipherSettings?
+    /// Wrapped copies of the data key (empty for an unencrypted store).
+    var keyslots: [Keyslot]
+    /// Keyed BLAKE2b-256 over the canonical encoding without `mac` and `checksum`.
+    var mac: Base64Bytes?
+    /// Unkeyed BLAKE2b-256 over the canonical encoding without `checksum`.
+    var checksum: Base64Bytes?
+
+    /// The canonical bytes authenticated by the MAC and checksum: sorted keys, no whitespace.
+    func canonicalBytes(includingMAC: Bool) throws -> [UInt8] {
+        var copy = self
+        copy.checksum = nil
+        if !includingMAC { copy.mac = nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(copy))
+    }
+
+    /// The MAC key: a subkey of the data key, so only a holder of the data key can forge metadata.
+    static func macKey(dataKey: SecureBytes) -> SecureBytes {
+        Sodium.deriveSubkey(from: dataKey, id: 1, context: "cdxmeta1")
+    }
+
+    /// Fills in `mac` (when a data key is given) and `checksum`, and returns the file's bytes.
+    mutating func seal(dataKey: SecureBytes?) throws -> [UInt8] {
+        mac = nil
+        if let dataKey {
+            mac = Base64Bytes(Sodium.mac(try canonicalBytes(includingMAC: false), key: Self.macKey(dataKey: dataKey)))
+        }
+        checksum = Base64Bytes(Sodium.checksum(try canonicalBytes(includingMAC: true)))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return Array(try encoder.encode(self)) + [0x0A]
+    }
+
+    /// Parses and checks a metadata file: version first (`unsupportedScheme`), then structure
+    /// and checksum (`metadataCorrupt`). The MAC needs the data key: see `verifyMAC`.
+    static func parse(_ bytes: [UInt8]) throws -> StoreMetadata {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw EncryptionError.metadataCorrupt(reason: "metadata is not a JSON object")
+        }
+        guard let version = object["formatVersion"] as? Int else {
+            throw EncryptionError.metadataCorrupt(reason: "metadata has no integer formatVersion")
+        }
+        guard version <= currentFormatVersion else {
+            throw EncryptionError.unsupportedScheme(found: version, supported: currentFormatVersion)
+        }
+        guard version >= 1 else {
+            throw EncryptionError.metadataCorrupt(reason: "formatVersion \(version) is not valid")
+        }
+        let metadata: StoreMetadata
+        do {
+            metadata = try JSONDecoder().decode(StoreMetadata.self, from: Data(bytes))
+        } catch {
+            throw EncryptionError.metadataCorrupt(reason: "metadata fields are missing or malformed")
+        }
+        guard let checksum = metadata.checksum,
+            Sodium.constantTimeEquals(checksum.bytes, Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
+        else {
+            throw EncryptionError.metadataCorrupt(reason: "metadata checksum does not match (the file is damaged)")
+        }
+        if metadata.encrypted {
+            guard let cipher = metadata.cipher, !metadata.keyslots.isEmpty, metadata.mac != nil else {
+                throw EncryptionError.metadataCorrupt(reason: "encrypted store metadata lacks cipher settings, keyslots or MAC")
+            }
+            guard cipher.isSupported, metadata.keyslots.allSatisfy(\.isSupported) else {
+                throw EncryptionError.unsupportedScheme(found: version, supported: currentFormatVersion)
+            }
+        } else if !metadata.keyslots.isEmpty || metadata.cipher != nil {
+            throw EncryptionError.metadataCorrupt(reason: "unencrypted store metadata holds keyslots")
+        }
+        return metadata
+    }
+
+    /// Checks the MAC with the data key; a mismatch means the metadata was altered.
+    func verifyMAC(dataKey: SecureBytes) throws {
+        guard let mac,
+            Sodium.constantTimeEquals(
+                mac.bytes, Sodium.mac(try canonicalBytes(includingMAC: false), key: Self.macKey(dataKey: dataKey)))
+        else {
+            throw EncryptionError.metadataCorrupt(reason: "metadata authentication failed (the file was altered)")
+        }
+    }
+}

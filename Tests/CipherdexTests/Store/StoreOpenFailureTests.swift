@@ -1,0 +1,162 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+/// Each failed-open case built on disk; every one must leave every file byte-for-byte unchanged.
+final class StoreOpenFailureTests: XCTestCase {
+    private var path = ""
+
+    override func setUp() {
+        path = TestSupport.temporaryPath()
+    }
+
+    private func makeStore(key: KeyProvider?) throws {
+        let store = try Store.open(TestSupport.configuration(path, key: key))
+        try store.write { db in
+            try db.execute("CREATE TABLE notes (body TEXT)")
+            for index in 0..<100 { try db.execute("INSERT INTO notes VALUES (?)", [.text("note \(index)")]) }
+        }
+        store.close()
+    }
+
+    /// Opens with `key`, asserts the error case `name`, and that no file changed.
+    private func assertOpenFails(_ name: String, key: KeyProvider?, at storePath: String? = nil, file: StaticString = #filePath, line: UInt = #line) {
+        let target = storePath ?? path
+        let before = TestSupport.snapshot(target)
+        XCTAssertThrowsCase(name, try Store.open(TestSupport.configuration(target, key: key)), file: file, line: line)
+        XCTAssertEqual(TestSupport.snapshot(target), before, "a failed open changed the store", file: file, line: line)
+    }
+
+    private var metadataPath: String { path + "/metadata.json" }
+    private var databasePath: String { path + "/store.db" }
+
+    func testKeyRequired() throws {
+        try makeStore(key: TestSupport.rawKey(1))
+        assertOpenFails("keyRequired", key: nil)
+    }
+
+    func testKeyUnexpected() throws {
+        try makeStore(key: nil)
+        assertOpenFails("keyUnexpected", key: TestSupport.rawKey(1))
+    }
+
+    func testKeyInvalidForWrongRawKeyWrongPassphraseAndWrongKind() throws {
+        try makeStore(key: TestSupport.rawKey(1))
+        assertOpenFails("keyInvalid", key: TestSupport.rawKey(2))
+        assertOpenFails("keyInvalid", key: TestSupport.passphrase("guess"))
+        path = TestSupport.temporaryPath()
+        try makeStore(key: TestSupport.passphrase("right"))
+        assertOpenFails("keyInvalid", key: TestSupport.passphrase("wrong"))
+    }
+
+    func testUnsupportedSchemeWhenVersionRaisedCheckedFirst() throws {
+        try makeStore(key: TestSupport.rawKey(1))
+        var text = String(decoding: FileManager.default.contents(atPath: metadataPath)!, as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"formatVersion\" : 1", with: "\"formatVersion\" : 2")
+        FileManager.default.createFile(atPath: metadataPath, contents: Data(text.utf8))
+        assertOpenFails("unsupportedScheme", key: TestSupport.rawKey(1))
+        // Checked before the key: even without one, the version is the reason.
+        assertOpenFails("unsupportedScheme", key: nil)
+    }
+
+    func testMetadataDeletedTruncatedOrBitFlipped() throws {
+        try makeStore(key: TestSupport.rawKey(1))
+        let original = FileManager.default.contents(atPath: metadataPath)!
+        try FileManager.default.removeItem(atPath: metadataPath)
+        assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
+
+        FileManager.default.createFile(atPath: metadataPath, contents: original.prefix(original.count / 2))
+        assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
+        FileManager.default.createFile(atPath: metadataPath, contents: Data())
+        assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
+
+        // One bit flipped in every byte position of the keyslot's wrapped key, nonce and store id.
+        let text = String(decoding: original, as: UTF8.self)
+        for field in ["wrappedKey", "nonce", "storeID", "generation"] {
+            let range = text.range(of: "\"\(field)\" : ")!
+            let offset = text.utf8.distance(from: text.startIndex, to: range.upperBound) + 3
+            FileManager.default.createFile(atPath: metadataPath, contents: original)
+            TestSupport.flipBit(metadataPath, at: offset, bit: 0x02)
+            assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
+        }
+        FileManager.default.createFile(atPath: metadataPath, contents: original)
+        XCTAssertNoThrow(try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close())
+    }
+
+    func testMetadataTamperedWithValidChecksumFailsMAC() throws {
+        try makeStore(key: TestSupport.rawKey(1))
+        var metadata = try StoreMetadata.parse(Array(FileManager.default.contents(atPath: metadataPath)!))
+        metadata.cipher?.kdfIterations = 1000
+        // Recompute only the unkeyed checksum, as an attacker without the data key could.
+        metadata.checksum = nil
+        metadata.checksum = Base64Bytes(Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        FileManager.default.createFile(atPath: metadataPath, contents: try encoder.encode(metadata))
+        assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
+    }
+
+    func testDatabaseDeletedIsStoreCorrupted() throws {
+        try makeStore(key: TestSupport.rawKey(1))
+        try FileManager.default.removeItem(atPath: databasePath)
+        assertOpenFails("storeCorrupted", key: TestSupport.rawKey(1))
+    }
+
+    func testDatabaseBytesFlippedIsStoreCorruptedNotKeyInvalid() throws {
+        try makeStore(key: TestSupport.rawKey(1))
+        for offset in [0, 100, 2000] {
+            let original = FileManager.default.contents(atPath: databasePath)!
+            TestSupport.flipBit(databasePath, at: offset)
+            assertOpenFails("storeCorrupted", key: TestSupport.rawKey(1))
+            assertOpenFails("keyInvalid", key: TestSupport.rawKey(9))
+            FileManager.default.createFile(atPath: databasePath, contents: original)
+        }
+        XCTAssertNoThrow(try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close())
+    }
+
+    func testPlaintextDatabaseDamagedIsStoreCorrupted() throws {
+        try makeStore(key: nil)
+        FileManager.default.createFile(atPath: databasePath, contents: Data(repeating: 0x41, count: 8192))
+        assertOpenFails("storeCorrupted", key: nil)
+    }
+
+    func testCrashLeftWALWithWrongKeyChangesNothing() throws {
+        // Capture the files of a store while its writer is mid-life: that is what a crash leaves.
+        let live = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try live.write { db in
+            try db.execute("CREATE TABLE notes (body TEXT)")
+            for index in 0..<300 { try db.execute("INSERT INTO notes VALUES (?)", [.text("note \(index)")]) }
+        }
+        let crashed = TestSupport.temporaryPath("crashed")
+        TestSupport.copyDirectory(path, to: crashed)
+        live.close()
+        XCTAssertGreaterThan(FileSystem.size(crashed + "/store.db-wal") ?? 0, 0, "the copy must hold a WAL")
+        assertOpenFails("keyInvalid", key: TestSupport.rawKey(2), at: crashed)
+        assertOpenFails("keyRequired", key: nil, at: crashed)
+        // The right key recovers every committed row.
+        let recovered = try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))
+        XCTAssertEqual(try recovered.read { try $0.scalar("SELECT count(*) FROM notes")?.integerValue }, 300)
+    }
+
+    func testStoreLockedWhileOpen() throws {
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        assertOpenFails("storeLocked", key: TestSupport.rawKey(1))
+        XCTAssertThrowsCase("storeLocked", try Store.delete(at: path))
+        store.close()
+        XCTAssertNoThrow(try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close())
+    }
+
+    func testNotAStore() throws {
+        let filePath = TestSupport.temporaryPath("file")
+        FileManager.default.createFile(atPath: filePath, contents: Data("hello".utf8))
+        assertOpenFails("notAStore", key: nil, at: filePath)
+        let folder = TestSupport.temporaryPath("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/notes.txt", contents: Data("mine".utf8))
+        assertOpenFails("notAStore", key: TestSupport.rawKey(1), at: folder)
+        var noCreate = TestSupport.configuration(TestSupport.temporaryPath(), key: nil)
+        noCreate.createIfMissing = false
+        XCTAssertThrowsCase("notAStore", try Store.open(noCreate))
+    }
+}
