@@ -54,12 +54,11 @@ public final class Store: @unchecked Sendable {
         if FileSystem.exists(layout.metadata) {
             return try openExisting(layout: layout, configuration: configuration, lock: lock)
         }
-        if FileSystem.exists(layout.database) || FileSystem.exists(layout.databaseWAL) {
-            throw EncryptionError.metadataCorrupt(reason: "the metadata file is missing but the database exists")
-        }
         if FileSystem.exists(layout.deletionTombstone) {
             // A delete was interrupted after its first step: the store is gone; finish the job.
             try wrapSystem { try removeStoreFiles(layout: layout) }
+        } else if FileSystem.exists(layout.database) || FileSystem.exists(layout.databaseWAL) {
+            throw EncryptionError.metadataCorrupt(reason: "the metadata file is missing but the database exists")
         }
         let foreign = FileSystem.contents(of: layout.directory).filter { !StoreLayout.isOwned($0) }
         guard foreign.isEmpty else {

@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+final class StoreDeletionTests: XCTestCase {
+    func testDeleteRemovesEveryFileAndTheDirectory() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.write { try $0.execute("CREATE TABLE t (x)") }
+        XCTAssertThrowsCase("storeLocked", try Store.delete(at: path))
+        store.close()
+        try Store.delete(at: path)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        XCTAssertFalse(Store.exists(at: path))
+        XCTAssertThrowsCase("notAStore", try Store.delete(at: path))
+    }
+
+    func testDeleteKeepsForeignFilesAndDirectory() throws {
+        let path = TestSupport.temporaryPath()
+        try Store.open(TestSupport.configuration(path, key: nil)).close()
+        FileManager.default.createFile(atPath: path + "/mine.txt", contents: Data("user file".utf8))
+        try Store.delete(at: path)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path), ["mine.txt"])
+    }
+
+    func testInterruptedDeleteIsFinishedByNextOpen() throws {
+        let path = TestSupport.temporaryPath()
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        // The first step of a delete, then a crash: the store is gone...
+        try FileManager.default.moveItem(atPath: path + "/metadata.json", toPath: path + "/metadata.json.deleted")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path + "/store.db"))
+        // ...so opening finishes the deletion and makes a new store with the new key.
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2)))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/metadata.json.deleted"))
+        XCTAssertTrue(store.isEncrypted)
+        store.close()
+        XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))))
+    }
+
+    func testInterruptedCreationIsFinishedOrRestarted() throws {
+        let path = TestSupport.temporaryPath()
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        // Crash after the metadata but before the database rename.
+        try FileManager.default.moveItem(atPath: path + "/store.db", toPath: path + "/store.db.creating")
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path + "/store.db"))
+        store.close()
+        // Crash before the metadata: no store, the leftover is replaced.
+        let second = TestSupport.temporaryPath()
+        try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: second + "/store.db.creating", contents: Data(repeating: 7, count: 100))
+        XCTAssertFalse(Store.exists(at: second))
+        let fresh = try Store.open(TestSupport.configuration(second, key: nil))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: second + "/store.db.creating"))
+        fresh.close()
+    }
+}
