@@ -1,1 +1,4 @@
-print("todo")
+import Foundation
+
+/// Entry point: `cipherdex COMMAND [ARGUMENTS]`.
+exit(CipherdexCommandLine.run(Array(CommandLine.arguments.dropFirst())))

@@ -42,6 +42,11 @@ public struct EncryptionKey: Sendable {
         EncryptionKey(kind: .raw, secret: SecureBytes.random(count: rawKeyLength))
     }
 
+    /// Whether `other` is the same key, compared in constant time.
+    public func matches(_ other: EncryptionKey) -> Bool {
+        kind == other.kind && secret.constantTimeEquals(other.secret)
+    }
+
     /// Builds a key from secret bytes already in secure memory.
     static func fromSecure(kind: Kind, _ secret: SecureBytes) throws -> EncryptionKey {
         switch kind {

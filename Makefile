@@ -1,0 +1,22 @@
+# The two commands a newcomer needs:
+#   make demo   installs what is missing, builds, and runs the demo
+#   make test   installs what is missing, builds, and runs every test
+.PHONY: setup demo test bench build
+
+setup:
+	./scripts/bootstrap
+
+build: setup
+	swift build
+
+demo: build
+	./scripts/demo
+
+test: setup
+	swift build --build-tests
+	swift test --skip-build
+
+bench: setup
+	./scripts/bootstrap --bench
+	swift build -c release
+	.build/release/cipherdex-bench $(BENCH_ARGS)

@@ -1,0 +1,45 @@
+import Cipherdex
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `cipherdex delete STORE [--yes]`.
+struct DeleteCommand: Command {
+    static let name = "delete"
+    static let summary = "delete a store and every file it owns"
+    static let help = """
+        USAGE: cipherdex delete STORE [--yes]
+
+        Removes every file the store owns (and its directory when nothing else is in it). Refuses
+        while the store is open. Asks for confirmation on a terminal unless --yes is given; without
+        a terminal, --yes is required.
+
+        OPTIONS:
+          --yes    do not ask
+        """
+
+    let path: String
+    let confirmed: Bool
+
+    init(parsing arguments: inout Arguments) throws {
+        confirmed = arguments.flag("--yes")
+        path = try arguments.positional("STORE")
+        if !confirmed && isatty(STDIN_FILENO) != 1 {
+            throw CLIError.usage("refusing to delete without --yes when not on a terminal")
+        }
+    }
+
+    func run() throws {
+        if !confirmed {
+            FileHandle.standardError.write(Data("Delete the store at \(path) and all its data? [y/N] ".utf8))
+            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                Output.print("not deleted")
+                return
+            }
+        }
+        try Store.delete(at: path)
+        Output.print("deleted \(path)")
+    }
+}

@@ -1,0 +1,48 @@
+import Cipherdex
+
+/// `cipherdex info STORE KEY [--json]`.
+struct InfoCommand: Command {
+    static let name = "info"
+    static let summary = "describe a store: encryption, scheme, keyslots, sizes"
+    static let help = """
+        USAGE: cipherdex info STORE [KEY] [--json]
+
+        OPTIONS:
+          --json                      print the description as JSON
+        KEY (one of; omit for an unencrypted store):
+        \(KeyOptions.help())
+        """
+
+    let path: String
+    let key: KeyOptions
+    let json: Bool
+
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag("--json")
+        key = try KeyOptions(parsing: &arguments)
+        path = try arguments.positional("STORE")
+    }
+
+    func run() throws {
+        let store = try StoreOpener.open(path: path, key: key)
+        defer { store.close() }
+        let info = try store.info()
+        if json {
+            Output.print(try Output.json(info))
+            return
+        }
+        Output.print("store:        \(info.path)")
+        Output.print("encrypted:    \(info.encrypted ? "yes" : "no")")
+        Output.print("format:       \(info.formatVersion) (schema \(info.schemaVersion))")
+        if let cipher = info.cipher {
+            Output.print("cipher:       SQLCipher \(cipher.cipher), \(cipher.pageSize)-byte pages, \(cipher.hmacAlgorithm)")
+        }
+        for slot in info.keyslots {
+            var line = "keyslot \(slot.id):    \(slot.kind)"
+            if let ops = slot.opsLimit, let mem = slot.memLimit { line += " (argon2id, ops \(ops), \(mem >> 20) MiB)" }
+            Output.print(line)
+        }
+        Output.print("database:     \(info.databaseBytes) bytes (+ \(info.walBytes) WAL)")
+        Output.print("attachments:  \(info.attachmentCount) files, \(info.attachmentBytes) bytes")
+    }
+}

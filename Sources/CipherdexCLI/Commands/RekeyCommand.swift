@@ -1,0 +1,37 @@
+import Cipherdex
+
+/// `cipherdex rekey STORE KEY NEWKEY`.
+struct RekeyCommand: Command {
+    static let name = "rekey"
+    static let summary = "replace a store's key (instant, crash-safe)"
+    static let help = """
+        USAGE: cipherdex rekey STORE KEY NEWKEY
+
+        Rewraps the store's data key with NEWKEY in one atomic step; KEY stops working.
+
+        KEY (one of):
+        \(KeyOptions.help())
+        NEWKEY (one of):
+        \(KeyOptions.help(prefix: "new-"))
+        """
+
+    let path: String
+    let key: KeyOptions
+    let newKey: KeyOptions
+
+    init(parsing arguments: inout Arguments) throws {
+        newKey = try KeyOptions(parsing: &arguments, prefix: "new-")
+        key = try KeyOptions(parsing: &arguments)
+        path = try arguments.positional("STORE")
+        guard key.source != nil else { throw CLIError.usage("missing KEY") }
+        guard newKey.source != nil else { throw CLIError.usage("missing NEWKEY (--new-key-file, ...)") }
+    }
+
+    func run() throws {
+        let store = try StoreOpener.open(path: path, key: key)
+        defer { store.close() }
+        guard let provider = try newKey.provider(confirm: true) else { throw CLIError.usage("missing NEWKEY") }
+        try store.rotateKey(to: provider)
+        Output.print("key changed for \(path)")
+    }
+}

@@ -1,0 +1,75 @@
+import Cipherdex
+import Foundation
+
+/// Errors of the command-line layer itself.
+enum CLIError: Error, LocalizedError {
+    /// Bad arguments; exit status 64.
+    case usage(String)
+    /// A problem that is not the library's, with a code name for the error line.
+    case failed(code: String, message: String)
+
+    var errorDescription: String? {
+        switch self {
+        case .usage(let message): return message
+        case .failed(_, let message): return message
+        }
+    }
+}
+
+/// Exit statuses, documented in the README.
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let keyRequired: Int32 = 10
+    static let keyUnexpected: Int32 = 11
+    static let keyInvalid: Int32 = 12
+    static let unsupportedScheme: Int32 = 13
+    static let metadataCorrupt: Int32 = 14
+    static let storeCorrupted: Int32 = 15
+    static let storeLocked: Int32 = 16
+    static let usage: Int32 = 64
+
+    /// The error line's code and the exit status for any error.
+    static func describe(_ error: Error) -> (code: String, status: Int32) {
+        switch error {
+        case let error as EncryptionError:
+            let status: Int32
+            switch error {
+            case .keyRequired: status = keyRequired
+            case .keyUnexpected: status = keyUnexpected
+            case .keyInvalid: status = keyInvalid
+            case .unsupportedScheme: status = unsupportedScheme
+            case .metadataCorrupt: status = metadataCorrupt
+            }
+            return (error.name, status)
+        case let error as StoreError:
+            switch error {
+            case .storeCorrupted: return (error.name, storeCorrupted)
+            case .storeLocked: return (error.name, storeLocked)
+            default: return (error.name, failure)
+            }
+        case let error as CLIError:
+            switch error {
+            case .usage: return ("usage", usage)
+            case .failed(let code, _): return (code, failure)
+            }
+        case let error as KeyError:
+            switch error {
+            case .invalidLength: return ("invalidLength", failure)
+            case .emptyPassphrase: return ("emptyPassphrase", failure)
+            case .invalidHex: return ("invalidHex", failure)
+            case .unreadable: return ("keyUnreadable", failure)
+            }
+        case let error as CodedError:
+            return (error.code, failure)
+        default:
+            return ("error", failure)
+        }
+    }
+}
+
+/// Library errors from later features expose their case name through this.
+protocol CodedError: Error {
+    /// The case's name.
+    var code: String { get }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Dispatches to the subcommands and turns errors into one stderr line and an exit status.
+enum CipherdexCommandLine {
+    /// Every subcommand, in the order `--help` lists them.
+    static let commands: [any Command.Type] = [
+        KeygenCommand.self, CreateCommand.self, InfoCommand.self, VerifyCommand.self, RekeyCommand.self,
+        DeleteCommand.self,
+    ]
+
+    static var help: String {
+        var text = """
+            cipherdex — an encrypted, searchable document store
+
+            USAGE: cipherdex COMMAND [OPTIONS]
+
+            COMMANDS:
+
+            """
+        for command in commands {
+            text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary + "\n"
+        }
+        text += """
+
+            Run `cipherdex COMMAND --help` for a command's options.
+            Exit status: 0 ok, 10 keyRequired, 11 keyUnexpected, 12 keyInvalid, 13 unsupportedScheme,
+            14 metadataCorrupt, 15 storeCorrupted, 16 storeLocked, 64 usage, 1 anything else.
+            """
+        return text
+    }
+
+    /// Runs the command line; returns the exit status.
+    static func run(_ argv: [String]) -> Int32 {
+        guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
+            Output.print(help)
+            return argv.isEmpty ? ExitStatus.usage : ExitStatus.success
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            return report(CLIError.usage("unknown command '\(name)'; see `cipherdex --help`"))
+        }
+        var arguments = Arguments(Array(argv.dropFirst()))
+        if arguments.wantsHelp {
+            Output.print(command.help)
+            return ExitStatus.success
+        }
+        do {
+            let instance = try command.init(parsing: &arguments)
+            try arguments.finish()
+            try instance.run()
+            return ExitStatus.success
+        } catch {
+            return report(error)
+        }
+    }
+
+    /// Prints `cipherdex: error: <code>: <message>` and returns the status.
+    static func report(_ error: Error) -> Int32 {
+        let (code, status) = ExitStatus.describe(error)
+        let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        Output.printError("cipherdex: error: \(code): \(message.replacingOccurrences(of: "\n", with: " "))")
+        return status
+    }
+}

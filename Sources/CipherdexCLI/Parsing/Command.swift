@@ -1,0 +1,55 @@
+import Cipherdex
+import Foundation
+
+/// One `cipherdex` subcommand: parses and validates its arguments in `init`, then runs.
+protocol Command {
+    /// The word after `cipherdex`.
+    static var name: String { get }
+    /// One line for the command list.
+    static var summary: String { get }
+    /// The full `--help` text.
+    static var help: String { get }
+    /// Parses and validates; throws `CLIError.usage` for bad arguments.
+    init(parsing arguments: inout Arguments) throws
+    /// Does the work.
+    func run() throws
+}
+
+/// Writing to stdout and stderr without buffering surprises.
+enum Output {
+    /// Writes text to standard output.
+    static func print(_ text: String, terminator: String = "\n") {
+        FileHandle.standardOutput.write(Data((text + terminator).utf8))
+    }
+
+    /// Writes raw bytes to standard output.
+    static func write(_ bytes: UnsafeRawBufferPointer) {
+        FileHandle.standardOutput.write(Data(bytes))
+    }
+
+    /// Writes a line to standard error.
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Whether standard output is a terminal.
+    static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// JSON text of an encodable value (sorted keys, pretty).
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// Opens a store for a command, with the shared key options.
+enum StoreOpener {
+    /// Opens an existing store (never creates one).
+    static func open(path: String, key: KeyOptions) throws -> Store {
+        guard Store.exists(at: path) else {
+            throw StoreError.notAStore(path: path, reason: "no store here (create one with `cipherdex create`)")
+        }
+        return try Store.open(StoreConfiguration(path: path, keyProvider: try key.provider(), createIfMissing: false))
+    }
+}

@@ -1,0 +1,90 @@
+import Cipherdex
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The shared KEY option group: where the key comes from. Key material is never taken as a bare
+/// argument (it would show in `ps`). `prefix` is "" for KEY and "new-" for NEWKEY.
+struct KeyOptions {
+    enum Source {
+        case keyFile(String)
+        case keyEnvironment(String)
+        case passphraseFile(String)
+        case passphraseEnvironment(String)
+        case askPassphrase
+    }
+
+    /// Where the key comes from; nil when none was given.
+    let source: Source?
+    private let prefix: String
+
+    /// Help text for the group.
+    static func help(prefix: String = "") -> String {
+        """
+          --\(prefix)key-file PATH         32 raw bytes, or 64 hex digits with an optional newline
+          --\(prefix)key-env NAME          environment variable holding 64 hex digits
+          --\(prefix)passphrase-file PATH  a passphrase (one trailing newline is dropped)
+          --\(prefix)passphrase-env NAME   environment variable holding a passphrase
+          --\(prefix)ask-passphrase        read a passphrase from the terminal without echo
+        """
+    }
+
+    /// Pulls the group's options out of `arguments`; more than one source is a usage error.
+    init(parsing arguments: inout Arguments, prefix: String = "") throws {
+        self.prefix = prefix
+        var sources: [Source] = []
+        if let path = try arguments.option("--\(prefix)key-file") { sources.append(.keyFile(path)) }
+        if let name = try arguments.option("--\(prefix)key-env") { sources.append(.keyEnvironment(name)) }
+        if let path = try arguments.option("--\(prefix)passphrase-file") { sources.append(.passphraseFile(path)) }
+        if let name = try arguments.option("--\(prefix)passphrase-env") { sources.append(.passphraseEnvironment(name)) }
+        if arguments.flag("--\(prefix)ask-passphrase") { sources.append(.askPassphrase) }
+        guard sources.count <= 1 else {
+            throw CLIError.usage("give at most one \(prefix.isEmpty ? "KEY" : "NEWKEY") option")
+        }
+        self.source = sources.first
+    }
+
+    /// A provider reading the key each time the store asks; nil when no source was given.
+    /// A terminal passphrase is asked once and kept only in the `EncryptionKey`.
+    func provider(confirm: Bool = false) throws -> KeyProvider? {
+        guard let source else { return nil }
+        switch source {
+        case .keyFile(let path):
+            return { try EncryptionKey.raw(contentsOfFile: path) }
+        case .keyEnvironment(let name):
+            guard ProcessInfo.processInfo.environment[name] != nil else {
+                throw CLIError.usage("environment variable \(name) is not set")
+            }
+            return {
+                guard let value = ProcessInfo.processInfo.environment[name] else {
+                    throw KeyError.unreadable(source: "$\(name)", reason: "not set")
+                }
+                return try EncryptionKey.raw(hex: value)
+            }
+        case .passphraseFile(let path):
+            return { try EncryptionKey.passphrase(contentsOfFile: path) }
+        case .passphraseEnvironment(let name):
+            guard ProcessInfo.processInfo.environment[name] != nil else {
+                throw CLIError.usage("environment variable \(name) is not set")
+            }
+            return {
+                guard let value = ProcessInfo.processInfo.environment[name] else {
+                    throw KeyError.unreadable(source: "$\(name)", reason: "not set")
+                }
+                return try EncryptionKey.passphrase(value)
+            }
+        case .askPassphrase:
+            let label = prefix.isEmpty ? "Passphrase" : "New passphrase"
+            let key = try TerminalPassphrase.read(prompt: "\(label): ")
+            if confirm {
+                let again = try TerminalPassphrase.read(prompt: "Repeat \(label.lowercased()): ")
+                guard key.matches(again) else {
+                    throw CLIError.failed(code: "passphraseMismatch", message: "the passphrases do not match")
+                }
+            }
+            return { key }
+        }
+    }
+}

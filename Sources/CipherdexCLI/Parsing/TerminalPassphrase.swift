@@ -1,0 +1,37 @@
+import Cipherdex
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads a passphrase from the controlling terminal with echo turned off.
+enum TerminalPassphrase {
+    /// Prompts on /dev/tty and reads one line without echo.
+    static func read(prompt: String) throws -> EncryptionKey {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else {
+            throw CLIError.usage("--ask-passphrase needs a terminal; use --passphrase-file or --passphrase-env")
+        }
+        defer { close(tty) }
+        var original = termios()
+        guard tcgetattr(tty, &original) == 0 else {
+            throw CLIError.usage("--ask-passphrase needs a terminal")
+        }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
+        tcsetattr(tty, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(tty, TCSAFLUSH, &original)
+            _ = write(tty, "\n", 1)
+        }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while Glibc.read(tty, &byte, 1) == 1 && byte != 0x0A {
+            bytes.append(byte)
+        }
+        defer { bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        return try EncryptionKey.passphrase(String(decoding: bytes, as: UTF8.self))
+    }
+}
