@@ -48,6 +48,8 @@ final class AttachmentCipherWriter {
     /// Nonce scratch of the algorithm's nonce length.
     private let nonce: UnsafeMutableRawBufferPointer
     private var chunkIndex: UInt64 = 0
+    /// File offset just past the last chunk written.
+    private var endOffset = UInt64(AttachmentCipherFormat.headerBytes)
     private var state = State.open
 
     /// Creates (or truncates) the file at `path`, mode 0600, and prepares to write into it.
@@ -184,8 +186,7 @@ final class AttachmentCipherWriter {
             header.plaintextLength = length
             header.tag = AttachmentCipherFormat.headerTag(for: header, attachmentID: attachmentID, headerKey: headerKey)
             try AttachmentFileIO.write(fd, header.encoded, at: 0, id: attachmentID)
-            let size = AttachmentCipherFormat.chunkOffset(chunkIndex, chunkSize: UInt64(chunkSize))
-            try AttachmentFileIO.truncate(fd, to: size, id: attachmentID)
+            try AttachmentFileIO.truncate(fd, to: endOffset, id: attachmentID)
             if synchronize { try AttachmentFileIO.synchronize(fd, id: attachmentID) }
         } catch {
             fail(error)
@@ -223,5 +224,6 @@ final class AttachmentCipherWriter {
         let offset = AttachmentCipherFormat.chunkOffset(chunkIndex, chunkSize: UInt64(chunkSize))
         try AttachmentFileIO.write(fd, UnsafeRawBufferPointer(output), at: offset, id: attachmentID)
         chunkIndex += 1
+        endOffset = offset + UInt64(output.count)
     }
 }
