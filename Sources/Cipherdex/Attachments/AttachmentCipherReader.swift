@@ -21,9 +21,13 @@ final class AttachmentCipherReader {
     /// Number of chunks in the file (at least one).
     let chunkCount: UInt64
 
+    /// The open attachment file.
     private let fd: Int32
+    /// The file size validated by `init`.
     private let fileSize: UInt64
+    /// The per-file chunk AEAD context.
     private let aead: Sodium.ChunkAEAD
+    /// The associated data of every chunk (`header[0..<30] || id`).
     private let associatedData: [UInt8]
     /// Plaintext scratch for partially requested chunks and streaming (`chunkSize` bytes).
     private let plaintext: UnsafeMutableRawBufferPointer
@@ -144,7 +148,8 @@ final class AttachmentCipherReader {
                     let target = Int(chunkStart + UInt64(low) - range.lowerBound)
                     if low == 0 && high == chunkLength {
                         try openChunk(
-                            index, into: UnsafeMutableRawBufferPointer(
+                            index,
+                            into: UnsafeMutableRawBufferPointer(
                                 rebasing: destination[target..<(target + chunkLength)]))
                     } else {
                         try openChunk(
@@ -210,7 +215,9 @@ final class AttachmentCipherReader {
         var bytes = [UInt8](repeating: 0, count: AttachmentCipherFormat.headerBytes)
         var readResult: Result<Int, AttachmentError> = .success(0)
         bytes.withUnsafeMutableBytes { buffer in
-            readResult = Result { () throws(AttachmentError) in try AttachmentFileIO.read(fd, into: buffer, at: 0, id: id) }
+            readResult = Result { () throws(AttachmentError) in
+                try AttachmentFileIO.read(fd, into: buffer, at: 0, id: id)
+            }
         }
         let got = try readResult.get()
         if got < AttachmentCipherFormat.headerBytes {

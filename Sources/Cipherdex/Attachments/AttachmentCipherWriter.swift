@@ -34,22 +34,31 @@ final class AttachmentCipherWriter {
     /// Plaintext bytes accepted so far.
     private(set) var length: UInt64 = 0
 
+    /// The file being written.
     private let fd: Int32
+    /// Whether the writer opened `fd` and so must close it.
     private let ownsFileDescriptor: Bool
+    /// The header fields; length and tag are filled in by `finish()`.
     private var header: AttachmentCipherFormat.Header
+    /// The per-file header MAC key.
     private let headerKey: SecureBytes
+    /// The per-file chunk AEAD context.
     private let aead: Sodium.ChunkAEAD
+    /// The associated data of every chunk (`header[0..<30] || id`).
     private let associatedData: [UInt8]
     /// Plaintext of the chunk being filled (`chunkSize` bytes, `buffered` of them in use).
     private let plaintext: UnsafeMutableRawBufferPointer
+    /// How many bytes of `plaintext` are filled.
     private var buffered = 0
     /// Ciphertext plus tag of the chunk being written (`chunkSize + 16` bytes).
     private let sealed: UnsafeMutableRawBufferPointer
     /// Nonce scratch of the algorithm's nonce length.
     private let nonce: UnsafeMutableRawBufferPointer
+    /// Index of the next chunk to seal.
     private var chunkIndex: UInt64 = 0
     /// File offset just past the last chunk written.
     private var endOffset = UInt64(AttachmentCipherFormat.headerBytes)
+    /// Open, finished or failed.
     private var state = State.open
 
     /// Creates (or truncates) the file at `path`, mode 0600, and prepares to write into it.
@@ -124,7 +133,8 @@ final class AttachmentCipherWriter {
         sealed.deallocate()
         nonce.deallocate()
         // finish() already closed an owned descriptor; otherwise the file stays unfinished.
-        if case .finished = state {} else if ownsFileDescriptor {
+        if case .finished = state {
+        } else if ownsFileDescriptor {
             AttachmentFileIO.close(fd)
         }
     }

@@ -33,7 +33,8 @@ enum AttachmentFileIO {
     /// Reads up to `buffer.count` bytes at `offset`, stopping early only at end of file.
     ///
     /// Returns how many bytes were read.
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64, id: String) throws(AttachmentError)
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64, id: String)
+        throws(AttachmentError)
         -> Int
     {
         var done = 0
@@ -53,7 +54,9 @@ enum AttachmentFileIO {
     }
 
     /// Writes all of `buffer` at `offset`.
-    static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: UInt64, id: String) throws(AttachmentError) {
+    static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: UInt64, id: String)
+        throws(AttachmentError)
+    {
         var done = 0
         while done < buffer.count {
             let result = pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))

@@ -77,7 +77,8 @@ extension Sodium {
                     precondition(Int(bitPattern: base) % 16 == 0, "AES-GCM state must be 16-byte aligned")
                     key.withUnsafeBytes { keyBytes in
                         _ = crypto_aead_aes256gcm_beforenm(
-                            base.assumingMemoryBound(to: crypto_aead_aes256gcm_state.self), keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                            base.assumingMemoryBound(to: crypto_aead_aes256gcm_state.self),
+                            keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
                     }
                 }
             case .xchacha20poly1305:
