@@ -133,8 +133,7 @@ final class AttachmentCipherWriter {
         sealed.deallocate()
         nonce.deallocate()
         // finish() already closed an owned descriptor; otherwise the file stays unfinished.
-        if case .finished = state {
-        } else if ownsFileDescriptor {
+        if ownsFileDescriptor && !isFinished {
             AttachmentFileIO.close(fd)
         }
     }
@@ -205,6 +204,12 @@ final class AttachmentCipherWriter {
         state = .finished
         if ownsFileDescriptor { AttachmentFileIO.close(fd) }
         return length
+    }
+
+    /// Whether `finish()` completed.
+    private var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
     }
 
     /// Throws the stored failure, or stops on use after `finish()`.
