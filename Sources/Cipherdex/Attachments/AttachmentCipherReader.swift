@@ -1,0 +1,233 @@
+/// Random-access reader of an encrypted attachment file (format: `AttachmentCipherFormat`).
+///
+/// `init` opens the file and validates it completely except for the chunk contents: magic,
+/// version, header tag (which binds the master key and attachment id), algorithm, chunk size,
+/// and that the file size is exactly what the authenticated length implies. Reads then
+/// decrypt only the chunks they touch; every chunk is authenticated before any of its bytes
+/// are returned, so a damaged file yields a typed `AttachmentError`, never wrong bytes.
+///
+/// Memory is flat: one sealed-chunk buffer and one plaintext scratch chunk, reused, the
+/// scratch wiped with `sodium_memzero` after each call. The file stays open until the reader
+/// goes away. Not thread-safe (the buffers are shared); use one reader per thread.
+final class AttachmentCipherReader {
+    /// The attachment id the file was verified against.
+    let attachmentID: String
+    /// Plaintext length of the attachment.
+    let length: UInt64
+    /// Plaintext bytes per chunk.
+    let chunkSize: Int
+    /// The AEAD algorithm from the header.
+    let algorithm: Sodium.ChunkAEAD.Algorithm
+    /// Number of chunks in the file (at least one).
+    let chunkCount: UInt64
+
+    /// The open attachment file.
+    private let fd: Int32
+    /// The file size validated by `init`.
+    private let fileSize: UInt64
+    /// The per-file chunk AEAD context.
+    private let aead: Sodium.ChunkAEAD
+    /// The associated data of every chunk (`header[0..<30] || id`).
+    private let associatedData: [UInt8]
+    /// Plaintext scratch for partially requested chunks and streaming (`chunkSize` bytes).
+    private let plaintext: UnsafeMutableRawBufferPointer
+    /// Ciphertext plus tag of the chunk being opened (`chunkSize + 16` bytes).
+    private let sealed: UnsafeMutableRawBufferPointer
+    /// Nonce scratch of the algorithm's nonce length.
+    private let nonce: UnsafeMutableRawBufferPointer
+
+    /// Opens and validates the attachment file at `path` for `attachmentID`.
+    ///
+    /// - Parameters:
+    ///   - path: the attachment file.
+    ///   - attachmentID: the id the file must be bound to.
+    ///   - masterKey: the 32-byte attachments master key.
+    /// - Throws: `AttachmentError`: `notFound`, `badHeader`, `unsupportedVersion`,
+    ///   `headerAuthenticationFailed`, `unsupportedAlgorithm`, `truncated`, `trailingData`, `io`.
+    convenience init(path: String, attachmentID: String, masterKey: SecureBytes) throws(AttachmentError) {
+        try self.init(
+            path: path, attachmentID: attachmentID, masterKey: masterKey,
+            availableAlgorithms: Sodium.ChunkAEAD.Algorithm.available)
+    }
+
+    /// The designated initialiser; `availableAlgorithms` lets tests simulate a machine without
+    /// AES-NI.
+    init(
+        path: String, attachmentID: String, masterKey: SecureBytes,
+        availableAlgorithms: Set<Sodium.ChunkAEAD.Algorithm>
+    ) throws(AttachmentError) {
+        let fd = try AttachmentFileIO.openForReading(path: path, id: attachmentID)
+        let header: AttachmentCipherFormat.Header
+        let algorithm: Sodium.ChunkAEAD.Algorithm
+        let aead: Sodium.ChunkAEAD
+        let fileSize: UInt64
+        do throws(AttachmentError) {
+            fileSize = try AttachmentFileIO.size(fd, id: attachmentID)
+            header = try Self.readHeader(fd, fileSize: fileSize, id: attachmentID)
+            let keys = AttachmentCipherFormat.deriveKeys(
+                masterKey: masterKey, attachmentID: attachmentID, salt: header.salt)
+            let expectedTag = AttachmentCipherFormat.headerTag(
+                for: header, attachmentID: attachmentID, headerKey: keys.headerKey)
+            guard Sodium.constantTimeEquals(expectedTag, header.tag) else {
+                throw AttachmentError.headerAuthenticationFailed(id: attachmentID)
+            }
+            // From here on the header is authentic.
+            guard let known = Sodium.ChunkAEAD.Algorithm(rawValue: header.algorithmID),
+                availableAlgorithms.contains(known),
+                let context = Sodium.ChunkAEAD(algorithm: known, key: keys.chunkKey)
+            else {
+                throw AttachmentError.unsupportedAlgorithm(id: attachmentID, algorithm: Int(header.algorithmID))
+            }
+            algorithm = known
+            aead = context
+            guard AttachmentCipherFormat.chunkSizeRange.contains(Int(header.chunkSize)) else {
+                throw AttachmentError.badHeader(id: attachmentID, reason: "chunk size \(header.chunkSize) out of range")
+            }
+            guard
+                let expected = AttachmentCipherFormat.expectedFileSize(
+                    plaintextLength: header.plaintextLength, chunkSize: UInt64(header.chunkSize))
+            else {
+                throw AttachmentError.badHeader(id: attachmentID, reason: "plaintext length too large")
+            }
+            if fileSize < expected {
+                throw AttachmentError.truncated(id: attachmentID, expectedBytes: expected, actualBytes: fileSize)
+            }
+            if fileSize > expected {
+                throw AttachmentError.trailingData(id: attachmentID, expectedBytes: expected, actualBytes: fileSize)
+            }
+        } catch {
+            AttachmentFileIO.close(fd)
+            throw error
+        }
+        self.attachmentID = attachmentID
+        self.length = header.plaintextLength
+        self.chunkSize = Int(header.chunkSize)
+        self.algorithm = algorithm
+        self.chunkCount = AttachmentCipherFormat.chunkCount(
+            plaintextLength: header.plaintextLength, chunkSize: UInt64(header.chunkSize))
+        self.fd = fd
+        self.fileSize = fileSize
+        self.aead = aead
+        self.associatedData = AttachmentCipherFormat.associatedData(for: header, attachmentID: attachmentID)
+        self.plaintext = .allocate(byteCount: chunkSize, alignment: 64)
+        self.sealed = .allocate(byteCount: chunkSize + AttachmentCipherFormat.chunkTagBytes, alignment: 64)
+        self.nonce = .allocate(byteCount: algorithm.nonceBytes, alignment: 8)
+    }
+
+    deinit {
+        Sodium.memzero(plaintext)
+        plaintext.deallocate()
+        sealed.deallocate()
+        nonce.deallocate()
+        AttachmentFileIO.close(fd)
+    }
+
+    /// Decrypts the plaintext bytes in `range`, opening only the chunks it overlaps.
+    ///
+    /// Chunks wholly inside the range are decrypted straight into the result; partial chunks go
+    /// through the scratch buffer. An empty range within bounds returns `[]` without reading.
+    /// - Throws: `rangeOutOfBounds` if `range.upperBound > length`; `chunkAuthenticationFailed`,
+    ///   `truncated` (the file shrank since `init`) or `io` while reading.
+    func read(range: Range<UInt64>) throws(AttachmentError) -> [UInt8] {
+        guard range.upperBound <= length else {
+            throw .rangeOutOfBounds(id: attachmentID, range: range, length: length)
+        }
+        guard !range.isEmpty else { return [] }
+        defer { Sodium.memzero(plaintext) }
+        let size = UInt64(chunkSize)
+        let count = Int(range.upperBound - range.lowerBound)
+        var failure: AttachmentError?
+        let result = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+            let destination = UnsafeMutableRawBufferPointer(output)
+            do throws(AttachmentError) {
+                for index in (range.lowerBound / size)...((range.upperBound - 1) / size) {
+                    let chunkStart = index * size
+                    let chunkLength = plaintextCount(ofChunk: index)
+                    let low = Int(max(range.lowerBound, chunkStart) - chunkStart)
+                    let high = Int(min(range.upperBound, chunkStart + UInt64(chunkLength)) - chunkStart)
+                    let target = Int(chunkStart + UInt64(low) - range.lowerBound)
+                    if low == 0 && high == chunkLength {
+                        try openChunk(
+                            index,
+                            into: UnsafeMutableRawBufferPointer(
+                                rebasing: destination[target..<(target + chunkLength)]))
+                    } else {
+                        try openChunk(
+                            index, into: UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<chunkLength]))
+                        (destination.baseAddress! + target).copyMemory(
+                            from: plaintext.baseAddress! + low, byteCount: high - low)
+                    }
+                }
+                initialized = count
+            } catch {
+                Sodium.memzero(destination)
+                initialized = 0
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return result
+    }
+
+    /// Streams the whole plaintext to `sink`, one authenticated chunk at a time.
+    ///
+    /// `sink` sees each chunk only after it verified, but a later chunk may still fail: on an
+    /// error, discard what `sink` received. Empty chunks are not delivered. The buffer passed to
+    /// `sink` is valid only during the call and is wiped afterwards.
+    /// - Throws: `AttachmentError` from reading, or whatever `sink` throws.
+    func readAll(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        defer { Sodium.memzero(plaintext) }
+        for index in 0..<chunkCount {
+            let chunkLength = plaintextCount(ofChunk: index)
+            let chunk = UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<chunkLength])
+            try openChunk(index, into: chunk)
+            if chunkLength > 0 { try sink(UnsafeRawBufferPointer(chunk)) }
+        }
+    }
+
+    /// Plaintext bytes in chunk `index`: `chunkSize` except for the final chunk.
+    private func plaintextCount(ofChunk index: UInt64) -> Int {
+        index == chunkCount - 1 ? Int(length - index * UInt64(chunkSize)) : chunkSize
+    }
+
+    /// Reads chunk `index`, verifies it and decrypts it into `destination` (its exact length).
+    private func openChunk(_ index: UInt64, into destination: UnsafeMutableRawBufferPointer) throws(AttachmentError) {
+        let sealedCount = destination.count + AttachmentCipherFormat.chunkTagBytes
+        let input = UnsafeMutableRawBufferPointer(rebasing: sealed[0..<sealedCount])
+        let offset = AttachmentCipherFormat.chunkOffset(index, chunkSize: UInt64(chunkSize))
+        let got = try AttachmentFileIO.read(fd, into: input, at: offset, id: attachmentID)
+        guard got == sealedCount else {
+            throw .truncated(id: attachmentID, expectedBytes: fileSize, actualBytes: offset + UInt64(got))
+        }
+        AttachmentCipherFormat.writeNonce(into: nonce, chunkIndex: index, isFinal: index == chunkCount - 1)
+        let verified = associatedData.withUnsafeBytes { ad in
+            aead.open(
+                UnsafeRawBufferPointer(input), into: destination, nonce: UnsafeRawBufferPointer(nonce),
+                associatedData: ad)
+        }
+        guard verified else { throw .chunkAuthenticationFailed(id: attachmentID, chunkIndex: index) }
+    }
+
+    /// Reads and parses the header, telling a short file apart from a foreign one.
+    private static func readHeader(_ fd: Int32, fileSize: UInt64, id: String) throws(AttachmentError)
+        -> AttachmentCipherFormat.Header
+    {
+        var bytes = [UInt8](repeating: 0, count: AttachmentCipherFormat.headerBytes)
+        var readResult: Result<Int, AttachmentError> = .success(0)
+        bytes.withUnsafeMutableBytes { buffer in
+            readResult = Result { () throws(AttachmentError) in
+                try AttachmentFileIO.read(fd, into: buffer, at: 0, id: id)
+            }
+        }
+        let got = try readResult.get()
+        if got < AttachmentCipherFormat.headerBytes {
+            let prefix = min(got, AttachmentCipherFormat.magic.count)
+            guard bytes[0..<prefix].elementsEqual(AttachmentCipherFormat.magic[0..<prefix]) else {
+                throw .badHeader(id: id, reason: "bad magic")
+            }
+            throw .truncated(
+                id: id, expectedBytes: UInt64(AttachmentCipherFormat.headerBytes), actualBytes: UInt64(got))
+        }
+        return try AttachmentCipherFormat.Header.decode(bytes, attachmentID: id)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Why reading or writing an encrypted attachment file failed.
+///
+/// Every case names the attachment id; none carries plaintext or key bytes, and the messages
+/// only echo ids, sizes, indices, numeric fields and errno values.
+public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
+    /// No file exists for the attachment.
+    case notFound(id: String)
+    /// The header cannot be parsed: wrong magic, an unfinished write, an impossible field.
+    case badHeader(id: String, reason: String)
+    /// The header declares a format version this code does not know.
+    case unsupportedVersion(id: String, version: Int)
+    /// The authenticated header names an algorithm this machine cannot run (or does not know).
+    case unsupportedAlgorithm(id: String, algorithm: Int)
+    /// The header tag does not verify: tampered header, wrong master key, or a file that
+    /// belongs to a different attachment id.
+    case headerAuthenticationFailed(id: String)
+    /// The file is shorter than the header says it must be.
+    case truncated(id: String, expectedBytes: UInt64, actualBytes: UInt64)
+    /// The file is longer than the header says it must be.
+    case trailingData(id: String, expectedBytes: UInt64, actualBytes: UInt64)
+    /// A chunk does not verify: flipped bit, reordered chunk, or a chunk from another file.
+    case chunkAuthenticationFailed(id: String, chunkIndex: UInt64)
+    /// A read asked for bytes past the end of the attachment.
+    case rangeOutOfBounds(id: String, range: Range<UInt64>, length: UInt64)
+    /// A system call failed; `operation` names it and `errno` is its error number.
+    case io(id: String, operation: String, errno: Int32)
+
+    /// A human-readable description without any secret or plaintext material.
+    public var errorDescription: String? {
+        switch self {
+        case .notFound(let id):
+            return "Attachment \(id) not found."
+        case .badHeader(let id, let reason):
+            return "Attachment \(id) has a malformed header: \(reason)."
+        case .unsupportedVersion(let id, let version):
+            return "Attachment \(id) uses unsupported format version \(version)."
+        case .unsupportedAlgorithm(let id, let algorithm):
+            return "Attachment \(id) uses encryption algorithm \(algorithm), which is not available on this machine."
+        case .headerAuthenticationFailed(let id):
+            return "Attachment \(id) failed header authentication (tampered, wrong key, or another attachment's file)."
+        case .truncated(let id, let expected, let actual):
+            return "Attachment \(id) is truncated: expected \(expected) bytes, found \(actual)."
+        case .trailingData(let id, let expected, let actual):
+            return "Attachment \(id) has trailing data: expected \(expected) bytes, found \(actual)."
+        case .chunkAuthenticationFailed(let id, let chunkIndex):
+            return "Attachment \(id) failed authentication in chunk \(chunkIndex)."
+        case .rangeOutOfBounds(let id, let range, let length):
+            return
+                "Attachment \(id): range \(range.lowerBound)..<\(range.upperBound) is outside its length \(length)."
+        case .io(let id, let operation, let code):
+            return "Attachment \(id): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))."
+        }
+    }
+}

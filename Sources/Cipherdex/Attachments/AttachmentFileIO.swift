@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Thin POSIX file helpers for attachment files: positional reads and writes that retry on
+/// `EINTR` and short transfers, mapping failures to `AttachmentError.io`.
+enum AttachmentFileIO {
+    /// Opens `path` read-only; a missing file is `AttachmentError.notFound`.
+    static func openForReading(path: String, id: String) throws(AttachmentError) -> Int32 {
+        while true {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 { return fd }
+            let code = errno
+            if code == EINTR { continue }
+            if code == ENOENT { throw .notFound(id: id) }
+            throw .io(id: id, operation: "open", errno: code)
+        }
+    }
+
+    /// Creates or truncates `path` for writing with mode 0600.
+    static func openForWriting(path: String, id: String) throws(AttachmentError) -> Int32 {
+        while true {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            if fd >= 0 { return fd }
+            let code = errno
+            if code == EINTR { continue }
+            throw .io(id: id, operation: "open", errno: code)
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset`, stopping early only at end of file.
+    ///
+    /// Returns how many bytes were read.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64, id: String)
+        throws(AttachmentError)
+        -> Int
+    {
+        var done = 0
+        while done < buffer.count {
+            let result = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if result > 0 {
+                done += result
+            } else if result == 0 {
+                break
+            } else {
+                let code = errno
+                if code == EINTR { continue }
+                throw .io(id: id, operation: "pread", errno: code)
+            }
+        }
+        return done
+    }
+
+    /// Writes all of `buffer` at `offset`.
+    static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: UInt64, id: String)
+        throws(AttachmentError)
+    {
+        var done = 0
+        while done < buffer.count {
+            let result = pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if result >= 0 {
+                done += result
+            } else {
+                let code = errno
+                if code == EINTR { continue }
+                throw .io(id: id, operation: "pwrite", errno: code)
+            }
+        }
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    static func write(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64, id: String) throws(AttachmentError) {
+        let result = bytes.withUnsafeBytes { buffer -> Result<Void, AttachmentError> in
+            do throws(AttachmentError) {
+                return .success(try write(fd, buffer, at: offset, id: id))
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    /// The size of the open file in bytes.
+    static func size(_ fd: Int32, id: String) throws(AttachmentError) -> UInt64 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw .io(id: id, operation: "fstat", errno: errno)
+        }
+        return UInt64(info.st_size)
+    }
+
+    /// Sets the file length to exactly `size` bytes.
+    static func truncate(_ fd: Int32, to size: UInt64, id: String) throws(AttachmentError) {
+        while ftruncate(fd, off_t(size)) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            throw .io(id: id, operation: "ftruncate", errno: code)
+        }
+    }
+
+    /// Flushes the file's data and metadata to stable storage.
+    static func synchronize(_ fd: Int32, id: String) throws(AttachmentError) {
+        while fsync(fd) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            throw .io(id: id, operation: "fsync", errno: code)
+        }
+    }
+
+    /// Closes `fd`; errors are ignored because nothing useful can be done about them here.
+    static func close(_ fd: Int32) {
+        #if canImport(Glibc)
+            _ = Glibc.close(fd)
+        #else
+            _ = Darwin.close(fd)
+        #endif
+    }
+}
