@@ -18,7 +18,7 @@ public struct CipherSettings: Codable, Equatable, Sendable {
     /// The settings new stores get: 4 KiB pages, HMAC-SHA1 (the one algorithm both 3.x and 4.x
     /// offer), fixed KDF parameters.
     public static let `default` = CipherSettings(
-        pageSize: 4096, useHMAC: true, hmacAlgorithm: "HMAC_SHA1", kdfAlgorithm: "PBKDF2_HMAC_SHA1",
+        pageSize: 16384, useHMAC: true, hmacAlgorithm: "HMAC_SHA1", kdfAlgorithm: "PBKDF2_HMAC_SHA1",
         kdfIterations: 64000, cipher: "aes-256-cbc")
 
     /// The PRAGMA statements that apply these settings; run right after keying a connection.

@@ -2,7 +2,7 @@ internal import CSQLCipher
 
 /// One SQLCipher connection, owned by this object and closed in `deinit` (GRDB's model): every
 /// return code is checked, and each connection is configured explicitly on open.
-final class Connection {
+package final class Connection {
     /// How a connection is opened.
     enum Mode {
         /// Read-write with WAL, the store's writer.
@@ -20,7 +20,9 @@ final class Connection {
 
     /// Opens `path`; with `key` (the 32-byte data key) and `cipher`, the database is encrypted.
     /// Throws `DatabaseError` with SQLITE_NOTADB when the key does not decrypt page 1.
-    init(path: String, mode: Mode, key: SecureBytes?, cipher: CipherSettings?, create: Bool = false) throws {
+    init(
+        path: String, mode: Mode, key: SecureBytes?, cipher: CipherSettings?, create: Bool = false, cacheSizeKiB: Int = 2048
+    ) throws {
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         var filename = path
         switch mode {
@@ -48,8 +50,13 @@ final class Connection {
                 try execute(pragma)
             }
         }
+        if key == nil && create {
+            // Unencrypted stores use the same page size as encrypted ones (set before any write).
+            try execute("PRAGMA page_size = \(CipherSettings.default.pageSize)")
+        }
         // Never let SQLite spill plaintext into temporary files.
         try execute("PRAGMA temp_store = MEMORY")
+        try execute("PRAGMA cache_size = -\(max(cacheSizeKiB, 64))")
         // The first read of page 1: fails with SQLITE_NOTADB for a wrong key or a damaged header.
         _ = try scalar("SELECT count(*) FROM sqlite_master")
         switch mode {
@@ -97,13 +104,13 @@ final class Connection {
     }
 
     /// Runs one or more SQL statements that take no parameters.
-    func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
         guard code == SQLITE_OK else { throw error(code: code) }
     }
 
     /// Runs one statement with positional parameters, stepping through any rows.
-    func execute(_ sql: String, _ arguments: [SQLValue]) throws {
+    package func execute(_ sql: String, _ arguments: [SQLValue]) throws {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         while try statement.step() {}
@@ -111,7 +118,7 @@ final class Connection {
     }
 
     /// All rows of a query.
-    func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
+    package func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
@@ -123,7 +130,7 @@ final class Connection {
     }
 
     /// Visits each row of a query without collecting them.
-    func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: ([SQLValue]) throws -> Void) throws {
+    package func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: ([SQLValue]) throws -> Void) throws {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
@@ -133,7 +140,7 @@ final class Connection {
     }
 
     /// The first column of the first row, or nil when there is no row.
-    func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+    package func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
         let statement = try Statement(connection: self, sql: sql)
         try statement.bind(arguments)
         return try statement.step() ? statement.column(0) : nil
@@ -158,7 +165,7 @@ final class Connection {
 
     /// Runs `body` in a transaction (`BEGIN IMMEDIATE` for writers), committing on return and
     /// rolling back on throw. Nested calls join the outer transaction.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         if isInTransaction { return try body() }
         try execute("BEGIN IMMEDIATE")
         do {

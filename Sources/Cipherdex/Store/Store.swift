@@ -164,10 +164,14 @@ public final class Store: @unchecked Sendable {
         }
         let pool: DatabasePool
         do {
-            let writer = try Connection(path: layout.database, mode: .writer, key: dataKey, cipher: metadata.cipher)
+            let writer = try Connection(
+                path: layout.database, mode: .writer, key: dataKey, cipher: metadata.cipher,
+                cacheSizeKiB: configuration.cacheSizeKiB)
             try migrator.migrate(writer)
             pool = DatabasePool(writer: writer, maximumReaders: configuration.maximumReaders) {
-                try Connection(path: layout.database, mode: .reader, key: dataKey, cipher: metadata.cipher)
+                try Connection(
+                    path: layout.database, mode: .reader, key: dataKey, cipher: metadata.cipher,
+                    cacheSizeKiB: configuration.cacheSizeKiB)
             }
         } catch let error as DatabaseError {
             throw StoreError.storeCorrupted(reason: corruptionReason(error, encrypted: metadata.encrypted))
@@ -205,13 +209,13 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with the writer, mapping database errors to store errors.
-    func write<T>(_ body: (Connection) throws -> T) throws -> T {
+    /// Runs `body` with the writer connection (package-internal: features and the benchmarks).
+    package func write<T>(_ body: (Connection) throws -> T) throws -> T {
         try pool.write(body)
     }
 
     /// Runs `body` with a reader snapshot.
-    func read<T>(_ body: (Connection) throws -> T) throws -> T {
+    package func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try pool.read(body)
     }
 }

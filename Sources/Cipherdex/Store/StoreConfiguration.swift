@@ -10,12 +10,17 @@ public struct StoreConfiguration: Sendable {
     public var maximumReaders: Int
     /// Whether opening a path with no store creates one (default) or fails with `notAStore`.
     public var createIfMissing: Bool
+    /// Page cache per connection in KiB. Pages in the cache are kept decrypted (in process
+    /// memory only), so a cache that holds the working set makes encrypted reads as fast as
+    /// plaintext ones. Allocated as pages are used.
+    public var cacheSizeKiB: Int
 
     /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given.
     public init(
         path: String, keyProvider: KeyProvider? = nil, passphraseCost: PassphraseCost = .default,
-        maximumReaders: Int = 4, createIfMissing: Bool = true
+        maximumReaders: Int = 4, createIfMissing: Bool = true, cacheSizeKiB: Int = 32 * 1024
     ) {
+        self.cacheSizeKiB = cacheSizeKiB
         self.path = path
         self.keyProvider = keyProvider
         self.passphraseCost = passphraseCost
