@@ -35,5 +35,9 @@ let package = Package(
             name: "CipherdexTests",
             dependencies: ["Cipherdex"]
         ),
+        .testTarget(
+            name: "CipherdexCLITests",
+            dependencies: ["CipherdexCLI"]
+        ),
     ]
 )

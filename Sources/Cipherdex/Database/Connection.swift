@@ -18,7 +18,8 @@ package final class Connection {
     let path: String
     private var statementCache: [String: Statement] = [:]
 
-    /// Opens `path`; with `key` (the 32-byte data key) and `cipher`, the database is encrypted.
+    /// Opens `path`; with `key` (the data key as SQLCipher's raw-key literal `x'<hex>'`, see
+    /// `SecureBytes.sqlcipherRawKeyLiteral()`) and `cipher`, the database is encrypted.
     /// Throws `DatabaseError` with SQLITE_NOTADB when the key does not decrypt page 1.
     init(
         path: String, mode: Mode, key: SecureBytes?, cipher: CipherSettings?, create: Bool = false, cacheSizeKiB: Int = 2048
@@ -43,8 +44,7 @@ package final class Connection {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         if let key {
-            let literal = key.sqlcipherRawKeyLiteral()
-            let keyCode = literal.withUnsafeBytes { sqlite3_key(db, $0.baseAddress, Int32($0.count)) }
+            let keyCode = key.withUnsafeBytes { sqlite3_key(db, $0.baseAddress, Int32($0.count)) }
             guard keyCode == SQLITE_OK else { throw error(code: keyCode) }
             for pragma in (cipher ?? .default).pragmas {
                 try execute(pragma)
@@ -178,10 +178,10 @@ package final class Connection {
         }
     }
 
-    /// Rewrites the database key (`sqlite3_rekey`), re-encrypting every page.
+    /// Rewrites the database key (`sqlite3_rekey`, given as a raw-key literal), re-encrypting
+    /// every page.
     func rekey(to key: SecureBytes) throws {
-        let literal = key.sqlcipherRawKeyLiteral()
-        let code = literal.withUnsafeBytes { sqlite3_rekey(handle, $0.baseAddress, Int32($0.count)) }
+        let code = key.withUnsafeBytes { sqlite3_rekey(handle, $0.baseAddress, Int32($0.count)) }
         guard code == SQLITE_OK else { throw error(code: code) }
     }
 

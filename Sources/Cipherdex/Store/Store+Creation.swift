@@ -36,7 +36,8 @@ extension Store {
         }
         do {
             let connection = try Connection(
-                path: layout.creatingDatabase, mode: .writer, key: dataKey, cipher: metadata.cipher, create: true)
+                path: layout.creatingDatabase, mode: .writer, key: dataKey?.sqlcipherRawKeyLiteral(), cipher: metadata.cipher,
+                create: true)
             try migrator.migrate(connection)
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         } catch let error as DatabaseError {

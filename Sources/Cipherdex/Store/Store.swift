@@ -144,9 +144,11 @@ public final class Store: @unchecked Sendable {
         guard FileSystem.exists(databasePath) else {
             throw StoreError.storeCorrupted(reason: "the database file is missing")
         }
+        // One literal `x'<hex>'` for every connection of this store, built once in secure memory.
+        let databaseKey = dataKey?.sqlcipherRawKeyLiteral()
         let schemaVersion: Int
         do {
-            let probe = try Connection(path: databasePath, mode: .verifyOnly, key: dataKey, cipher: metadata.cipher)
+            let probe = try Connection(path: databasePath, mode: .verifyOnly, key: databaseKey, cipher: metadata.cipher)
             schemaVersion = try Migrator.currentVersion(of: probe)
         } catch let error as DatabaseError {
             throw StoreError.storeCorrupted(reason: corruptionReason(error, encrypted: metadata.encrypted))
@@ -165,12 +167,12 @@ public final class Store: @unchecked Sendable {
         let pool: DatabasePool
         do {
             let writer = try Connection(
-                path: layout.database, mode: .writer, key: dataKey, cipher: metadata.cipher,
+                path: layout.database, mode: .writer, key: databaseKey, cipher: metadata.cipher,
                 cacheSizeKiB: configuration.cacheSizeKiB)
             try migrator.migrate(writer)
             pool = DatabasePool(writer: writer, maximumReaders: configuration.maximumReaders) {
                 try Connection(
-                    path: layout.database, mode: .reader, key: dataKey, cipher: metadata.cipher,
+                    path: layout.database, mode: .reader, key: databaseKey, cipher: metadata.cipher,
                     cacheSizeKiB: configuration.cacheSizeKiB)
             }
         } catch let error as DatabaseError {

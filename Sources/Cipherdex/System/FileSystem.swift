@@ -97,9 +97,12 @@ enum FileSystem {
     }
 
     /// The folder part of a path.
+    /// (Foundation's `deletingLastPathComponent` traps on one-character paths on Linux.)
     static func parent(of path: String) -> String {
-        let parent = (path as NSString).deletingLastPathComponent
-        return parent.isEmpty ? "." : parent
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 }
 

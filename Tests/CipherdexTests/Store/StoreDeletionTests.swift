@@ -56,3 +56,13 @@ final class StoreDeletionTests: XCTestCase {
         fresh.close()
     }
 }
+
+final class FileSystemTests: XCTestCase {
+    func testParentOfPaths() {
+        XCTAssertEqual(FileSystem.parent(of: "s"), ".")
+        XCTAssertEqual(FileSystem.parent(of: "a/b"), "a")
+        XCTAssertEqual(FileSystem.parent(of: "/a"), "/")
+        XCTAssertEqual(FileSystem.parent(of: "/a/b/"), "/a")
+        XCTAssertEqual(FileSystem.parent(of: "/"), "/")
+    }
+}

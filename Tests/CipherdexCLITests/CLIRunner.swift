@@ -1,0 +1,73 @@
+import Foundation
+import XCTest
+
+/// Runs the built `cipherdex` executable as a child process.
+struct CLIRunner {
+    /// What a run produced.
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        let stdoutBytes: [UInt8]
+    }
+
+    /// The folder holding the built products (beside the test bundle).
+    static let productsDirectory: URL = {
+        var url = Bundle(for: Marker.self).bundleURL
+        while url.pathExtension == "xctest" || url.lastPathComponent == "Contents" { url.deleteLastPathComponent() }
+        return url
+    }()
+
+    private final class Marker {}
+
+    /// The working directory for relative paths.
+    let directory: String
+
+    /// Runs `cipherdex arguments…` with extra environment and optional stdin bytes.
+    @discardableResult
+    func run(_ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.productsDirectory.appendingPathComponent("cipherdex")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
+        try input.fileHandleForWriting.close()
+        // Drain both pipes concurrently so a large output cannot block the child.
+        let outBox = DataBox()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            outBox.data = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        let outData = outBox.data
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: Array(outData))
+    }
+
+    /// A runner in a fresh temporary directory.
+    static func temporary() -> CLIRunner {
+        let path = NSTemporaryDirectory() + "cipherdex-cli-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return CLIRunner(directory: path)
+    }
+}
+
+/// Holds bytes read on another thread (written once, read after the group wait).
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
+}

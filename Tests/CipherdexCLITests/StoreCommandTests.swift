@@ -1,0 +1,137 @@
+import Foundation
+import XCTest
+
+/// The store commands end to end, through the real executable: exit statuses, error lines, key
+/// sources.
+final class StoreCommandTests: XCTestCase {
+    private var cli = CLIRunner.temporary()
+
+    override func setUp() {
+        cli = CLIRunner.temporary()
+    }
+
+    private func path(_ name: String) -> String { cli.directory + "/" + name }
+
+    private func files(_ store: String) -> [String: Data] {
+        var result: [String: Data] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path(store))) ?? [] {
+            result[name] = FileManager.default.contents(atPath: path(store) + "/" + name)
+        }
+        return result
+    }
+
+    func testKeygenWritesModeSixHundredAndHex() throws {
+        let printed = try cli.run(["keygen"])
+        XCTAssertEqual(printed.status, 0)
+        XCTAssertNotNil(printed.stdout.range(of: "^[0-9a-f]{64}\n$", options: .regularExpression))
+        XCTAssertEqual(try cli.run(["keygen", "--out", "k"]).status, 0)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path("k"))
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        XCTAssertEqual(attributes[.size] as? NSNumber, 65)
+        let again = try cli.run(["keygen", "--out", "k"])
+        XCTAssertEqual(again.status, 1, "an existing key file is never overwritten")
+    }
+
+    func testExitStatusesForEachOpenError() throws {
+        try cli.run(["keygen", "--out", "k1"])
+        try cli.run(["keygen", "--out", "k2"])
+        XCTAssertEqual(try cli.run(["create", "enc", "--key-file", "k1"]).status, 0)
+        XCTAssertEqual(try cli.run(["create", "plain", "--plaintext"]).status, 0)
+        let before = files("enc")
+
+        let required = try cli.run(["info", "enc"])
+        XCTAssertEqual(required.status, 10)
+        XCTAssertTrue(required.stderr.hasPrefix("cipherdex: error: keyRequired: "), required.stderr)
+        XCTAssertEqual(try cli.run(["info", "plain", "--key-file", "k1"]).status, 11)
+        let invalid = try cli.run(["info", "enc", "--key-file", "k2"])
+        XCTAssertEqual(invalid.status, 12)
+        XCTAssertTrue(invalid.stderr.hasPrefix("cipherdex: error: keyInvalid: "), invalid.stderr)
+        XCTAssertEqual(invalid.stderr.split(separator: "\n").count, 1, "errors are one line")
+        XCTAssertEqual(files("enc"), before, "failed opens change nothing")
+
+        var metadata = String(decoding: FileManager.default.contents(atPath: path("enc/metadata.json"))!, as: UTF8.self)
+        metadata = metadata.replacingOccurrences(of: "\"formatVersion\" : 1", with: "\"formatVersion\" : 7")
+        FileManager.default.createFile(atPath: path("enc/metadata.json"), contents: Data(metadata.utf8))
+        XCTAssertEqual(try cli.run(["info", "enc", "--key-file", "k1"]).status, 13)
+        FileManager.default.createFile(atPath: path("enc/metadata.json"), contents: Data("{".utf8))
+        XCTAssertEqual(try cli.run(["info", "enc", "--key-file", "k1"]).status, 14)
+        FileManager.default.createFile(atPath: path("enc/metadata.json"), contents: before["metadata.json"]!)
+        var database = before["store.db"]!
+        database[100] ^= 0x01
+        FileManager.default.createFile(atPath: path("enc/store.db"), contents: database)
+        XCTAssertEqual(try cli.run(["info", "enc", "--key-file", "k1"]).status, 15)
+        FileManager.default.createFile(atPath: path("enc/store.db"), contents: before["store.db"]!)
+        XCTAssertEqual(try cli.run(["verify", "enc", "--key-file", "k1"]).status, 0)
+    }
+
+    func testUsageErrorsExitSixtyFour() throws {
+        XCTAssertEqual(try cli.run([]).status, 64)
+        XCTAssertEqual(try cli.run(["frobnicate"]).status, 64)
+        XCTAssertEqual(try cli.run(["create"]).status, 64)
+        XCTAssertEqual(try cli.run(["create", "s"]).status, 64, "a KEY or --plaintext is required")
+        XCTAssertEqual(try cli.run(["create", "s", "--key", "00"]).status, 64, "no bare key material")
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "a", "--key-env", "B"]).status, 64)
+        XCTAssertEqual(try cli.run(["delete", "s"]).status, 64, "delete without a terminal needs --yes")
+        for command in ["keygen", "create", "info", "verify", "rekey", "delete"] {
+            let help = try cli.run([command, "--help"])
+            XCTAssertEqual(help.status, 0)
+            XCTAssertTrue(help.stdout.contains("USAGE: cipherdex \(command)"), command)
+        }
+    }
+
+    func testKeySourcesAndRekey() throws {
+        let hex = String(repeating: "ab", count: 32)
+        FileManager.default.createFile(atPath: path("raw.key"), contents: Data(repeating: 0xAB, count: 32))
+        FileManager.default.createFile(atPath: path("pass"), contents: Data("my passphrase\n".utf8))
+        XCTAssertEqual(try cli.run(["create", "s", "--key-env", "CDX_KEY"], environment: ["CDX_KEY": hex]).status, 0)
+        // The same key as raw bytes in a file.
+        XCTAssertEqual(try cli.run(["info", "s", "--key-file", "raw.key"]).status, 0)
+        let rekey = try cli.run(
+            ["rekey", "s", "--key-file", "raw.key", "--new-passphrase-env", "CDX_PASS"],
+            environment: ["CDX_PASS": "my passphrase"])
+        XCTAssertEqual(rekey.status, 0, rekey.stderr)
+        XCTAssertEqual(try cli.run(["info", "s", "--key-file", "raw.key"]).status, 12)
+        let info = try cli.run(["info", "s", "--passphrase-file", "pass", "--json"])
+        XCTAssertEqual(info.status, 0)
+        let json = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
+        XCTAssertEqual(json["encrypted"] as? Bool, true)
+        XCTAssertEqual(json["generation"] as? Int, 2)
+        XCTAssertFalse(info.stdout.contains(hex))
+        FileManager.default.createFile(atPath: path("short.key"), contents: Data(repeating: 1, count: 31))
+        let short = try cli.run(["info", "s", "--key-file", "short.key"])
+        XCTAssertEqual(short.status, 1)
+        XCTAssertTrue(short.stderr.contains("invalidHex") || short.stderr.contains("invalidLength"), short.stderr)
+    }
+
+    func testDeleteWithYes() throws {
+        XCTAssertEqual(try cli.run(["create", "s", "--plaintext"]).status, 0)
+        XCTAssertEqual(try cli.run(["delete", "s", "--yes"]).status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("s")))
+        XCTAssertEqual(try cli.run(["delete", "s", "--yes"]).status, 1)
+    }
+
+    func testRekeyKilledAtRandomInstantsLeavesOneWorkingKey() throws {
+        // Real processes killed with SIGKILL while they rotate the key back and forth.
+        try cli.run(["keygen", "--out", "a"])
+        try cli.run(["keygen", "--out", "b"])
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "a"]).status, 0)
+        var current = "a"
+        for attempt in 0..<12 {
+            let next = current == "a" ? "b" : "a"
+            let process = Process()
+            process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("cipherdex")
+            process.arguments = ["rekey", "s", "--key-file", current, "--new-key-file", next]
+            process.currentDirectoryURL = URL(fileURLWithPath: cli.directory)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32(attempt) * 2_500)  // from before startup to after the rename
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let oldWorks = try cli.run(["info", "s", "--key-file", current]).status == 0
+            let newWorks = try cli.run(["info", "s", "--key-file", next]).status == 0
+            XCTAssertTrue(oldWorks != newWorks, "exactly one key must open the store (attempt \(attempt))")
+            if newWorks { current = next }
+        }
+    }
+}
