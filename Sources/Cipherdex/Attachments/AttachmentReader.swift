@@ -1,0 +1,116 @@
+import Foundation
+
+/// Reads one stored attachment: whole, chunk by chunk, or a byte range, decrypting only what is
+/// asked for. Every byte handed out has been authenticated; damage is an `AttachmentError`.
+public final class AttachmentReader {
+    /// The attachment's identifier.
+    public let id: String
+    /// Content length in bytes.
+    public let length: UInt64
+    private let source: Source
+    private let lock = NSLock()
+
+    private enum Source {
+        case encrypted(AttachmentCipherReader)
+        case plain(FileDescriptor)
+    }
+
+    init(id: String, path: String, masterKey: SecureBytes?) throws {
+        self.id = id
+        if let masterKey {
+            let reader = try AttachmentCipherReader(path: path, attachmentID: id, masterKey: masterKey)
+            source = .encrypted(reader)
+            length = reader.length
+        } else {
+            do {
+                let file = try FileDescriptor(path: path, flags: O_RDONLY)
+                source = .plain(file)
+                length = FileSystem.size(path) ?? 0
+            } catch let error as SystemError {
+                throw error.errno == ENOENT ? AttachmentError.notFound(id: id) : AttachmentError.io(id: id, operation: "open", errno: error.errno)
+            }
+        }
+    }
+
+    /// Bytes `range` of the content (only the chunks that overlap it are decrypted).
+    public func read(range: Range<UInt64>) throws -> Data {
+        lock.lock()
+        defer { lock.unlock() }
+        switch source {
+        case .encrypted(let reader):
+            return Data(try reader.read(range: range))
+        case .plain(let file):
+            guard range.upperBound <= length else {
+                throw AttachmentError.rangeOutOfBounds(id: id, range: range, length: length)
+            }
+            var data = Data(count: range.count)
+            let count = try data.withUnsafeMutableBytes { buffer in
+                try AttachmentFileIO.read(file.rawValue, into: buffer, at: range.lowerBound, id: id)
+            }
+            guard count == range.count else {
+                throw AttachmentError.truncated(id: id, expectedBytes: range.upperBound, actualBytes: range.lowerBound + UInt64(count))
+            }
+            return data
+        }
+    }
+
+    /// Hands the content to `body` one chunk at a time (memory stays flat whatever the size).
+    public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        switch source {
+        case .encrypted(let reader):
+            try reader.readAll(into: body)
+        case .plain(let file):
+            var offset: UInt64 = 0
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while offset < length {
+                let count = Int(min(UInt64(buffer.count), length - offset))
+                try buffer.withUnsafeMutableBytes { raw in
+                    let slice = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
+                    let read = try AttachmentFileIO.read(file.rawValue, into: slice, at: offset, id: id)
+                    guard read == count else {
+                        throw AttachmentError.truncated(id: id, expectedBytes: length, actualBytes: offset + UInt64(read))
+                    }
+                    try body(UnsafeRawBufferPointer(slice))
+                }
+                offset += UInt64(count)
+            }
+        }
+    }
+
+    /// The whole content.
+    public func readAll() throws -> Data {
+        var data = Data()
+        data.reserveCapacity(Int(length))
+        try forEachChunk { data.append(contentsOf: $0) }
+        return data
+    }
+
+    /// The content as an asynchronous stream of chunks of `chunkSize` bytes, each read and
+    /// decrypted only when the consumer asks for it.
+    public func chunks(chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<Data, Error> {
+        let step = UInt64(max(1, chunkSize))
+        let position = Position()
+        return AsyncThrowingStream {
+            let start = position.advance(by: step, limit: self.length)
+            guard let start else { return nil }
+            return try self.read(range: start..<min(start + step, self.length))
+        }
+    }
+
+    /// The next offset of a `chunks()` stream.
+    private final class Position: @unchecked Sendable {
+        private let lock = NSLock()
+        private var offset: UInt64 = 0
+
+        /// Returns the current offset and moves on, or nil at the end.
+        func advance(by step: UInt64, limit: UInt64) -> UInt64? {
+            lock.withLock {
+                guard offset < limit else { return nil }
+                defer { offset += step }
+                return offset
+            }
+        }
+    }
+}
