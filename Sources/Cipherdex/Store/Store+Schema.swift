@@ -5,6 +5,9 @@ extension Store {
         migrator.register(version: 1, name: "store settings") { db in
             try db.execute("CREATE TABLE cipherdex_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
         }
+        migrator.register(version: 2, name: "documents") { db in
+            try DocumentSchema.create(db)
+        }
         return migrator
     }()
 }

@@ -21,6 +21,8 @@ public final class Store: @unchecked Sendable {
     let pool: DatabasePool
     let metadataLock = NSLock()
     var metadata: StoreMetadata
+    /// Document change subscribers and the running document transaction.
+    let changeObservers = ChangeObservers()
     private var lock: StoreLock?
 
     init(layout: StoreLayout, configuration: StoreConfiguration, metadata: StoreMetadata, dataKey: SecureBytes?, pool: DatabasePool, lock: StoreLock) {

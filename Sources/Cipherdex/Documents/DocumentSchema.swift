@@ -1,0 +1,28 @@
+/// The tables of documents, collections and field indexes (schema migration 2).
+enum DocumentSchema {
+    /// Creates the tables; run once by the store's migrator.
+    static func create(_ db: Connection) throws {
+        try db.execute(
+            """
+            CREATE TABLE collections (
+                name TEXT NOT NULL PRIMARY KEY,
+                indexed_fields TEXT NOT NULL DEFAULT '[]'
+            );
+            CREATE TABLE documents (
+                rowid INTEGER PRIMARY KEY,
+                collection TEXT NOT NULL REFERENCES collections(name) ON DELETE CASCADE,
+                id TEXT NOT NULL,
+                body BLOB NOT NULL,
+                UNIQUE (collection, id)
+            );
+            CREATE TABLE document_index (
+                collection TEXT NOT NULL,
+                field TEXT NOT NULL,
+                key BLOB NOT NULL,
+                doc INTEGER NOT NULL REFERENCES documents(rowid) ON DELETE CASCADE
+            );
+            CREATE INDEX document_index_lookup ON document_index (collection, field, key);
+            CREATE INDEX document_index_doc ON document_index (doc);
+            """)
+    }
+}

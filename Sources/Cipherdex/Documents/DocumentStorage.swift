@@ -1,0 +1,182 @@
+/// Every SQL statement of the documents feature, over one connection (the writer inside a
+/// transaction, or a reader snapshot).
+struct DocumentStorage {
+    let db: Connection
+
+    // MARK: Collections
+
+    /// The collection's row, or nil when it does not exist.
+    func collection(_ name: String) throws -> CollectionInfo? {
+        guard let row = try db.rows("SELECT indexed_fields FROM collections WHERE name = ?", [.text(name)]).first,
+            let text = row[0].textValue
+        else { return nil }
+        return CollectionInfo(name: name, indexedFields: try CollectionInfo.decodeFields(text, collection: name))
+    }
+
+    /// The collection's row; throws `unknownCollection` when it does not exist.
+    func existingCollection(_ name: String) throws -> CollectionInfo {
+        guard let info = try collection(name) else { throw DocumentError.unknownCollection(name) }
+        return info
+    }
+
+    /// The collection's row, creating the collection (with no index) when it does not exist.
+    func ensureCollection(_ name: String) throws -> CollectionInfo {
+        if let info = try collection(name) { return info }
+        let info = CollectionInfo(name: name, indexedFields: [])
+        try db.execute("INSERT INTO collections (name, indexed_fields) VALUES (?, ?)", [.text(name), .text(info.encodedFields)])
+        return info
+    }
+
+    /// Creates a collection; throws `collectionExists` when it exists.
+    func createCollection(_ info: CollectionInfo) throws {
+        guard try collection(info.name) == nil else { throw DocumentError.collectionExists(info.name) }
+        try db.execute(
+            "INSERT INTO collections (name, indexed_fields) VALUES (?, ?)", [.text(info.name), .text(info.encodedFields)])
+    }
+
+    /// Records the collection's indexed fields.
+    func saveIndexedFields(_ info: CollectionInfo) throws {
+        try db.execute("UPDATE collections SET indexed_fields = ? WHERE name = ?", [.text(info.encodedFields), .text(info.name)])
+    }
+
+    /// Every collection name, sorted.
+    func collectionNames() throws -> [String] {
+        try db.rows("SELECT name FROM collections ORDER BY name").compactMap { $0[0].textValue }
+    }
+
+    /// Deletes the collection with its documents and index entries; returns the removed ids.
+    func dropCollection(_ name: String) throws -> [String] {
+        let ids = try db.rows("SELECT id FROM documents WHERE collection = ? ORDER BY id", [.text(name)]).compactMap {
+            $0[0].textValue
+        }
+        try db.execute("DELETE FROM document_index WHERE collection = ?", [.text(name)])
+        try db.execute("DELETE FROM documents WHERE collection = ?", [.text(name)])
+        try db.execute("DELETE FROM collections WHERE name = ?", [.text(name)])
+        return ids
+    }
+
+    // MARK: Documents
+
+    /// The row id of a document, or nil.
+    func rowID(collection: String, id: String) throws -> Int64? {
+        try db.rows("SELECT rowid FROM documents WHERE collection = ? AND id = ?", [.text(collection), .text(id)]).first?[0]
+            .integerValue
+    }
+
+    /// A document, or nil.
+    func document(collection: String, id: String) throws -> Document? {
+        guard let row = try db.rows("SELECT body FROM documents WHERE collection = ? AND id = ?", [.text(collection), .text(id)]).first
+        else { return nil }
+        return Document(uncheckedID: id, value: try decodeBody(row[0], collection: collection))
+    }
+
+    /// Inserts a new document and its index entries.
+    func insert(_ info: CollectionInfo, id: String, value: JSONValue) throws {
+        try db.execute(
+            "INSERT INTO documents (collection, id, body) VALUES (?, ?, ?)",
+            [.text(info.name), .text(id), .blob(value.canonicalBytes)])
+        try addIndexEntries(info, rowID: db.lastInsertRowID, value: value, fields: info.indexedFields)
+    }
+
+    /// Replaces a document's content and its index entries.
+    func update(_ info: CollectionInfo, rowID: Int64, value: JSONValue) throws {
+        try db.execute("UPDATE documents SET body = ? WHERE rowid = ?", [.blob(value.canonicalBytes), .integer(rowID)])
+        try db.execute("DELETE FROM document_index WHERE doc = ?", [.integer(rowID)])
+        try addIndexEntries(info, rowID: rowID, value: value, fields: info.indexedFields)
+    }
+
+    /// Deletes a document (its index entries go with it).
+    func delete(rowID: Int64) throws {
+        try db.execute("DELETE FROM document_index WHERE doc = ?", [.integer(rowID)])
+        try db.execute("DELETE FROM documents WHERE rowid = ?", [.integer(rowID)])
+    }
+
+    /// Number of documents in a collection.
+    func count(collection: String) throws -> Int {
+        Int(try db.scalar("SELECT count(*) FROM documents WHERE collection = ?", [.text(collection)])?.integerValue ?? 0)
+    }
+
+    /// Documents in id order, paginated (`limit` nil for all).
+    func list(collection: String, limit: Int?, offset: Int) throws -> [Document] {
+        var documents: [Document] = []
+        try db.forEachRow(
+            "SELECT id, body FROM documents WHERE collection = ? ORDER BY id LIMIT ? OFFSET ?",
+            [.text(collection), .int(limit ?? -1), .int(offset)]
+        ) { row in
+            documents.append(Document(uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection)))
+        }
+        return documents
+    }
+
+    // MARK: Scans
+
+    /// Visits every document of a collection in id order; `body` returns false to stop.
+    func scan(collection: String, _ body: (Document) throws -> Bool) throws {
+        let statement = try db.cachedStatement("SELECT id, body FROM documents WHERE collection = ? ORDER BY id")
+        try statement.bind([.text(collection)])
+        defer { statement.reset() }
+        while try statement.step() {
+            let row = statement.row()
+            let document = Document(uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection))
+            if try !body(document) { return }
+        }
+    }
+
+    /// Visits, in id order, the documents whose index key for `field` lies in `lower...upper`.
+    func indexScan(collection: String, field: FieldPath, lower: [UInt8], upper: [UInt8], _ body: (Document) throws -> Bool) throws {
+        let sql = """
+            SELECT d.id, d.body FROM document_index AS i JOIN documents AS d ON d.rowid = i.doc
+            WHERE i.collection = ? AND i.field = ? AND i.key BETWEEN ? AND ? ORDER BY d.id
+            """
+        let statement = try db.cachedStatement(sql)
+        try statement.bind([.text(collection), .text(field.rawValue), .blob(lower), .blob(upper)])
+        defer { statement.reset() }
+        while try statement.step() {
+            let row = statement.row()
+            let document = Document(uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection))
+            if try !body(document) { return }
+        }
+    }
+
+    // MARK: Indexes
+
+    /// Adds the index entries of one document for `fields` (a missing field gets no entry).
+    func addIndexEntries(_ info: CollectionInfo, rowID: Int64, value: JSONValue, fields: [FieldPath]) throws {
+        for field in fields {
+            guard let fieldValue = value.value(at: field) else { continue }
+            try db.execute(
+                "INSERT INTO document_index (collection, field, key, doc) VALUES (?, ?, ?, ?)",
+                [.text(info.name), .text(field.rawValue), .blob(fieldValue.indexKey), .integer(rowID)])
+        }
+    }
+
+    /// Builds the index of `field` for every document of the collection.
+    func buildIndex(_ info: CollectionInfo, field: FieldPath) throws {
+        var entries: [(Int64, JSONValue)] = []
+        try db.forEachRow("SELECT rowid, body FROM documents WHERE collection = ?", [.text(info.name)]) { row in
+            entries.append((row[0].integerValue ?? 0, try decodeBody(row[1], collection: info.name)))
+        }
+        for (rowID, value) in entries {
+            try addIndexEntries(info, rowID: rowID, value: value, fields: [field])
+        }
+    }
+
+    /// Deletes the index of `field`.
+    func dropIndex(collection: String, field: FieldPath) throws {
+        try db.execute("DELETE FROM document_index WHERE collection = ? AND field = ?", [.text(collection), .text(field.rawValue)])
+    }
+
+    /// Number of index entries of a field (for tests).
+    func indexEntryCount(collection: String, field: String) throws -> Int {
+        Int(
+            try db.scalar("SELECT count(*) FROM document_index WHERE collection = ? AND field = ?", [.text(collection), .text(field)])?
+                .integerValue ?? 0)
+    }
+
+    private func decodeBody(_ body: SQLValue, collection: String) throws -> JSONValue {
+        guard let bytes = body.blobValue, let value = try? JSONValue(parsing: bytes), case .object = value else {
+            throw StoreError.storeCorrupted(reason: "a document body in collection \(collection) does not parse")
+        }
+        return value
+    }
+}

@@ -1,0 +1,31 @@
+/// A validated dotted path to a field of a document, such as `address.city`.
+struct FieldPath: Hashable, Sendable {
+    /// Longest accepted path, in UTF-8 bytes.
+    static let maximumLength = 512
+
+    /// The path as written.
+    let rawValue: String
+    /// Its components, each non-empty.
+    let components: [String]
+
+    /// Parses `path`; throws `DocumentError.invalidFieldPath` when it is empty, too long, has an
+    /// empty component or contains a control character.
+    init(_ path: String) throws {
+        guard !path.isEmpty, path.utf8.count <= FieldPath.maximumLength,
+            !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { throw DocumentError.invalidFieldPath(path) }
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !components.contains(where: \.isEmpty) else { throw DocumentError.invalidFieldPath(path) }
+        self.rawValue = path
+        self.components = components
+    }
+
+    /// The array index a component denotes: decimal digits only, no leading zero.
+    static func arrayIndex(_ component: String) -> Int? {
+        guard let first = component.utf8.first, component.utf8.count <= 9,
+            component.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            first != UInt8(ascii: "0") || component.utf8.count == 1
+        else { return nil }
+        return Int(component)
+    }
+}

@@ -1,0 +1,39 @@
+extension JSONValue {
+    /// Type tags of index keys, in the order of `typeRank`.
+    private static let indexTags: [UInt8] = [0x10, 0x20, 0x30, 0x40, 0x50, 0x60]
+
+    /// Longest string payload kept in an index key; longer strings are truncated.
+    static let indexStringLimit = 256
+
+    /// An order-preserving binary key for the value, compared by SQLite as a BLOB (`memcmp`,
+    /// then length):
+    ///
+    /// - a type tag byte in `typeRank` order, then
+    /// - bool: one byte 0 or 1;
+    /// - number: the 8 bytes of the double, big-endian, with the sign bit flipped for
+    ///   non-negative numbers and every bit flipped for negative ones (`-0` is encoded as `0`);
+    /// - string: the UTF-8 bytes, truncated to `indexStringLimit` bytes;
+    /// - array and object: nothing.
+    ///
+    /// The key is monotone, not injective: `a < b` implies `key(a) <= key(b)` and `a == b`
+    /// implies `key(a) == key(b)`. Index scans therefore return candidates that are filtered
+    /// again with the exact predicate.
+    var indexKey: [UInt8] {
+        var key = [JSONValue.indexTags[typeRank]]
+        switch self {
+        case .null, .array, .object:
+            break
+        case .bool(let value):
+            key.append(value ? 1 : 0)
+        case .number(let value):
+            let bits = (value == 0 ? 0 : value).bitPattern
+            let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+            for shift in stride(from: 56, through: 0, by: -8) {
+                key.append(UInt8(truncatingIfNeeded: ordered >> UInt64(shift)))
+            }
+        case .string(let value):
+            key.append(contentsOf: value.utf8.prefix(JSONValue.indexStringLimit))
+        }
+        return key
+    }
+}

@@ -1,0 +1,74 @@
+extension Store {
+    /// The collection `name`. Nothing is created until the first insert or upsert; reading or
+    /// querying a collection that was never created throws `DocumentError.unknownCollection`.
+    /// Throws `invalidCollectionName` unless the name matches `[A-Za-z0-9_.-]{1,128}`.
+    public func collection(_ name: String) throws -> DocumentCollection {
+        try CollectionInfo.validateName(name)
+        return DocumentCollection(name: name, store: self, transaction: nil)
+    }
+
+    /// Creates the collection `name` with an index on each of `indexedFields` (dotted paths
+    /// such as `address.city`); throws `collectionExists` when it exists.
+    @discardableResult
+    public func createCollection(_ name: String, indexedFields: [String] = []) throws -> DocumentCollection {
+        _ = try transaction { try $0.createCollection(name, indexedFields: indexedFields) }
+        return try collection(name)
+    }
+
+    /// Names of every collection, sorted.
+    public func collectionNames() throws -> [String] {
+        try readDocuments { try $0.collectionNames() }
+    }
+
+    /// Drops a collection with all its documents; returns false when it did not exist.
+    @discardableResult
+    public func dropCollection(_ name: String) throws -> Bool {
+        try transaction { try $0.dropCollection(name) }
+    }
+
+    /// Runs `body` in one write transaction: every document operation done through `tx`
+    /// commits when `body` returns and rolls back when it throws. Observers receive the
+    /// changes only after the commit succeeds.
+    ///
+    /// Called on a thread already running a transaction of this store (from inside `body`, or
+    /// through a collection's own operations there), it joins that transaction as a savepoint:
+    /// a throwing inner `body` undoes only its own work.
+    public func transaction<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        if let running = changeObservers.transactionOnCurrentThread() {
+            return try Store.mappingDatabaseErrors { try running.savepoint { try body(running) } }
+        }
+        return try Store.mappingDatabaseErrors {
+            try pool.write { db in
+                let transaction = StoreTransaction(store: self, connection: db)
+                changeObservers.begin(transaction)
+                defer {
+                    transaction.finish()
+                    changeObservers.end()
+                }
+                let result = try db.transaction { try body(transaction) }
+                changeObservers.publish(transaction.changes)
+                return result
+            }
+        }
+    }
+
+    /// Runs a read: on the calling thread's running transaction when there is one (so it sees
+    /// that transaction's changes), otherwise on a reader snapshot.
+    func readDocuments<T>(_ body: (DocumentStorage) throws -> T) throws -> T {
+        try Store.mappingDatabaseErrors {
+            if let running = changeObservers.transactionOnCurrentThread() {
+                return try body(DocumentStorage(db: running.connection))
+            }
+            return try read { try body(DocumentStorage(db: $0)) }
+        }
+    }
+
+    /// Runs `body`, turning `DatabaseError` into `StoreError.database`.
+    static func mappingDatabaseErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw StoreError.database(error)
+        }
+    }
+}

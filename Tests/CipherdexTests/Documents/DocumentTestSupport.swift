@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+/// Helpers shared by the document tests.
+enum DocumentTestSupport {
+    /// A new encrypted store (raw key, so no key derivation cost) at a fresh path.
+    static func openStore(path: String = TestSupport.temporaryPath(), encrypted: Bool = true) throws -> Store {
+        try Store.open(TestSupport.configuration(path, key: encrypted ? TestSupport.rawKey(1) : nil))
+    }
+
+    /// JSON text as data.
+    static func json(_ text: String) -> Data { Data(text.utf8) }
+}
+
+/// SplitMix64: a small, seeded, reproducible generator.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A thread-safe list, for collecting observer callbacks.
+final class LockedList<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var elements: [Element] = []
+
+    func append(_ element: Element) { lock.withLock { elements.append(element) } }
+    var values: [Element] { lock.withLock { elements } }
+
+    /// Waits until at least `count` elements arrived (or `timeout` passed).
+    func wait(for count: Int, timeout: TimeInterval = 5) -> [Element] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while values.count < count, Date() < deadline { usleep(2_000) }
+        return values
+    }
+}
+
+/// Asserts that `body` throws exactly the `DocumentError` `expected`.
+func XCTAssertDocumentError<T>(
+    _ expected: DocumentError, _ body: @autoclosure () throws -> T, file: StaticString = #filePath, line: UInt = #line
+) {
+    XCTAssertThrowsExactly(expected, try body(), file: file, line: line)
+}
