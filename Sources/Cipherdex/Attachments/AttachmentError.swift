@@ -27,6 +27,22 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     /// A system call failed; `operation` names it and `errno` is its error number.
     case io(id: String, operation: String, errno: Int32)
 
+    /// The case's name, as the CLI prints it.
+    public var name: String {
+        switch self {
+        case .notFound: return "attachmentNotFound"
+        case .badHeader: return "badHeader"
+        case .unsupportedVersion: return "unsupportedVersion"
+        case .unsupportedAlgorithm: return "unsupportedAlgorithm"
+        case .headerAuthenticationFailed: return "headerAuthenticationFailed"
+        case .truncated: return "truncated"
+        case .trailingData: return "trailingData"
+        case .chunkAuthenticationFailed: return "chunkAuthenticationFailed"
+        case .rangeOutOfBounds: return "rangeOutOfBounds"
+        case .io: return "io"
+        }
+    }
+
     /// A human-readable description without any secret or plaintext material.
     public var errorDescription: String? {
         switch self {

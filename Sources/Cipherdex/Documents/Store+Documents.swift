@@ -45,7 +45,14 @@ extension Store {
                     transaction.finish()
                     changeObservers.end()
                 }
-                let result = try db.transaction { try body(transaction) }
+                let result: T
+                do {
+                    result = try db.transaction { try body(transaction) }
+                } catch {
+                    transaction.rollbackActions.forEach { $0() }
+                    throw error
+                }
+                transaction.afterCommitActions.forEach { $0() }
                 changeObservers.publish(transaction.changes)
                 return result
             }

@@ -20,6 +20,10 @@ public final class StoreTransaction {
     private var savepointDepth = 0
     /// Changes to publish once the transaction commits, in order.
     private(set) var changes: [DocumentChange] = []
+    /// File work to do after COMMIT (unlinking removed attachments).
+    private(set) var afterCommitActions: [() -> Void] = []
+    /// File work to undo on ROLLBACK (files made visible by this transaction).
+    private(set) var rollbackActions: [() -> Void] = []
 
     init(store: Store, connection: Connection) {
         self.store = store
@@ -99,6 +103,17 @@ public final class StoreTransaction {
     /// Queues a change for publication after COMMIT.
     func record(_ change: DocumentChange) {
         changes.append(change)
+    }
+
+    /// Schedules file work for after the commit.
+    func afterCommit(_ action: @escaping () -> Void) {
+        afterCommitActions.append(action)
+    }
+
+    /// Schedules file clean-up for a rollback of the whole transaction (anything missed is
+    /// removed at the next open).
+    func onRollback(_ action: @escaping () -> Void) {
+        rollbackActions.append(action)
     }
 
     /// Marks the transaction finished: later uses throw.

@@ -8,6 +8,18 @@ extension Store {
         migrator.register(version: 2, name: "documents") { db in
             try DocumentSchema.create(db)
         }
+        migrator.register(version: 3, name: "attachments") { db in
+            try db.execute(
+                """
+                CREATE TABLE attachments (
+                    id TEXT PRIMARY KEY,
+                    content_hash BLOB NOT NULL UNIQUE,
+                    length INTEGER NOT NULL,
+                    content_type TEXT,
+                    metadata TEXT NOT NULL DEFAULT '{}'
+                )
+                """)
+        }
         return migrator
     }()
 }

@@ -203,13 +203,17 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// Hook run once the store is open and verified (staging clean-up and the like).
+    /// Run once the store is open and its key and database verified: removes what a crash may
+    /// have left (staged attachments, unrecorded attachment files, temporary metadata files).
     func didOpen() throws {
         try Store.wrapSystem {
             try FileSystem.removeTree(layout.staging)
             for name in FileSystem.contents(of: layout.directory) where name.hasPrefix(StoreMetadata.fileName + ".tmp-") {
                 try FileSystem.removeFile(layout.directory + "/" + name)
             }
+        }
+        try Store.mappingDatabaseErrors {
+            try pool.write { try attachmentStorage.removeUnrecordedFiles(db: $0) }
         }
     }
 

@@ -5,7 +5,7 @@ enum CipherdexCommandLine {
     /// Every subcommand, in the order `--help` lists them.
     static let commands: [any Command.Type] = [
         KeygenCommand.self, CreateCommand.self, InfoCommand.self, VerifyCommand.self, RekeyCommand.self,
-        DeleteCommand.self,
+        DeleteCommand.self, DocCommand.self, AttachCommand.self, CatCommand.self, DetachCommand.self,
     ]
 
     static var help: String {

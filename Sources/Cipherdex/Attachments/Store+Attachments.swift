@@ -1,0 +1,160 @@
+import Foundation
+
+extension Store {
+    /// The attachment files of this store, with the keys derived from the data key.
+    var attachmentStorage: AttachmentStorage {
+        AttachmentStorage(layout: layout, dataKey: dataKey)
+    }
+
+    /// Adds the file at `path` as an attachment. It is read in pieces and encrypted on the way
+    /// (memory stays flat), staged as ciphertext and made visible atomically. Identical content
+    /// already stored is not stored twice: the existing attachment's id comes back.
+    public func addAttachment(fromFile path: String, contentType: String? = nil, metadata: [String: String] = [:]) throws -> AttachmentToken {
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor(path: path, flags: O_RDONLY)
+        } catch let error as SystemError {
+            throw StoreError.system(error)
+        }
+        let type = contentType ?? AttachmentStorage.contentType(forExtension: (path as NSString).pathExtension)
+        return try addAttachment(contentType: type, metadata: metadata) { sink in
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            defer { buffer.withUnsafeMutableBytes { Sodium.memzero($0) } }
+            while true {
+                let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0) }
+                if count == 0 { break }
+                try buffer.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            }
+        }
+    }
+
+    /// Adds `data` as an attachment.
+    public func addAttachment(_ data: Data, contentType: String? = nil, metadata: [String: String] = [:]) throws -> AttachmentToken {
+        try addAttachment(contentType: contentType, metadata: metadata) { sink in
+            try data.withUnsafeBytes { try sink($0) }
+        }
+    }
+
+    /// Adds an attachment from a sequence of pieces (any size each).
+    public func addAttachment<Pieces: Sequence>(
+        from pieces: Pieces, contentType: String? = nil, metadata: [String: String] = [:]
+    ) throws -> AttachmentToken where Pieces.Element == Data {
+        try addAttachment(contentType: contentType, metadata: metadata) { sink in
+            for piece in pieces { try piece.withUnsafeBytes { try sink($0) } }
+        }
+    }
+
+    /// Adds an attachment from an asynchronous stream of pieces.
+    public func addAttachment<Pieces: AsyncSequence>(
+        from pieces: Pieces, contentType: String? = nil, metadata: [String: String] = [:]
+    ) async throws -> AttachmentToken where Pieces.Element == Data {
+        let storage = attachmentStorage
+        let writer = try AsyncStagingWriter(storage: storage)
+        do {
+            for try await piece in pieces { try writer.append(piece) }
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        let staged = try writer.finish()
+        return try commitStaged(staged, contentType: contentType, metadata: metadata)
+    }
+
+    /// Adds an attachment whose content `produce` streams; the general form of the others.
+    public func addAttachment(
+        contentType: String? = nil, metadata: [String: String] = [:],
+        content produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws -> AttachmentToken {
+        guard isOpen else { throw StoreError.closed }
+        let staged = try attachmentStorage.stage(produce)
+        return try commitStaged(staged, contentType: contentType, metadata: metadata)
+    }
+
+    private func commitStaged(_ staged: AttachmentStorage.Staged, contentType: String?, metadata: [String: String]) throws -> AttachmentToken {
+        let storage = attachmentStorage
+        let id = try Store.mappingDatabaseErrors {
+            try pool.writeTransaction { db in
+                try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
+            }
+        }
+        return AttachmentToken(id: id, length: staged.length, contentType: contentType, metadata: metadata)
+    }
+
+    /// A reader for the attachment `id`: whole, by chunks or by byte range. Throws
+    /// `AttachmentError.notFound` when there is no such attachment.
+    public func attachment(_ id: String) throws -> AttachmentReader {
+        guard AttachmentStorage.isValidID(id), try attachmentToken(id) != nil else {
+            throw AttachmentError.notFound(id: id)
+        }
+        let storage = attachmentStorage
+        return try AttachmentReader(id: id, path: storage.path(of: id), masterKey: storage.masterKey)
+    }
+
+    /// The whole content of attachment `id`.
+    public func attachmentData(_ id: String) throws -> Data {
+        try attachment(id).readAll()
+    }
+
+    /// The recorded description of attachment `id` (content type and metadata of its first
+    /// addition), or nil when there is none.
+    public func attachmentToken(_ id: String) throws -> AttachmentToken? {
+        guard AttachmentStorage.isValidID(id) else { return nil }
+        return try Store.mappingDatabaseErrors { try read { try AttachmentStorage.token(id: id, db: $0) } }
+    }
+
+    /// Every attachment's token, by id.
+    public func attachmentTokens() throws -> [AttachmentToken] {
+        try Store.mappingDatabaseErrors {
+            try read { db in
+                try db.rows("SELECT id FROM attachments ORDER BY id").compactMap { row in
+                    try row[0].textValue.flatMap { try AttachmentStorage.token(id: $0, db: db) }
+                }
+            }
+        }
+    }
+
+    /// Removes attachment `id` (row now, file right after the commit); false when absent.
+    @discardableResult
+    public func removeAttachment(_ id: String) throws -> Bool {
+        try transaction { try $0.removeAttachment(id) }
+    }
+
+    /// Removes every attachment that no document references (a reference is an object with a
+    /// `"cipherdexAttachment": "<id>"` member anywhere in a document, which is how an encoded
+    /// `AttachmentToken` looks) and that no other feature holds. Returns the removed ids.
+    @discardableResult
+    public func collectUnreferencedAttachments() throws -> [String] {
+        try transaction { tx in
+            var referenced = Set<String>()
+            try DocumentStorage(db: tx.connection).scanAllBodies { value in
+                value.collectAttachmentReferences(into: &referenced)
+            }
+            referenced.formUnion(try attachmentHolders.flatMap { try $0(tx.connection) })
+            let all = try tx.connection.rows("SELECT id FROM attachments").compactMap { $0.first?.textValue }
+            var removed: [String] = []
+            for id in all where !referenced.contains(id) {
+                if try tx.removeAttachment(id) { removed.append(id) }
+            }
+            return removed.sorted()
+        }
+    }
+
+    /// Features other than documents that keep attachments alive (the search index): each
+    /// returns the ids it holds.
+    var attachmentHolders: [(Connection) throws -> [String]] { [] }
+}
+
+extension JSONValue {
+    /// Adds the ids of every `{"cipherdexAttachment": "<id>"}` object inside this value.
+    func collectAttachmentReferences(into ids: inout Set<String>) {
+        switch self {
+        case .object(let members):
+            if case .string(let id)? = members[AttachmentToken.referenceKey] { ids.insert(id) }
+            for member in members.values { member.collectAttachmentReferences(into: &ids) }
+        case .array(let elements):
+            for element in elements { element.collectAttachmentReferences(into: &ids) }
+        default:
+            break
+        }
+    }
+}

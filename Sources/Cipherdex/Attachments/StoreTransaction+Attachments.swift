@@ -1,0 +1,49 @@
+import Foundation
+
+extension StoreTransaction {
+    /// Adds an attachment whose content `produce` streams (it calls its argument with successive
+    /// pieces), inside this transaction: it becomes visible when the transaction commits, and a
+    /// rollback removes it. The content is encrypted into a staging file before this
+    /// transaction's writer lock matters, so prefer `Store.addAttachment` outside transactions
+    /// for very large content.
+    public func addAttachment(
+        contentType: String? = nil, metadata: [String: String] = [:],
+        content produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws -> AttachmentToken {
+        try checkActive()
+        let storage = store.attachmentStorage
+        let staged = try storage.stage(produce)
+        return try savepoint {
+            let id = try storage.commit(staged, db: connection, contentType: contentType, metadata: metadata)
+            if id == staged.id {
+                onRollback { [path = storage.path(of: id)] in unlink(path) }
+            }
+            return AttachmentToken(id: id, length: staged.length, contentType: contentType, metadata: metadata)
+        }
+    }
+
+    /// Adds `data` as an attachment inside this transaction.
+    public func addAttachment(_ data: Data, contentType: String? = nil, metadata: [String: String] = [:]) throws -> AttachmentToken {
+        try addAttachment(contentType: contentType, metadata: metadata) { sink in
+            try data.withUnsafeBytes { try sink($0) }
+        }
+    }
+
+    /// Removes an attachment inside this transaction; its file is deleted after the commit.
+    /// Returns false when there is no such attachment.
+    @discardableResult
+    public func removeAttachment(_ id: String) throws -> Bool {
+        try checkActive()
+        guard AttachmentStorage.isValidID(id) else { return false }
+        return try savepoint {
+            try connection.execute("DELETE FROM attachments WHERE id = ?", [.text(id)])
+            guard connection.changes > 0 else { return false }
+            let storage = store.attachmentStorage
+            afterCommit {
+                unlink(storage.path(of: id))
+                try? FileSystem.syncDirectory(storage.layout.attachments)
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Cipherdex
+import Foundation
+
+/// `cipherdex attach STORE FILE [--doc COLLECTION/ID] [--json]`.
+struct AttachCommand: Command {
+    static let name = "attach"
+    static let summary = "store a file as an encrypted attachment"
+    static let help = """
+        USAGE: cipherdex attach STORE FILE [--doc COLLECTION/ID] [--content-type TYPE] [--json] [KEY]
+
+        Encrypts FILE into the store (streamed: memory stays flat) and prints the attachment's id,
+        or the whole token with --json. Identical content is stored once.
+
+        OPTIONS:
+          --doc COLLECTION/ID   also append the token to that document's "attachments" array
+                                (the document must exist), in the same transaction
+          --content-type TYPE   the content type to record (default: from the file extension)
+          --json                print the token as JSON
+        KEY (one of; omit for an unencrypted store):
+        \(KeyOptions.help())
+        """
+
+    let path: String
+    let file: String
+    let document: (collection: String, id: String)?
+    let contentType: String?
+    let json: Bool
+    let key: KeyOptions
+
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag("--json")
+        contentType = try arguments.option("--content-type")
+        if let target = try arguments.option("--doc") {
+            guard let slash = target.firstIndex(of: "/"), slash != target.startIndex, slash != target.index(before: target.endIndex)
+            else { throw CLIError.usage("--doc needs COLLECTION/ID") }
+            document = (String(target[..<slash]), String(target[target.index(after: slash)...]))
+        } else {
+            document = nil
+        }
+        key = try KeyOptions(parsing: &arguments)
+        path = try arguments.positional("STORE")
+        file = try arguments.positional("FILE")
+    }
+
+    func run() throws {
+        let store = try StoreOpener.open(path: path, key: key)
+        defer { store.close() }
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            throw CLIError.failed(code: "io", message: "cannot read \(file)")
+        }
+        let metadata = ["filename": (file as NSString).lastPathComponent]
+        let token: AttachmentToken
+        if let document {
+            // One transaction: the attachment exists only if the document takes its token.
+            token = try store.transaction { tx in
+                let collection = try tx.collection(document.collection)
+                guard let existing = try collection.get(id: document.id), case .object(var members) = existing.value else {
+                    throw CLIError.failed(code: "documentNotFound", message: "no document \(document.id) in \(document.collection)")
+                }
+                let token = try tx.addAttachment(
+                    contentType: contentType ?? Self.contentType(of: file), metadata: metadata,
+                    content: { sink in try FileStreamer.stream(file, into: sink) })
+                var list = members["attachments"]?.arrayValue ?? []
+                list.append(try JSONValue(encoding: token))
+                members["attachments"] = .array(list)
+                _ = try collection.upsert(id: document.id, value: .object(members))
+                return token
+            }
+        } else {
+            token = try store.addAttachment(fromFile: file, contentType: contentType, metadata: metadata)
+        }
+        if json {
+            Output.print(try JSONValue(encoding: token).canonicalString)
+        } else {
+            Output.print(token.id)
+        }
+    }
+
+    private static func contentType(of file: String) -> String? {
+        switch (file as NSString).pathExtension.lowercased() {
+        case "pdf": return "application/pdf"
+        case "txt": return "text/plain"
+        case "md", "markdown": return "text/markdown"
+        case "json": return "application/json"
+        default: return nil
+        }
+    }
+}
+
+/// Reads a file in 1 MiB pieces.
+enum FileStreamer {
+    /// Hands the file's bytes to `sink` piece by piece.
+    static func stream(_ path: String, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CLIError.failed(code: "io", message: "cannot read \(path)")
+        }
+        defer { try? handle.close() }
+        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+            try piece.withUnsafeBytes { try sink($0) }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Cipherdex
+import Foundation
+
+/// `cipherdex cat STORE ATTACHMENT [--range START-END]`.
+struct CatCommand: Command {
+    static let name = "cat"
+    static let summary = "write an attachment's bytes to stdout"
+    static let help = """
+        USAGE: cipherdex cat STORE ATTACHMENT [--range START-END] [KEY]
+
+        Decrypts and authenticates the attachment and writes it to stdout. Nothing is written
+        for a chunk that fails authentication; the command then exits 1 naming the problem.
+
+        OPTIONS:
+          --range START-END   only bytes START through END, inclusive and counted from 0
+                              (as in HTTP); START- means to the end
+        KEY (one of; omit for an unencrypted store):
+        \(KeyOptions.help())
+        """
+
+    let path: String
+    let id: String
+    let range: (start: UInt64, end: UInt64?)?
+    let key: KeyOptions
+
+    init(parsing arguments: inout Arguments) throws {
+        if let text = try arguments.option("--range") {
+            let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let start = UInt64(parts[0]) else {
+                throw CLIError.usage("--range needs START-END or START- (byte offsets)")
+            }
+            let end = parts[1].isEmpty ? nil : UInt64(parts[1])
+            guard parts[1].isEmpty || (end != nil && end! >= start) else {
+                throw CLIError.usage("--range END must be a byte offset not before START")
+            }
+            range = (start, end)
+        } else {
+            range = nil
+        }
+        key = try KeyOptions(parsing: &arguments)
+        path = try arguments.positional("STORE")
+        id = try arguments.positional("ATTACHMENT")
+    }
+
+    func run() throws {
+        let store = try StoreOpener.open(path: path, key: key)
+        defer { store.close() }
+        let reader = try store.attachment(id)
+        guard let range else {
+            try reader.forEachChunk { Output.write($0) }
+            return
+        }
+        let end = min((range.end ?? UInt64.max - 1) + 1, reader.length)
+        guard range.start < end || (range.start == 0 && reader.length == 0) else {
+            throw AttachmentError.rangeOutOfBounds(id: id, range: range.start..<max(range.start, end), length: reader.length)
+        }
+        var offset = range.start
+        while offset < end {
+            let next = min(offset + (1 << 20), end)
+            let data = try reader.read(range: offset..<next)
+            data.withUnsafeBytes { Output.write($0) }
+            offset = next
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Cipherdex
+import Foundation
+
+/// `cipherdex doc put|get|rm|find`: documents in named collections.
+struct DocCommand: Command {
+    static let name = "doc"
+    static let summary = "put, get, remove and find JSON documents"
+    static let help = """
+        USAGE: cipherdex doc put STORE COLLECTION ID [FILE|-] [KEY]
+               cipherdex doc get STORE COLLECTION ID [KEY]
+               cipherdex doc rm STORE COLLECTION ID [KEY]
+               cipherdex doc find STORE COLLECTION [--where FIELD=VALUE]… [--limit N] [--json] [KEY]
+
+        put      stores the JSON object read from FILE (or stdin with - or no FILE), replacing any
+                 document with that ID
+        get      prints the document as JSON
+        rm       removes the document
+        find     prints the documents matching every --where: FIELD is a dotted path
+                 (address.city); the operator is one of = < <= > >=; VALUE is read as JSON when it
+                 parses (9, true, "x") and as a string otherwise. One id per line, or with --json
+                 a JSON array of {"id": …, "document": …}.
+
+        KEY (one of; omit for an unencrypted store):
+        \(KeyOptions.help())
+        """
+
+    private let action: Action
+    private let path: String
+    private let key: KeyOptions
+
+    private enum Action {
+        case put(collection: String, id: String, file: String?)
+        case get(collection: String, id: String)
+        case remove(collection: String, id: String)
+        case find(collection: String, predicates: [FieldPredicate], limit: Int?, json: Bool)
+    }
+
+    init(parsing arguments: inout Arguments) throws {
+        let json = arguments.flag("--json")
+        let wheres = try arguments.options("--where")
+        let limit = try arguments.option("--limit")
+        key = try KeyOptions(parsing: &arguments)
+        let verb = try arguments.positional("a doc action (put, get, rm, find)")
+        path = try arguments.positional("STORE")
+        let collection = try arguments.positional("COLLECTION")
+        switch verb {
+        case "put":
+            action = .put(collection: collection, id: try arguments.positional("ID"), file: arguments.optionalPositional())
+        case "get":
+            action = .get(collection: collection, id: try arguments.positional("ID"))
+        case "rm":
+            action = .remove(collection: collection, id: try arguments.positional("ID"))
+        case "find":
+            var parsedLimit: Int?
+            if let limit {
+                guard let value = Int(limit), value > 0 else { throw CLIError.usage("--limit needs a positive integer") }
+                parsedLimit = value
+            }
+            action = .find(collection: collection, predicates: try wheres.map(WhereClause.parse), limit: parsedLimit, json: json)
+        default:
+            throw CLIError.usage("unknown doc action '\(verb)' (put, get, rm, find)")
+        }
+        if case .find = action {} else if !wheres.isEmpty || limit != nil || json {
+            throw CLIError.usage("--where, --limit and --json belong to doc find")
+        }
+    }
+
+    func run() throws {
+        let store = try StoreOpener.open(path: path, key: key)
+        defer { store.close() }
+        switch action {
+        case .put(let collection, let id, let file):
+            let data: Data
+            if let file, file != "-" {
+                guard let contents = FileManager.default.contents(atPath: file) else {
+                    throw CLIError.failed(code: "io", message: "cannot read \(file)")
+                }
+                data = contents
+            } else {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            }
+            let kind = try store.collection(collection).upsert(id: id, json: data)
+            Output.print(kind == .insert ? "inserted \(collection)/\(id)" : "updated \(collection)/\(id)")
+        case .get(let collection, let id):
+            guard let document = try store.collection(collection).get(id: id) else {
+                throw CLIError.failed(code: "documentNotFound", message: "no document \(id) in \(collection)")
+            }
+            Output.print(document.value.canonicalString)
+        case .remove(let collection, let id):
+            guard try store.collection(collection).remove(id: id) else {
+                throw CLIError.failed(code: "documentNotFound", message: "no document \(id) in \(collection)")
+            }
+            Output.print("removed \(collection)/\(id)")
+        case .find(let collection, let predicates, let limit, let json):
+            let documents = try store.collection(collection).find(where: predicates, limit: limit)
+            if json {
+                let array = JSONValue.array(documents.map { .object(["id": .string($0.id), "document": $0.value]) })
+                Output.print(array.canonicalString)
+            } else {
+                for document in documents { Output.print(document.id) }
+            }
+        }
+    }
+}
+
+/// One `--where FIELD<op>VALUE` clause.
+enum WhereClause {
+    /// Parses `address.city=Paris`, `age>=18`, `flag=true`, `name="9"`.
+    static func parse(_ text: String) throws -> FieldPredicate {
+        let operators: [(String, FieldPredicate.Comparison)] = [
+            ("<=", .lessThanOrEqual), (">=", .greaterThanOrEqual), ("=", .equal), ("<", .lessThan), (">", .greaterThan),
+        ]
+        guard let operatorStart = text.firstIndex(where: { "=<>".contains($0) }) else {
+            throw CLIError.usage("--where needs FIELD=VALUE (or <, <=, >, >=): \(text)")
+        }
+        let field = String(text[..<operatorStart])
+        let rest = text[operatorStart...]
+        guard !field.isEmpty, let (symbol, comparison) = operators.first(where: { rest.hasPrefix($0.0) }) else {
+            throw CLIError.usage("--where needs FIELD=VALUE (or <, <=, >, >=): \(text)")
+        }
+        let valueText = String(rest.dropFirst(symbol.count))
+        let value = (try? JSONValue(parsing: Data(valueText.utf8))) ?? .string(valueText)
+        return FieldPredicate(field, comparison, value)
+    }
+}
