@@ -1,0 +1,122 @@
+import Foundation
+import XCTest
+
+/// `doc`, `attach`, `cat` and `detach` end to end, plus memory and crash behaviour of attach.
+final class DocumentCommandTests: XCTestCase {
+    private var cli = CLIRunner.temporary()
+
+    override func setUpWithError() throws {
+        cli = CLIRunner.temporary()
+        try cli.run(["keygen", "--out", "k"])
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k"]).status, 0)
+    }
+
+    private func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> CLIRunner.Result {
+        try cli.run(arguments + ["--key-file", "k"], stdin: stdin)
+    }
+
+    func testDocPutGetFindRemove() throws {
+        XCTAssertEqual(try run(["doc", "put", "s", "people", "ada", "-"], stdin: Array(#"{"name":"Ada","age":36,"address":{"city":"London"}}"#.utf8)).status, 0)
+        FileManager.default.createFile(atPath: cli.directory + "/bob.json", contents: Data(#"{"name":"Bob","age":9,"flag":true,"address":{"city":"Paris"}}"#.utf8))
+        XCTAssertEqual(try run(["doc", "put", "s", "people", "bob", "bob.json"]).status, 0)
+        XCTAssertEqual(try run(["doc", "get", "s", "people", "ada"]).stdout, #"{"address":{"city":"London"},"age":36,"name":"Ada"}"# + "\n")
+        XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "age>10"]).stdout, "ada\n")
+        XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "age<=9"]).stdout, "bob\n")
+        XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "address.city=Paris"]).stdout, "bob\n")
+        XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "flag=true"]).stdout, "bob\n")
+        XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "name=\"Ada\""]).stdout, "ada\n")
+        let json = try run(["doc", "find", "s", "people", "--where", "age>=0", "--json"])
+        let array = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [[String: Any]]
+        XCTAssertEqual(array.map { $0["id"] as? String }, ["ada", "bob"])
+        XCTAssertEqual(try run(["doc", "rm", "s", "people", "bob"]).status, 0)
+        XCTAssertEqual(try run(["doc", "get", "s", "people", "bob"]).status, 1)
+        let bad = try run(["doc", "put", "s", "people", "x", "-"], stdin: Array("{not json".utf8))
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.hasPrefix("cipherdex: error: invalidJSON: "), bad.stderr)
+        XCTAssertFalse(bad.stderr.contains("not json"), "errors never echo the document")
+        XCTAssertTrue(try run(["doc", "get", "s", "nothing", "x"]).stderr.contains("unknownCollection"))
+        XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "novalue"]).status, 64)
+    }
+
+    func testAttachCatRangeDetach() throws {
+        var content = [UInt8](repeating: 0, count: 200_000)
+        for index in content.indices { content[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8) }
+        FileManager.default.createFile(atPath: cli.directory + "/file.bin", contents: Data(content))
+        XCTAssertEqual(try run(["doc", "put", "s", "notes", "n1", "-"], stdin: Array(#"{"title":"t"}"#.utf8)).status, 0)
+        let attached = try run(["attach", "s", "file.bin", "--doc", "notes/n1"])
+        XCTAssertEqual(attached.status, 0, attached.stderr)
+        let id = attached.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(id.count, 32)
+        XCTAssertEqual(try run(["cat", "s", id]).stdoutBytes, content)
+        XCTAssertEqual(try run(["cat", "s", id, "--range", "65530-65545"]).stdoutBytes, Array(content[65530...65545]))
+        XCTAssertEqual(try run(["cat", "s", id, "--range", "199990-"]).stdoutBytes, Array(content[199990...]))
+        XCTAssertEqual(try run(["cat", "s", id, "--range", "5-300000"]).stdoutBytes, Array(content[5...]))
+        XCTAssertTrue(try run(["doc", "get", "s", "notes", "n1"]).stdout.contains(id))
+        let json = try run(["attach", "s", "file.bin", "--json"])
+        XCTAssertTrue(json.stdout.contains("\"cipherdexAttachment\":\"\(id)\""), "identical content is stored once")
+        XCTAssertEqual(try run(["attach", "s", "file.bin", "--doc", "notes/missing"]).status, 1)
+        XCTAssertEqual(try run(["detach", "s", id]).status, 0)
+        XCTAssertFalse(try run(["doc", "get", "s", "notes", "n1"]).stdout.contains(id))
+        let missing = try run(["cat", "s", id])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.hasPrefix("cipherdex: error: attachmentNotFound: "), missing.stderr)
+    }
+
+    func testOneGibibyteAttachmentKeepsMemoryFlat() throws {
+        let big = cli.directory + "/big.bin"
+        FileManager.default.createFile(atPath: big, contents: nil)
+        let handle = FileHandle(forWritingAtPath: big)!
+        try handle.truncate(atOffset: 1 << 30)  // sparse: reads as zeros, costs no disk
+        try handle.close()
+        let attached = try run(["attach", "s", "big.bin"])
+        XCTAssertEqual(attached.status, 0, attached.stderr)
+        let id = attached.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let output = cli.directory + "/out.bin"
+        let cat = Process()
+        cat.executableURL = URL(fileURLWithPath: "/bin/sh")
+        cat.arguments = ["-c", "'\(CLIRunner.productsDirectory.path)/cipherdex' cat s \(id) --key-file k | wc -c > '\(output)'"]
+        cat.currentDirectoryURL = URL(fileURLWithPath: cli.directory)
+        try cat.run()
+        cat.waitUntilExit()
+        XCTAssertEqual(String(decoding: FileManager.default.contents(atPath: output)!, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "\(1 << 30)")
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        let peakMiB = Double(usage.ru_maxrss) / 1024
+        XCTAssertLessThan(peakMiB, 64, "largest child's peak RSS")
+    }
+
+    func testAttachKilledMidWriteLeavesNoPartialAttachment() throws {
+        XCTAssertEqual(try run(["doc", "put", "s", "notes", "n1", "-"], stdin: Array(#"{"title":"kept"}"#.utf8)).status, 0)
+        let big = cli.directory + "/big.bin"
+        FileManager.default.createFile(atPath: big, contents: nil)
+        let handle = FileHandle(forWritingAtPath: big)!
+        try handle.truncate(atOffset: 512 << 20)
+        try handle.close()
+        let process = Process()
+        process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("cipherdex")
+        process.arguments = ["attach", "s", "big.bin", "--key-file", "k"]
+        process.currentDirectoryURL = URL(fileURLWithPath: cli.directory)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Wait until the staged ciphertext is growing, then kill.
+        let staging = cli.directory + "/s/staging"
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+            if let name = files.first, ((try? FileManager.default.attributesOfItem(atPath: staging + "/" + name)[.size]) as? NSNumber)?.intValue ?? 0 > 1 << 20 {
+                break
+            }
+            usleep(2_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertFalse(((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).isEmpty, "the kill must land mid-write")
+        let verify = try run(["verify", "s"])
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+        XCTAssertTrue(verify.stdout.contains("attachments checked:  0"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: staging), "staging is cleaned at the next open")
+        XCTAssertEqual(((try? FileManager.default.contentsOfDirectory(atPath: cli.directory + "/s/attachments")) ?? []), [])
+        XCTAssertEqual(try run(["doc", "get", "s", "notes", "n1"]).stdout, #"{"title":"kept"}"# + "\n")
+    }
+}
