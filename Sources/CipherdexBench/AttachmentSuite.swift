@@ -22,24 +22,33 @@ enum AttachmentSuite {
             .split(separator: "\n").first { $0.hasPrefix("# public key: ") }!.dropFirst("# public key: ".count)
 
         func shell(_ command: String, stdout: String? = nil) throws -> ChildProcess.Measurement {
-            let measurement = try ChildProcess.run(["/bin/sh", "-c", "cd '\(directory)' && " + command], stdoutPath: stdout)
+            let measurement = try ChildProcess.run(
+                ["/bin/sh", "-c", "cd '\(directory)' && " + command], stdoutPath: stdout)
             guard measurement.status == 0 else { throw BenchError.failed(command) }
             return measurement
         }
         var samples: [String: [ChildProcess.Measurement]] = [:]
         var attachmentID = ""
         for _ in 0..<rounds {
-            let attach = try shell("'\(cipherdex)' attach store input.bin --key-file key", stdout: directory + "/id.txt")
-            attachmentID = try String(contentsOfFile: directory + "/id.txt", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let attach = try shell(
+                "'\(cipherdex)' attach store input.bin --key-file key", stdout: directory + "/id.txt")
+            attachmentID = try String(contentsOfFile: directory + "/id.txt", encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             samples["cipherdex write (attach)", default: []].append(attach)
             samples["cipherdex read (cat)", default: []].append(
                 try shell("'\(cipherdex)' cat store \(attachmentID) --key-file key > out.bin && sync out.bin"))
-            samples["age encrypt", default: []].append(try shell("age -r \(recipient) -o out.age input.bin && sync out.age"))
-            samples["age decrypt", default: []].append(try shell("age -d -i age.key -o out.dec out.age && sync out.dec"))
+            samples["age encrypt", default: []].append(
+                try shell("age -r \(recipient) -o out.age input.bin && sync out.age"))
+            samples["age decrypt", default: []].append(
+                try shell("age -d -i age.key -o out.dec out.age && sync out.dec"))
             samples["plain copy (cp)", default: []].append(try shell("cp input.bin out.copy && sync out.copy"))
-            for name in ["out.bin", "out.age", "out.dec", "out.copy"] { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
+            for name in ["out.bin", "out.age", "out.dec", "out.copy"] {
+                try? FileManager.default.removeItem(atPath: directory + "/" + name)
+            }
         }
-        let order = ["cipherdex write (attach)", "cipherdex read (cat)", "age encrypt", "age decrypt", "plain copy (cp)"]
+        let order = [
+            "cipherdex write (attach)", "cipherdex read (cat)", "age encrypt", "age decrypt", "plain copy (cp)",
+        ]
         var table = ResultTable(
             title: "Attachments: one \(size >> 20) MiB file of random bytes, median of \(rounds) alternating rounds",
             columns: ["operation", "time", "throughput", "peak RSS"])
@@ -49,14 +58,19 @@ enum AttachmentSuite {
             let seconds = Bench.median(measurements.map(\.seconds))
             throughput[name] = Double(size) / seconds / 1e6
             let rss = measurements.map(\.peakRSS).max() ?? 0
-            table.add([name, Bench.ms(seconds), String(format: "%.0f MB/s", throughput[name]!), String(format: "%.1f MiB", Double(rss) / 1_048_576)])
+            table.add([
+                name, Bench.ms(seconds), String(format: "%.0f MB/s", throughput[name]!),
+                String(format: "%.1f MiB", Double(rss) / 1_048_576),
+            ])
         }
         let write = throughput["cipherdex write (attach)"]!
         let read = throughput["cipherdex read (cat)"]!
         let copy = throughput["plain copy (cp)"]!
-        return table.markdown + String(
-            format: "\nsame run: write / age encrypt %.2fx, read / age decrypt %.2fx (target ≥ 1); write / copy %.2fx, read / copy %.2fx (target ≥ 0.5)\n",
-            write / throughput["age encrypt"]!, read / throughput["age decrypt"]!, write / copy, read / copy)
+        return table.markdown
+            + String(
+                format:
+                    "\nsame run: write / age encrypt %.2fx, read / age decrypt %.2fx (target ≥ 1); write / copy %.2fx, read / copy %.2fx (target ≥ 0.5)\n",
+                write / throughput["age encrypt"]!, read / throughput["age decrypt"]!, write / copy, read / copy)
     }
 
     /// Writes `size` pseudo-random bytes (SplitMix64, so every run has the same file).

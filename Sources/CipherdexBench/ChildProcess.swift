@@ -20,7 +20,9 @@ enum ChildProcess {
 
     /// Runs `arguments` (the first is the executable path) with stdout sent to `stdoutPath`
     /// (or /dev/null) and `environment` added.
-    static func run(_ arguments: [String], stdoutPath: String? = nil, environment: [String: String] = [:]) throws -> Measurement {
+    static func run(_ arguments: [String], stdoutPath: String? = nil, environment: [String: String] = [:]) throws
+        -> Measurement
+    {
         let rssFile = NSTemporaryDirectory() + "cipherdex-bench-rss-\(getpid())"
         let timed = FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
         let arguments = timed ? ["/usr/bin/time", "-q", "-f", "%M", "-o", rssFile] + arguments : arguments
@@ -42,7 +44,8 @@ enum ChildProcess {
         let start = Bench.now()
         let code = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
         guard code == 0 else {
-            throw NSError(domain: "spawn", code: Int(code), userInfo: [NSLocalizedDescriptionKey: "cannot run \(arguments[0])"])
+            throw NSError(
+                domain: "spawn", code: Int(code), userInfo: [NSLocalizedDescriptionKey: "cannot run \(arguments[0])"])
         }
         var status: Int32 = 0
         var usage = rusage()

@@ -18,7 +18,9 @@ enum StoreSuite {
             ("raw key", { try EncryptionKey.raw(rawBytes) }),
             ("passphrase (Argon2id default cost)", { try EncryptionKey.passphrase("benchmark passphrase") }),
         ]
-        var table = ResultTable(title: "Open latency (open + close, median of \(iterations))", columns: ["store", "median", "p90", "vs plaintext"])
+        var table = ResultTable(
+            title: "Open latency (open + close, median of \(iterations))",
+            columns: ["store", "median", "p90", "vs plaintext"])
         var plaintextMedian = 0.0
         for (label, provider) in kinds {
             let path = Bench.scratchDirectory("open")
@@ -31,15 +33,20 @@ enum StoreSuite {
             }
             let median = Bench.median(samples)
             if provider == nil { plaintextMedian = median }
-            table.add([label, Bench.ms(median), Bench.ms(Bench.percentile(samples, 90)), Bench.ratio(median / plaintextMedian)])
+            table.add([
+                label, Bench.ms(median), Bench.ms(Bench.percentile(samples, 90)), Bench.ratio(median / plaintextMedian),
+            ])
         }
         return table.markdown
     }
 
     private static func workload(documents: Int, reads: Int) throws -> String {
         var table = ResultTable(
-            title: "Rows of 1 KiB: bulk insert of \(documents) (transactions of 1,000), then \(reads) indexed point reads in random order, twice",
-            columns: ["store", "bulk insert", "rows/s", "point read, first pass", "point read, second pass", "database bytes"])
+            title:
+                "Rows of 1 KiB: bulk insert of \(documents) (transactions of 1,000), then \(reads) indexed point reads in random order, twice",
+            columns: [
+                "store", "bulk insert", "rows/s", "point read, first pass", "point read, second pass", "database bytes",
+            ])
         // Alternate the two stores over several rounds so machine noise hits both alike.
         let rounds = 3
         var samples: [Bool: [(insert: Double, cold: Double, warm: Double)]] = [true: [], false: []]
@@ -58,7 +65,8 @@ enum StoreSuite {
                 try Store.delete(at: path + "/store")
             }
         }
-        func median(_ encrypted: Bool, _ field: KeyPath<(insert: Double, cold: Double, warm: Double), Double>) -> Double {
+        func median(_ encrypted: Bool, _ field: KeyPath<(insert: Double, cold: Double, warm: Double), Double>) -> Double
+        {
             Bench.median(samples[encrypted]!.map { $0[keyPath: field] })
         }
         for encrypted in [false, true] {

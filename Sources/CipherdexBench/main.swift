@@ -7,7 +7,9 @@ let quick = arguments.contains("--quick")
 var suites = arguments.filter { !$0.hasPrefix("--") }
 if suites.isEmpty { suites = ["store", "attachments"] }
 print("# cipherdex-bench \(arguments.joined(separator: " "))\n")
-print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB\n")
+print(
+    "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB\n"
+)
 do {
     for suite in suites {
         switch suite {

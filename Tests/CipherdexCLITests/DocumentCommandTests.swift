@@ -16,10 +16,18 @@ final class DocumentCommandTests: XCTestCase {
     }
 
     func testDocPutGetFindRemove() throws {
-        XCTAssertEqual(try run(["doc", "put", "s", "people", "ada", "-"], stdin: Array(#"{"name":"Ada","age":36,"address":{"city":"London"}}"#.utf8)).status, 0)
-        FileManager.default.createFile(atPath: cli.directory + "/bob.json", contents: Data(#"{"name":"Bob","age":9,"flag":true,"address":{"city":"Paris"}}"#.utf8))
+        XCTAssertEqual(
+            try run(
+                ["doc", "put", "s", "people", "ada", "-"],
+                stdin: Array(#"{"name":"Ada","age":36,"address":{"city":"London"}}"#.utf8)
+            ).status, 0)
+        FileManager.default.createFile(
+            atPath: cli.directory + "/bob.json",
+            contents: Data(#"{"name":"Bob","age":9,"flag":true,"address":{"city":"Paris"}}"#.utf8))
         XCTAssertEqual(try run(["doc", "put", "s", "people", "bob", "bob.json"]).status, 0)
-        XCTAssertEqual(try run(["doc", "get", "s", "people", "ada"]).stdout, #"{"address":{"city":"London"},"age":36,"name":"Ada"}"# + "\n")
+        XCTAssertEqual(
+            try run(["doc", "get", "s", "people", "ada"]).stdout,
+            #"{"address":{"city":"London"},"age":36,"name":"Ada"}"# + "\n")
         XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "age>10"]).stdout, "ada\n")
         XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "age<=9"]).stdout, "bob\n")
         XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "address.city=Paris"]).stdout, "bob\n")
@@ -42,7 +50,8 @@ final class DocumentCommandTests: XCTestCase {
         var content = [UInt8](repeating: 0, count: 200_000)
         for index in content.indices { content[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8) }
         FileManager.default.createFile(atPath: cli.directory + "/file.bin", contents: Data(content))
-        XCTAssertEqual(try run(["doc", "put", "s", "notes", "n1", "-"], stdin: Array(#"{"title":"t"}"#.utf8)).status, 0)
+        XCTAssertEqual(
+            try run(["doc", "put", "s", "notes", "n1", "-"], stdin: Array(#"{"title":"t"}"#.utf8)).status, 0)
         let attached = try run(["attach", "s", "file.bin", "--doc", "notes/n1"])
         XCTAssertEqual(attached.status, 0, attached.stderr)
         let id = attached.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -74,11 +83,15 @@ final class DocumentCommandTests: XCTestCase {
         let output = cli.directory + "/out.bin"
         let cat = Process()
         cat.executableURL = URL(fileURLWithPath: "/bin/sh")
-        cat.arguments = ["-c", "'\(CLIRunner.productsDirectory.path)/cipherdex' cat s \(id) --key-file k | wc -c > '\(output)'"]
+        cat.arguments = [
+            "-c", "'\(CLIRunner.productsDirectory.path)/cipherdex' cat s \(id) --key-file k | wc -c > '\(output)'",
+        ]
         cat.currentDirectoryURL = URL(fileURLWithPath: cli.directory)
         try cat.run()
         cat.waitUntilExit()
-        XCTAssertEqual(String(decoding: FileManager.default.contents(atPath: output)!, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "\(1 << 30)")
+        XCTAssertEqual(
+            String(decoding: FileManager.default.contents(atPath: output)!, as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines), "\(1 << 30)")
         var usage = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         let peakMiB = Double(usage.ru_maxrss) / 1024
@@ -86,7 +99,8 @@ final class DocumentCommandTests: XCTestCase {
     }
 
     func testAttachKilledMidWriteLeavesNoPartialAttachment() throws {
-        XCTAssertEqual(try run(["doc", "put", "s", "notes", "n1", "-"], stdin: Array(#"{"title":"kept"}"#.utf8)).status, 0)
+        XCTAssertEqual(
+            try run(["doc", "put", "s", "notes", "n1", "-"], stdin: Array(#"{"title":"kept"}"#.utf8)).status, 0)
         let big = cli.directory + "/big.bin"
         FileManager.default.createFile(atPath: big, contents: nil)
         let handle = FileHandle(forWritingAtPath: big)!
@@ -103,7 +117,10 @@ final class DocumentCommandTests: XCTestCase {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
-            if let name = files.first, ((try? FileManager.default.attributesOfItem(atPath: staging + "/" + name)[.size]) as? NSNumber)?.intValue ?? 0 > 1 << 20 {
+            if let name = files.first,
+                ((try? FileManager.default.attributesOfItem(atPath: staging + "/" + name)[.size]) as? NSNumber)?
+                    .intValue ?? 0 > 1 << 20
+            {
                 break
             }
             usleep(2_000)
@@ -111,12 +128,15 @@ final class DocumentCommandTests: XCTestCase {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationReason, .uncaughtSignal)
-        XCTAssertFalse(((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).isEmpty, "the kill must land mid-write")
+        XCTAssertFalse(
+            ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).isEmpty,
+            "the kill must land mid-write")
         let verify = try run(["verify", "s"])
         XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
         XCTAssertTrue(verify.stdout.contains("attachments checked:  0"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: staging), "staging is cleaned at the next open")
-        XCTAssertEqual(((try? FileManager.default.contentsOfDirectory(atPath: cli.directory + "/s/attachments")) ?? []), [])
+        XCTAssertEqual(
+            ((try? FileManager.default.contentsOfDirectory(atPath: cli.directory + "/s/attachments")) ?? []), [])
         XCTAssertEqual(try run(["doc", "get", "s", "notes", "n1"]).stdout, #"{"title":"kept"}"# + "\n")
     }
 }

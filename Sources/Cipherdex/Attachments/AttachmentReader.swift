@@ -27,7 +27,9 @@ public final class AttachmentReader {
                 source = .plain(file)
                 length = FileSystem.size(path) ?? 0
             } catch let error as SystemError {
-                throw error.errno == ENOENT ? AttachmentError.notFound(id: id) : AttachmentError.io(id: id, operation: "open", errno: error.errno)
+                throw error.errno == ENOENT
+                    ? AttachmentError.notFound(id: id)
+                    : AttachmentError.io(id: id, operation: "open", errno: error.errno)
             }
         }
     }
@@ -48,7 +50,8 @@ public final class AttachmentReader {
                 try AttachmentFileIO.read(file.rawValue, into: buffer, at: range.lowerBound, id: id)
             }
             guard count == range.count else {
-                throw AttachmentError.truncated(id: id, expectedBytes: range.upperBound, actualBytes: range.lowerBound + UInt64(count))
+                throw AttachmentError.truncated(
+                    id: id, expectedBytes: range.upperBound, actualBytes: range.lowerBound + UInt64(count))
             }
             return data
         }
@@ -70,7 +73,8 @@ public final class AttachmentReader {
                     let slice = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
                     let read = try AttachmentFileIO.read(file.rawValue, into: slice, at: offset, id: id)
                     guard read == count else {
-                        throw AttachmentError.truncated(id: id, expectedBytes: length, actualBytes: offset + UInt64(read))
+                        throw AttachmentError.truncated(
+                            id: id, expectedBytes: length, actualBytes: offset + UInt64(read))
                     }
                     try body(UnsafeRawBufferPointer(slice))
                 }

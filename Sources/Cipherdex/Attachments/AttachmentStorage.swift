@@ -77,7 +77,9 @@ struct AttachmentStorage {
     /// Makes a staged file visible and records it, in the caller's write transaction; returns
     /// the id of the stored content (an existing one when the same content is already stored).
     func commit(_ staged: Staged, db: Connection, contentType: String?, metadata: [String: String]) throws -> String {
-        if let existing = try db.scalar("SELECT id FROM attachments WHERE content_hash = ?", [.blob(staged.contentHash)])?.textValue {
+        if let existing = try db.scalar(
+            "SELECT id FROM attachments WHERE content_hash = ?", [.blob(staged.contentHash)])?.textValue
+        {
             unlink(staged.path)
             return existing
         }
@@ -88,18 +90,25 @@ struct AttachmentStorage {
         let metadataJSON = String(decoding: try JSONEncoder().encode(metadata), as: UTF8.self)
         try db.execute(
             "INSERT INTO attachments (id, content_hash, length, content_type, metadata) VALUES (?, ?, ?, ?, ?)",
-            [.text(staged.id), .blob(staged.contentHash), .integer(Int64(staged.length)),
-             staged.length >= 0 ? (contentType.map { .text($0) } ?? .null) : .null, .text(metadataJSON)])
+            [
+                .text(staged.id), .blob(staged.contentHash), .integer(Int64(staged.length)),
+                staged.length >= 0 ? (contentType.map { .text($0) } ?? .null) : .null, .text(metadataJSON),
+            ])
         return staged.id
     }
 
     /// The recorded token of `id`, or nil.
     static func token(id: String, db: Connection) throws -> AttachmentToken? {
-        guard let row = try db.rows("SELECT length, content_type, metadata FROM attachments WHERE id = ?", [.text(id)]).first else {
+        guard
+            let row = try db.rows("SELECT length, content_type, metadata FROM attachments WHERE id = ?", [.text(id)])
+                .first
+        else {
             return nil
         }
-        let metadata = (try? JSONDecoder().decode([String: String].self, from: Data((row[2].textValue ?? "{}").utf8))) ?? [:]
-        return AttachmentToken(id: id, length: UInt64(row[0].integerValue ?? 0), contentType: row[1].textValue, metadata: metadata)
+        let metadata =
+            (try? JSONDecoder().decode([String: String].self, from: Data((row[2].textValue ?? "{}").utf8))) ?? [:]
+        return AttachmentToken(
+            id: id, length: UInt64(row[0].integerValue ?? 0), contentType: row[1].textValue, metadata: metadata)
     }
 
     /// Deletes files in `attachments/` that no row records (left by a crash between rename and

@@ -9,7 +9,9 @@ extension Store {
     /// Adds the file at `path` as an attachment. It is read in pieces and encrypted on the way
     /// (memory stays flat), staged as ciphertext and made visible atomically. Identical content
     /// already stored is not stored twice: the existing attachment's id comes back.
-    public func addAttachment(fromFile path: String, contentType: String? = nil, metadata: [String: String] = [:]) throws -> AttachmentToken {
+    public func addAttachment(fromFile path: String, contentType: String? = nil, metadata: [String: String] = [:])
+        throws -> AttachmentToken
+    {
         let file: FileDescriptor
         do {
             file = try FileDescriptor(path: path, flags: O_RDONLY)
@@ -29,7 +31,9 @@ extension Store {
     }
 
     /// Adds `data` as an attachment.
-    public func addAttachment(_ data: Data, contentType: String? = nil, metadata: [String: String] = [:]) throws -> AttachmentToken {
+    public func addAttachment(_ data: Data, contentType: String? = nil, metadata: [String: String] = [:]) throws
+        -> AttachmentToken
+    {
         try addAttachment(contentType: contentType, metadata: metadata) { sink in
             try data.withUnsafeBytes { try sink($0) }
         }
@@ -70,7 +74,9 @@ extension Store {
         return try commitStaged(staged, contentType: contentType, metadata: metadata)
     }
 
-    private func commitStaged(_ staged: AttachmentStorage.Staged, contentType: String?, metadata: [String: String]) throws -> AttachmentToken {
+    private func commitStaged(_ staged: AttachmentStorage.Staged, contentType: String?, metadata: [String: String])
+        throws -> AttachmentToken
+    {
         let storage = attachmentStorage
         let id = try Store.mappingDatabaseErrors {
             try pool.writeTransaction { db in

@@ -23,7 +23,9 @@ extension StoreTransaction {
     }
 
     /// Adds `data` as an attachment inside this transaction.
-    public func addAttachment(_ data: Data, contentType: String? = nil, metadata: [String: String] = [:]) throws -> AttachmentToken {
+    public func addAttachment(_ data: Data, contentType: String? = nil, metadata: [String: String] = [:]) throws
+        -> AttachmentToken
+    {
         try addAttachment(contentType: contentType, metadata: metadata) { sink in
             try data.withUnsafeBytes { try sink($0) }
         }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CSodium
+import Foundation
 
 extension Sodium {
     /// Incremental BLAKE2b-256 (`crypto_generichash_init/update/final`), keyed or not. Its state

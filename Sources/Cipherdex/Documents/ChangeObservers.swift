@@ -28,7 +28,8 @@ final class ChangeObservers: @unchecked Sendable {
 
     /// Adds a subscriber; returns its id for `remove`.
     func add(
-        collection: String?, deliver: @escaping @Sendable (DocumentChange) -> Void, finish: @escaping @Sendable () -> Void
+        collection: String?, deliver: @escaping @Sendable (DocumentChange) -> Void,
+        finish: @escaping @Sendable () -> Void
     ) -> UInt64 {
         lock.withLock {
             nextID += 1
@@ -52,7 +53,8 @@ final class ChangeObservers: @unchecked Sendable {
             guard !subscribers.isEmpty else { return }
             let ordered = subscribers.sorted { $0.key < $1.key }.map(\.value)
             for change in changes {
-                for subscriber in ordered where subscriber.collection == nil || subscriber.collection == change.collection {
+                for subscriber in ordered
+                where subscriber.collection == nil || subscriber.collection == change.collection {
                     subscriber.deliver(change)
                 }
             }

@@ -8,15 +8,17 @@ struct CollectionInfo: Sendable, Equatable {
     /// Names must match `[A-Za-z0-9_.-]{1,128}`.
     static func validateName(_ name: String) throws {
         let bytes = Array(name.utf8)
-        let valid = (1...128).contains(bytes.count) && bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
-                return true
-            default:
-                return false
+        let valid =
+            (1...128).contains(bytes.count)
+            && bytes.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+                    return true
+                default:
+                    return false
+                }
             }
-        }
         guard valid else { throw DocumentError.invalidCollectionName(name) }
     }
 

@@ -6,7 +6,9 @@ extension DocumentCollection {
     /// never matches. When a predicate's field is indexed in the collection, candidates come
     /// from the index (equality first, else a range); otherwise the collection is scanned.
     /// Throws `invalidFieldPath`, `invalidPagination` or `unknownCollection`.
-    public func find(where predicates: [FieldPredicate] = [], orderBy: [SortKey] = [], limit: Int? = nil) throws -> [Document] {
+    public func find(where predicates: [FieldPredicate] = [], orderBy: [SortKey] = [], limit: Int? = nil) throws
+        -> [Document]
+    {
         try Self.validate(limit: limit)
         let parsed = try predicates.map { (path: try FieldPath($0.field), predicate: $0) }
         let sortPaths = try orderBy.map { (path: try FieldPath($0.field), descending: $0.descending) }

@@ -162,7 +162,8 @@ public struct DocumentCollection: @unchecked Sendable {
                 try transaction.savepoint { try body(transaction, DocumentStorage(db: transaction.connection)) }
             }
         }
-        return try store.transaction { transaction in try body(transaction, DocumentStorage(db: transaction.connection)) }
+        return try store.transaction { transaction in try body(transaction, DocumentStorage(db: transaction.connection))
+        }
     }
 
     /// Runs a read on the bound transaction, or through `Store.readDocuments`.

@@ -59,12 +59,15 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
         case .invalidJSON(let reason): return "invalid JSON: \(reason)"
         case .notAnObject: return "a document must be a JSON object"
         case .unknownCollection(let name): return "no collection named \(name)"
-        case .invalidCollectionName(let name): return "invalid collection name \(name.debugDescription) (expected [A-Za-z0-9_.-]{1,128})"
+        case .invalidCollectionName(let name):
+            return "invalid collection name \(name.debugDescription) (expected [A-Za-z0-9_.-]{1,128})"
         case .collectionExists(let name): return "the collection \(name) already exists"
         case .invalidID(let reason): return "invalid document id: \(reason)"
-        case .duplicateID(let collection, let id): return "the collection \(collection) already has a document with id \(id.debugDescription)"
+        case .duplicateID(let collection, let id):
+            return "the collection \(collection) already has a document with id \(id.debugDescription)"
         case .invalidFieldPath(let path): return "invalid field path \(path.debugDescription)"
-        case .indexAlreadyDeclared(let collection, let field): return "the field \(field) is already indexed in \(collection)"
+        case .indexAlreadyDeclared(let collection, let field):
+            return "the field \(field) is already indexed in \(collection)"
         case .indexNotDeclared(let collection, let field): return "the field \(field) is not indexed in \(collection)"
         case .invalidPagination(let reason): return "invalid pagination: \(reason)"
         case .encodingFailed(let reason): return "the value cannot be encoded as JSON: \(reason)"
@@ -93,6 +96,7 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
     }
 
     private static func path(_ codingPath: [CodingKey]) -> String {
-        codingPath.isEmpty ? "the top level" : codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        codingPath.isEmpty
+            ? "the top level" : codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
     }
 }

@@ -23,7 +23,8 @@ struct DocumentStorage {
     func ensureCollection(_ name: String) throws -> CollectionInfo {
         if let info = try collection(name) { return info }
         let info = CollectionInfo(name: name, indexedFields: [])
-        try db.execute("INSERT INTO collections (name, indexed_fields) VALUES (?, ?)", [.text(name), .text(info.encodedFields)])
+        try db.execute(
+            "INSERT INTO collections (name, indexed_fields) VALUES (?, ?)", [.text(name), .text(info.encodedFields)])
         return info
     }
 
@@ -31,12 +32,14 @@ struct DocumentStorage {
     func createCollection(_ info: CollectionInfo) throws {
         guard try collection(info.name) == nil else { throw DocumentError.collectionExists(info.name) }
         try db.execute(
-            "INSERT INTO collections (name, indexed_fields) VALUES (?, ?)", [.text(info.name), .text(info.encodedFields)])
+            "INSERT INTO collections (name, indexed_fields) VALUES (?, ?)",
+            [.text(info.name), .text(info.encodedFields)])
     }
 
     /// Records the collection's indexed fields.
     func saveIndexedFields(_ info: CollectionInfo) throws {
-        try db.execute("UPDATE collections SET indexed_fields = ? WHERE name = ?", [.text(info.encodedFields), .text(info.name)])
+        try db.execute(
+            "UPDATE collections SET indexed_fields = ? WHERE name = ?", [.text(info.encodedFields), .text(info.name)])
     }
 
     /// Every collection name, sorted.
@@ -59,13 +62,17 @@ struct DocumentStorage {
 
     /// The row id of a document, or nil.
     func rowID(collection: String, id: String) throws -> Int64? {
-        try db.rows("SELECT rowid FROM documents WHERE collection = ? AND id = ?", [.text(collection), .text(id)]).first?[0]
+        try db.rows("SELECT rowid FROM documents WHERE collection = ? AND id = ?", [.text(collection), .text(id)])
+            .first?[0]
             .integerValue
     }
 
     /// A document, or nil.
     func document(collection: String, id: String) throws -> Document? {
-        guard let row = try db.rows("SELECT body FROM documents WHERE collection = ? AND id = ?", [.text(collection), .text(id)]).first
+        guard
+            let row = try db.rows(
+                "SELECT body FROM documents WHERE collection = ? AND id = ?", [.text(collection), .text(id)]
+            ).first
         else { return nil }
         return Document(uncheckedID: id, value: try decodeBody(row[0], collection: collection))
     }
@@ -93,7 +100,9 @@ struct DocumentStorage {
 
     /// Number of documents in a collection.
     func count(collection: String) throws -> Int {
-        Int(try db.scalar("SELECT count(*) FROM documents WHERE collection = ?", [.text(collection)])?.integerValue ?? 0)
+        Int(
+            try db.scalar("SELECT count(*) FROM documents WHERE collection = ?", [.text(collection)])?.integerValue ?? 0
+        )
     }
 
     /// Documents in id order, paginated (`limit` nil for all).
@@ -103,7 +112,8 @@ struct DocumentStorage {
             "SELECT id, body FROM documents WHERE collection = ? ORDER BY id LIMIT ? OFFSET ?",
             [.text(collection), .int(limit ?? -1), .int(offset)]
         ) { row in
-            documents.append(Document(uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection)))
+            documents.append(
+                Document(uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection)))
         }
         return documents
     }
@@ -117,13 +127,16 @@ struct DocumentStorage {
         defer { statement.reset() }
         while try statement.step() {
             let row = statement.row()
-            let document = Document(uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection))
+            let document = Document(
+                uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection))
             if try !body(document) { return }
         }
     }
 
     /// Visits, in id order, the documents whose index key for `field` lies in `lower...upper`.
-    func indexScan(collection: String, field: FieldPath, lower: [UInt8], upper: [UInt8], _ body: (Document) throws -> Bool) throws {
+    func indexScan(
+        collection: String, field: FieldPath, lower: [UInt8], upper: [UInt8], _ body: (Document) throws -> Bool
+    ) throws {
         let sql = """
             SELECT d.id, d.body FROM document_index AS i JOIN documents AS d ON d.rowid = i.doc
             WHERE i.collection = ? AND i.field = ? AND i.key BETWEEN ? AND ? ORDER BY d.id
@@ -133,7 +146,8 @@ struct DocumentStorage {
         defer { statement.reset() }
         while try statement.step() {
             let row = statement.row()
-            let document = Document(uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection))
+            let document = Document(
+                uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection))
             if try !body(document) { return }
         }
     }
@@ -163,13 +177,16 @@ struct DocumentStorage {
 
     /// Deletes the index of `field`.
     func dropIndex(collection: String, field: FieldPath) throws {
-        try db.execute("DELETE FROM document_index WHERE collection = ? AND field = ?", [.text(collection), .text(field.rawValue)])
+        try db.execute(
+            "DELETE FROM document_index WHERE collection = ? AND field = ?", [.text(collection), .text(field.rawValue)])
     }
 
     /// Number of index entries of a field (for tests).
     func indexEntryCount(collection: String, field: String) throws -> Int {
         Int(
-            try db.scalar("SELECT count(*) FROM document_index WHERE collection = ? AND field = ?", [.text(collection), .text(field)])?
+            try db.scalar(
+                "SELECT count(*) FROM document_index WHERE collection = ? AND field = ?",
+                [.text(collection), .text(field)])?
                 .integerValue ?? 0)
     }
 

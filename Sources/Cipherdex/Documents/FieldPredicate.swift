@@ -35,7 +35,9 @@ public struct FieldPredicate: Sendable, Hashable {
     /// `field == value`.
     public static func equal(_ field: String, _ value: JSONValue) -> FieldPredicate { .init(field, .equal, value) }
     /// `field < value`.
-    public static func lessThan(_ field: String, _ value: JSONValue) -> FieldPredicate { .init(field, .lessThan, value) }
+    public static func lessThan(_ field: String, _ value: JSONValue) -> FieldPredicate {
+        .init(field, .lessThan, value)
+    }
     /// `field <= value`.
     public static func lessThanOrEqual(_ field: String, _ value: JSONValue) -> FieldPredicate {
         .init(field, .lessThanOrEqual, value)

@@ -59,9 +59,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw failure("unexpected character")
         }
@@ -92,7 +98,9 @@ struct JSONParser {
             return .object(members)
         }
         while true {
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw failure("expected a member name")
+            }
             let keyOffset = index
             let key = try parseString()
             skipWhitespace()
@@ -145,7 +153,9 @@ struct JSONParser {
         let start = index
         func digits() -> Int {
             let first = index
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                index += 1
+            }
             return index - first
         }
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
@@ -161,7 +171,9 @@ struct JSONParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard digits() > 0 else { throw failure("invalid number") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -215,7 +227,8 @@ struct JSONParser {
             case UInt8(ascii: "u"):
                 var scalar = try parseHex4()
                 if (0xD800...0xDBFF).contains(scalar) {
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
                     else { throw failure("lone surrogate escape") }
                     index += 2
                     let low = try parseHex4()

@@ -24,9 +24,12 @@ struct PlannedQuery {
     /// Picks the plan: an equality on an indexed field first, else the range predicates on the
     /// first indexed field that has any (their bounds combined), else a full scan. Bounds are
     /// inclusive even for strict comparisons because index keys are monotone, not injective.
-    static func choose(_ predicates: [(path: FieldPath, predicate: FieldPredicate)], indexed: [FieldPath]) -> PlannedQuery {
+    static func choose(_ predicates: [(path: FieldPath, predicate: FieldPredicate)], indexed: [FieldPath])
+        -> PlannedQuery
+    {
         let indexedSet = Set(indexed)
-        if let equality = predicates.first(where: { $0.predicate.comparison == .equal && indexedSet.contains($0.path) }) {
+        if let equality = predicates.first(where: { $0.predicate.comparison == .equal && indexedSet.contains($0.path) })
+        {
             let key = equality.predicate.value.indexKey
             return PlannedQuery(plan: .indexScan(equality.path.rawValue), field: equality.path, lower: key, upper: key)
         }

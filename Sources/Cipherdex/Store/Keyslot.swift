@@ -1,3 +1,5 @@
+import Foundation
+
 /// One wrapped copy of the store's data key, sealed with XChaCha20-Poly1305 under a key-encryption
 /// key: the application's raw key itself, or Argon2id of its passphrase with `kdf`.
 struct Keyslot: Codable, Equatable, Sendable {
@@ -118,5 +120,3 @@ struct Base64Bytes: Codable, Equatable, Sendable {
         try container.encode(base64)
     }
 }
-
-import Foundation

@@ -5,7 +5,9 @@ extension Store {
     /// and closed cleanly, then the metadata is written atomically, then the database is renamed
     /// into place. A crash before the metadata leaves no store (leftovers are removed by the next
     /// create); a crash after it leaves a store whose next open finishes the rename.
-    static func create(layout: StoreLayout, configuration: StoreConfiguration, lock existingLock: StoreLock? = nil) throws -> Store {
+    static func create(layout: StoreLayout, configuration: StoreConfiguration, lock existingLock: StoreLock? = nil)
+        throws -> Store
+    {
         try wrapSystem { try FileSystem.createDirectory(layout.directory) }
         let lock = try existingLock ?? StoreLock(layout: layout)
         try wrapSystem {
@@ -30,13 +32,15 @@ extension Store {
             metadata.encrypted = true
             metadata.cipher = .default
             metadata.keyslots = [
-                try Keyslot.seal(dataKey: newDataKey, with: key, slotID: 1, storeID: storeID, cost: configuration.passphraseCost)
+                try Keyslot.seal(
+                    dataKey: newDataKey, with: key, slotID: 1, storeID: storeID, cost: configuration.passphraseCost)
             ]
             dataKey = newDataKey
         }
         do {
             let connection = try Connection(
-                path: layout.creatingDatabase, mode: .writer, key: dataKey?.sqlcipherRawKeyLiteral(), cipher: metadata.cipher,
+                path: layout.creatingDatabase, mode: .writer, key: dataKey?.sqlcipherRawKeyLiteral(),
+                cipher: metadata.cipher,
                 create: true)
             try migrator.migrate(connection)
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -47,6 +51,7 @@ extension Store {
             try FileDescriptor(path: layout.creatingDatabase, flags: O_RDONLY).sync()
             try FileSystem.writeAtomically(try metadata.seal(dataKey: dataKey), to: layout.metadata)
         }
-        return try openDatabase(layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
+        return try openDatabase(
+            layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
     }
 }

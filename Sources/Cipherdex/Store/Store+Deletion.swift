@@ -10,10 +10,13 @@ extension Store {
     public static func delete(at path: String) throws {
         let layout = StoreLayout(directory: path)
         guard FileSystem.isDirectory(path) else {
-            throw StoreError.notAStore(path: path, reason: FileSystem.exists(path) ? "not a directory" : "no such directory")
+            throw StoreError.notAStore(
+                path: path, reason: FileSystem.exists(path) ? "not a directory" : "no such directory")
         }
         let lock = try StoreLock(layout: layout)
-        let markers = [layout.metadata, layout.deletionTombstone, layout.database, layout.creatingDatabase, layout.lockFile]
+        let markers = [
+            layout.metadata, layout.deletionTombstone, layout.database, layout.creatingDatabase, layout.lockFile,
+        ]
         guard markers.contains(where: FileSystem.exists) else {
             throw StoreError.notAStore(path: path, reason: "no store in this directory")
         }

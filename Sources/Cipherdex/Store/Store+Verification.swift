@@ -18,7 +18,9 @@ extension Store {
                     problems += messages.map { "integrity check: \($0)" }
                 }
                 // Read every row of every table: each page on the way is decrypted and authenticated.
-                let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.textValue }
+                let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap {
+                    $0.first?.textValue
+                }
                 for table in tables {
                     let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
                     try db.forEachRow("SELECT * FROM \(quoted)") { _ in }
@@ -47,7 +49,9 @@ extension Store {
             do {
                 let reader = try AttachmentReader(id: id, path: storage.path(of: id), masterKey: storage.masterKey)
                 if reader.length != UInt64(row[1].integerValue ?? -1) {
-                    problems.append("attachment \(id): length \(reader.length) does not match the recorded \(row[1].integerValue ?? -1)")
+                    problems.append(
+                        "attachment \(id): length \(reader.length) does not match the recorded \(row[1].integerValue ?? -1)"
+                    )
                 }
                 try reader.forEachChunk { _ in }
                 checked += 1

@@ -25,7 +25,10 @@ public final class Store: @unchecked Sendable {
     let changeObservers = ChangeObservers()
     private var lock: StoreLock?
 
-    init(layout: StoreLayout, configuration: StoreConfiguration, metadata: StoreMetadata, dataKey: SecureBytes?, pool: DatabasePool, lock: StoreLock) {
+    init(
+        layout: StoreLayout, configuration: StoreConfiguration, metadata: StoreMetadata, dataKey: SecureBytes?,
+        pool: DatabasePool, lock: StoreLock
+    ) {
         self.path = layout.directory
         self.layout = layout
         self.configuration = configuration
@@ -104,7 +107,9 @@ public final class Store: @unchecked Sendable {
     /// Whether the store is open.
     public var isOpen: Bool { metadataLock.withLock { lock != nil } }
 
-    private static func openExisting(layout: StoreLayout, configuration: StoreConfiguration, lock: StoreLock) throws -> Store {
+    private static func openExisting(layout: StoreLayout, configuration: StoreConfiguration, lock: StoreLock) throws
+        -> Store
+    {
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.readFile(layout.metadata, limit: 1 << 20)
@@ -121,7 +126,8 @@ public final class Store: @unchecked Sendable {
         } else if configuration.keyProvider != nil {
             throw EncryptionError.keyUnexpected
         }
-        return try openDatabase(layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
+        return try openDatabase(
+            layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
     }
 
     static func unwrapDataKey(metadata: StoreMetadata, key: EncryptionKey) throws -> SecureBytes {
@@ -180,7 +186,8 @@ public final class Store: @unchecked Sendable {
         } catch let error as DatabaseError {
             throw StoreError.storeCorrupted(reason: corruptionReason(error, encrypted: metadata.encrypted))
         }
-        let store = Store(layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, pool: pool, lock: lock)
+        let store = Store(
+            layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, pool: pool, lock: lock)
         try store.didOpen()
         return store
     }
@@ -208,7 +215,8 @@ public final class Store: @unchecked Sendable {
     func didOpen() throws {
         try Store.wrapSystem {
             try FileSystem.removeTree(layout.staging)
-            for name in FileSystem.contents(of: layout.directory) where name.hasPrefix(StoreMetadata.fileName + ".tmp-") {
+            for name in FileSystem.contents(of: layout.directory) where name.hasPrefix(StoreMetadata.fileName + ".tmp-")
+            {
                 try FileSystem.removeFile(layout.directory + "/" + name)
             }
         }

@@ -56,7 +56,8 @@ extension Store {
             schemaVersion: schemaVersion, storeID: snapshot.storeID, generation: snapshot.generation,
             cipher: snapshot.cipher,
             keyslots: snapshot.keyslots.map {
-                StoreInfo.KeyslotInfo(id: $0.id, kind: $0.kind.rawValue, opsLimit: $0.kdf?.opsLimit, memLimit: $0.kdf?.memLimit)
+                StoreInfo.KeyslotInfo(
+                    id: $0.id, kind: $0.kind.rawValue, opsLimit: $0.kdf?.opsLimit, memLimit: $0.kdf?.memLimit)
             },
             databaseBytes: FileSystem.size(layout.database) ?? 0, walBytes: FileSystem.size(layout.databaseWAL) ?? 0,
             attachmentCount: attachmentCount, attachmentBytes: attachmentBytes, sqliteVersion: Connection.sqliteVersion)

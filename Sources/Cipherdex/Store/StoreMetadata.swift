@@ -81,7 +81,8 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         }
         if metadata.encrypted {
             guard let cipher = metadata.cipher, !metadata.keyslots.isEmpty, metadata.mac != nil else {
-                throw EncryptionError.metadataCorrupt(reason: "encrypted store metadata lacks cipher settings, keyslots or MAC")
+                throw EncryptionError.metadataCorrupt(
+                    reason: "encrypted store metadata lacks cipher settings, keyslots or MAC")
             }
             guard cipher.isSupported, metadata.keyslots.allSatisfy(\.isSupported) else {
                 throw EncryptionError.unsupportedScheme(found: version, supported: currentFormatVersion)

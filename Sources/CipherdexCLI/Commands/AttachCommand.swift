@@ -31,7 +31,8 @@ struct AttachCommand: Command {
         json = arguments.flag("--json")
         contentType = try arguments.option("--content-type")
         if let target = try arguments.option("--doc") {
-            guard let slash = target.firstIndex(of: "/"), slash != target.startIndex, slash != target.index(before: target.endIndex)
+            guard let slash = target.firstIndex(of: "/"), slash != target.startIndex,
+                slash != target.index(before: target.endIndex)
             else { throw CLIError.usage("--doc needs COLLECTION/ID") }
             document = (String(target[..<slash]), String(target[target.index(after: slash)...]))
         } else {
@@ -54,8 +55,10 @@ struct AttachCommand: Command {
             // One transaction: the attachment exists only if the document takes its token.
             token = try store.transaction { tx in
                 let collection = try tx.collection(document.collection)
-                guard let existing = try collection.get(id: document.id), case .object(var members) = existing.value else {
-                    throw CLIError.failed(code: "documentNotFound", message: "no document \(document.id) in \(document.collection)")
+                guard let existing = try collection.get(id: document.id), case .object(var members) = existing.value
+                else {
+                    throw CLIError.failed(
+                        code: "documentNotFound", message: "no document \(document.id) in \(document.collection)")
                 }
                 let token = try tx.addAttachment(
                     contentType: contentType ?? Self.contentType(of: file), metadata: metadata,

@@ -52,7 +52,8 @@ struct CatCommand: Command {
         }
         let end = min((range.end ?? UInt64.max - 1) + 1, reader.length)
         guard range.start < end || (range.start == 0 && reader.length == 0) else {
-            throw AttachmentError.rangeOutOfBounds(id: id, range: range.start..<max(range.start, end), length: reader.length)
+            throw AttachmentError.rangeOutOfBounds(
+                id: id, range: range.start..<max(range.start, end), length: reader.length)
         }
         var offset = range.start
         while offset < end {

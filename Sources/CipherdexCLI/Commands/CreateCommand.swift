@@ -24,7 +24,9 @@ struct CreateCommand: Command {
         key = try KeyOptions(parsing: &arguments)
         path = try arguments.positional("STORE")
         if plaintext && key.source != nil { throw CLIError.usage("--plaintext takes no KEY") }
-        if !plaintext && key.source == nil { throw CLIError.usage("give a KEY option, or --plaintext for an unencrypted store") }
+        if !plaintext && key.source == nil {
+            throw CLIError.usage("give a KEY option, or --plaintext for an unencrypted store")
+        }
     }
 
     func run() throws {

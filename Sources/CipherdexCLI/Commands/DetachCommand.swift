@@ -32,7 +32,8 @@ struct DetachCommand: Command {
             for name in try tx.collectionNames() {
                 let collection = try tx.collection(name)
                 for document in try collection.list() {
-                    guard case .object(var members) = document.value, let list = members["attachments"]?.arrayValue else {
+                    guard case .object(var members) = document.value, let list = members["attachments"]?.arrayValue
+                    else {
                         continue
                     }
                     let kept = list.filter { $0[path: AttachmentToken.referenceKey]?.stringValue != id }

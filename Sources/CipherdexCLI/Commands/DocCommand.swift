@@ -45,7 +45,8 @@ struct DocCommand: Command {
         let collection = try arguments.positional("COLLECTION")
         switch verb {
         case "put":
-            action = .put(collection: collection, id: try arguments.positional("ID"), file: arguments.optionalPositional())
+            action = .put(
+                collection: collection, id: try arguments.positional("ID"), file: arguments.optionalPositional())
         case "get":
             action = .get(collection: collection, id: try arguments.positional("ID"))
         case "rm":
@@ -53,14 +54,18 @@ struct DocCommand: Command {
         case "find":
             var parsedLimit: Int?
             if let limit {
-                guard let value = Int(limit), value > 0 else { throw CLIError.usage("--limit needs a positive integer") }
+                guard let value = Int(limit), value > 0 else {
+                    throw CLIError.usage("--limit needs a positive integer")
+                }
                 parsedLimit = value
             }
-            action = .find(collection: collection, predicates: try wheres.map(WhereClause.parse), limit: parsedLimit, json: json)
+            action = .find(
+                collection: collection, predicates: try wheres.map(WhereClause.parse), limit: parsedLimit, json: json)
         default:
             throw CLIError.usage("unknown doc action '\(verb)' (put, get, rm, find)")
         }
-        if case .find = action {} else if !wheres.isEmpty || limit != nil || json {
+        if case .find = action {
+        } else if !wheres.isEmpty || limit != nil || json {
             throw CLIError.usage("--where, --limit and --json belong to doc find")
         }
     }

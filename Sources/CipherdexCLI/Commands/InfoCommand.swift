@@ -35,7 +35,8 @@ struct InfoCommand: Command {
         Output.print("encrypted:    \(info.encrypted ? "yes" : "no")")
         Output.print("format:       \(info.formatVersion) (schema \(info.schemaVersion))")
         if let cipher = info.cipher {
-            Output.print("cipher:       SQLCipher \(cipher.cipher), \(cipher.pageSize)-byte pages, \(cipher.hmacAlgorithm)")
+            Output.print(
+                "cipher:       SQLCipher \(cipher.cipher), \(cipher.pageSize)-byte pages, \(cipher.hmacAlgorithm)")
         }
         for slot in info.keyslots {
             var line = "keyslot \(slot.id):    \(slot.kind)"

@@ -33,7 +33,8 @@ struct KeygenCommand: Command {
             }
             let fd = open(outputPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
-                throw CLIError.failed(code: "io", message: "cannot create \(outputPath): \(String(cString: strerror(errno)))")
+                throw CLIError.failed(
+                    code: "io", message: "cannot create \(outputPath): \(String(cString: strerror(errno)))")
             }
             defer { close(fd) }
             fchmod(fd, 0o600)

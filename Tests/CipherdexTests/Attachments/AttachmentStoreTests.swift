@@ -20,10 +20,11 @@ final class AttachmentStoreTests: XCTestCase {
 
     private func bytes(_ count: Int, seed: UInt64 = 1) -> Data {
         var state = seed
-        return Data((0..<count).map { _ in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 33)
-        })
+        return Data(
+            (0..<count).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 33)
+            })
     }
 
     func testAddFromDataFileSequenceAndAsyncStream() async throws {
@@ -120,7 +121,8 @@ final class AttachmentStoreTests: XCTestCase {
         store.close()
         // What a killed writer leaves: a partial staged file and a renamed but unrecorded file.
         try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path + "/staging/0123456789abcdef0123456789abcdef", contents: Data(count: 5000))
+        FileManager.default.createFile(
+            atPath: path + "/staging/0123456789abcdef0123456789abcdef", contents: Data(count: 5000))
         let orphan = path + "/attachments/fedcba9876543210fedcba9876543210"
         FileManager.default.createFile(atPath: orphan, contents: Data(count: 5000))
         // A wrong key changes nothing...
@@ -150,7 +152,9 @@ final class AttachmentStoreTests: XCTestCase {
         // One flipped bit in a chunk.
         TestSupport.flipBit(firstPath, at: firstBytes.count - 100)
         XCTAssertThrowsError(try store.attachmentData(first.id)) { error in
-            guard case AttachmentError.chunkAuthenticationFailed(first.id, 2) = error else { return XCTFail("\(error)") }
+            guard case AttachmentError.chunkAuthenticationFailed(first.id, 2) = error else {
+                return XCTFail("\(error)")
+            }
         }
         // Range reads of undamaged chunks still work.
         XCTAssertEqual(try store.attachment(first.id).read(range: 0..<1000), bytes(150_000, seed: 1)[0..<1000])

@@ -75,11 +75,14 @@ final class DocumentCRUDTests: XCTestCase {
         try users.insert(id: "u2", value: ["age": 4])
         try store.collection("logs").insert(id: "l1", value: ["m": "x"])
         XCTAssertEqual(try store.collectionNames(), ["logs", "users"])
-        XCTAssertEqual(try store.read { try DocumentStorage(db: $0).indexEntryCount(collection: "users", field: "address.city") }, 1)
+        XCTAssertEqual(
+            try store.read { try DocumentStorage(db: $0).indexEntryCount(collection: "users", field: "address.city") },
+            1)
         try users.createIndex(on: "name")
         try users.dropIndex(on: "age")
         XCTAssertEqual(try users.indexedFields(), ["address.city", "name"])
-        XCTAssertEqual(try store.read { try DocumentStorage(db: $0).indexEntryCount(collection: "users", field: "age") }, 0)
+        XCTAssertEqual(
+            try store.read { try DocumentStorage(db: $0).indexEntryCount(collection: "users", field: "age") }, 0)
         XCTAssertTrue(try store.dropCollection("users"))
         XCTAssertFalse(try store.dropCollection("users"))
         XCTAssertEqual(try store.collectionNames(), ["logs"])
@@ -111,7 +114,8 @@ final class DocumentCRUDTests: XCTestCase {
             XCTAssertEqual((error as? DocumentError)?.name, "invalidJSON")
             XCTAssertFalse("\(error)".contains("SECRET"))
         }
-        XCTAssertDocumentError(.invalidJSON(reason: "a number is not finite"), try items.insert(id: "a", value: ["x": .number(.nan)]))
+        XCTAssertDocumentError(
+            .invalidJSON(reason: "a number is not finite"), try items.insert(id: "a", value: ["x": .number(.nan)]))
         XCTAssertDocumentError(.invalidID(reason: "the id is empty"), try items.insert(id: "", value: [:]))
         XCTAssertDocumentError(.invalidID(reason: "the id contains a control character"), try items.get(id: "a\nb"))
         XCTAssertThrowsError(try items.insert(id: String(repeating: "i", count: 513), value: [:]))
@@ -132,7 +136,8 @@ final class DocumentCRUDTests: XCTestCase {
         XCTAssertDocumentError(.indexNotDeclared(collection: "items", field: "w"), try items.dropIndex(on: "w"))
         XCTAssertDocumentError(.collectionExists("items"), try store.createCollection("items"))
         XCTAssertDocumentError(
-            .indexAlreadyDeclared(collection: "other", field: "a"), try store.createCollection("other", indexedFields: ["a", "a"]))
+            .indexAlreadyDeclared(collection: "other", field: "a"),
+            try store.createCollection("other", indexedFields: ["a", "a"]))
 
         struct Infinite: Encodable { var x = Double.infinity }
         XCTAssertThrowsError(try items.insert(Infinite(), id: "inf")) { error in
@@ -146,10 +151,15 @@ final class DocumentCRUDTests: XCTestCase {
         XCTAssertDocumentError(.transactionNotActive, try escaped!.collection("items"))
 
         let names = Set(
-            [DocumentError.invalidJSON(reason: ""), .notAnObject, .unknownCollection(""), .invalidCollectionName(""), .collectionExists(""),
-             .invalidID(reason: ""), .duplicateID(collection: "", id: ""), .invalidFieldPath(""), .indexAlreadyDeclared(collection: "", field: ""),
-             .indexNotDeclared(collection: "", field: ""), .invalidPagination(reason: ""), .encodingFailed(reason: ""),
-             .decodingFailed(reason: ""), .transactionNotActive].map(\.name))
+            [
+                DocumentError.invalidJSON(reason: ""), .notAnObject, .unknownCollection(""), .invalidCollectionName(""),
+                .collectionExists(""),
+                .invalidID(reason: ""), .duplicateID(collection: "", id: ""), .invalidFieldPath(""),
+                .indexAlreadyDeclared(collection: "", field: ""),
+                .indexNotDeclared(collection: "", field: ""), .invalidPagination(reason: ""),
+                .encodingFailed(reason: ""),
+                .decodingFailed(reason: ""), .transactionNotActive,
+            ].map(\.name))
         XCTAssertEqual(names.count, 14)
     }
 }

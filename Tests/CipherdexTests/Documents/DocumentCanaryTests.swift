@@ -16,7 +16,8 @@ final class DocumentCanaryTests: XCTestCase {
                 id: "\(Self.canary)-\(n)",
                 value: [
                     "label": .string("\(Self.canary) \(n)"), "nested": ["note": .string(Self.canary)],
-                    .init(stringLiteral: Self.canary): .number(Double(n)), "pad": .string(String(repeating: "x", count: 300)),
+                    .init(stringLiteral: Self.canary): .number(Double(n)),
+                    "pad": .string(String(repeating: "x", count: 300)),
                 ])
         }
         for n in 0..<10 { try secrets.upsert(id: "\(Self.canary)-\(n)", value: ["label": "clean"]) }
@@ -27,7 +28,8 @@ final class DocumentCanaryTests: XCTestCase {
         let path = TestSupport.temporaryPath()
         let store = try DocumentTestSupport.openStore(path: path)
         try writeCanaries(store)
-        XCTAssertEqual(try store.collection("secrets").find(where: [.equal("nested.note", .string(Self.canary))]).count, 20)
+        XCTAssertEqual(
+            try store.collection("secrets").find(where: [.equal("nested.note", .string(Self.canary))]).count, 20)
         // While open (WAL present) and after closing.
         XCTAssertEqual(TestSupport.filesContaining([canaryBytes], under: path), [])
         store.close()

@@ -7,7 +7,9 @@ final class DocumentJSONValueTests: XCTestCase {
     private func parse(_ text: String) throws -> JSONValue { try JSONValue(parsing: Array(text.utf8)) }
 
     func testParsesEveryTypeAndKeepsBoolsApartFromNumbers() throws {
-        let value = try parse(#" { "t": true, "f": false, "one": 1, "zero": 0, "n": null, "s": "x", "a": [1, true, "1"], "o": {"k": -2.5e3} } "#)
+        let value = try parse(
+            #" { "t": true, "f": false, "one": 1, "zero": 0, "n": null, "s": "x", "a": [1, true, "1"], "o": {"k": -2.5e3} } "#
+        )
         XCTAssertEqual(value[path: "t"], .bool(true))
         XCTAssertEqual(value[path: "f"], .bool(false))
         XCTAssertEqual(value[path: "one"], .number(1))
@@ -19,7 +21,8 @@ final class DocumentJSONValueTests: XCTestCase {
     }
 
     func testCodableKeepsBoolsApartFromNumbers() throws {
-        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(#"{"b":true,"n":1,"z":0,"f":false,"d":1.5}"#.utf8))
+        let decoded = try JSONDecoder().decode(
+            JSONValue.self, from: Data(#"{"b":true,"n":1,"z":0,"f":false,"d":1.5}"#.utf8))
         XCTAssertEqual(decoded, ["b": true, "n": 1, "z": 0, "f": false, "d": 1.5])
         let encoded = try JSONEncoder().encode(["b": true, "n": 1, "list": [nil, "x"]] as JSONValue)
         XCTAssertEqual(try JSONValue(parsing: encoded), ["b": true, "n": 1, "list": [nil, "x"]])
@@ -33,8 +36,10 @@ final class DocumentJSONValueTests: XCTestCase {
 
     func testRejectsInvalidJSONWithoutEchoingIt() {
         let bad = [
-            "", " ", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "01", "1.", ".5", "-", "1e", "+1", "tru", "nul",
-            "\"abc", "\"\\x\"", "\"\\ud800\"", "\"\\udc00x\"", "\"a\u{1}b\"", "1 2", "{\"SECRET\":1,\"SECRET\":2}", "1e400",
+            "", " ", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "01", "1.", ".5", "-", "1e", "+1", "tru",
+            "nul",
+            "\"abc", "\"\\x\"", "\"\\ud800\"", "\"\\udc00x\"", "\"a\u{1}b\"", "1 2", "{\"SECRET\":1,\"SECRET\":2}",
+            "1e400",
             "NaN", "[SECRET]", "{\"k\": SECRET}",
         ]
         for text in bad {
@@ -51,15 +56,21 @@ final class DocumentJSONValueTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try JSONValue(parsing: [0x22, 0xFF, 0xFE, 0x22]))  // invalid UTF-8
-        let deep = String(repeating: "[", count: JSONValue.maximumDepth + 1) + String(repeating: "]", count: JSONValue.maximumDepth + 1)
+        let deep =
+            String(repeating: "[", count: JSONValue.maximumDepth + 1)
+            + String(repeating: "]", count: JSONValue.maximumDepth + 1)
         XCTAssertThrowsError(try parse(deep))
-        let ok = String(repeating: "[", count: JSONValue.maximumDepth) + String(repeating: "]", count: JSONValue.maximumDepth)
+        let ok =
+            String(repeating: "[", count: JSONValue.maximumDepth)
+            + String(repeating: "]", count: JSONValue.maximumDepth)
         XCTAssertNoThrow(try parse(ok))
     }
 
     func testCanonicalSerialization() throws {
-        let value = try parse(#" { "b" : [ 1.0, -0, 2.5, 1e300, 123456789012 ], "a" : "q\"\n\u0001é", "c": {"z": null, "y": false} } "#)
-        XCTAssertEqual(value.canonicalString, #"{"a":"q\"\n\u0001é","b":[1,0,2.5,1e+300,123456789012],"c":{"y":false,"z":null}}"#)
+        let value = try parse(
+            #" { "b" : [ 1.0, -0, 2.5, 1e300, 123456789012 ], "a" : "q\"\n\u0001é", "c": {"z": null, "y": false} } "#)
+        XCTAssertEqual(
+            value.canonicalString, #"{"a":"q\"\n\u0001é","b":[1,0,2.5,1e+300,123456789012],"c":{"y":false,"z":null}}"#)
         XCTAssertEqual(try JSONValue(parsing: value.canonicalBytes), value)
         // Equal values serialize identically whatever their member order.
         XCTAssertEqual(try parse(#"{"x":1,"y":2}"#).canonicalBytes, try parse(#"{"y":2,"x":1.0}"#).canonicalBytes)
@@ -98,18 +109,31 @@ final class DocumentJSONValueTests: XCTestCase {
 
     func testIndexKeysAreMonotone() {
         var generator = SeededGenerator(seed: 7)
-        let values: [JSONValue] = (0..<400).map { _ in
-            switch Int.random(in: 0..<7, using: &generator) {
-            case 0: return .null
-            case 1: return .bool(Bool.random(using: &generator))
-            case 2: return .number(Double(Int.random(in: -5...5, using: &generator)))
-            case 3: return .number(Double.random(in: -1e6...1e6, using: &generator) * (Bool.random(using: &generator) ? 1e-300 : 1))
-            case 4: return .string(String((0..<Int.random(in: 0...4, using: &generator)).map { _ in "aAé😀\u{0}z".randomElement(using: &generator)! }))
-            case 5: return .array([.number(Double(Int.random(in: 0...2, using: &generator)))])
-            default: return .object(["k": .number(Double(Int.random(in: 0...2, using: &generator)))])
-            }
-        } + [.number(-0.0), .number(0), .number(.leastNonzeroMagnitude), .number(-.leastNonzeroMagnitude), .number(.greatestFiniteMagnitude),
-            .number(-.greatestFiniteMagnitude), .string(String(repeating: "x", count: 300)), .string(String(repeating: "x", count: 301))]
+        let values: [JSONValue] =
+            (0..<400).map { _ in
+                switch Int.random(in: 0..<7, using: &generator) {
+                case 0: return .null
+                case 1: return .bool(Bool.random(using: &generator))
+                case 2: return .number(Double(Int.random(in: -5...5, using: &generator)))
+                case 3:
+                    return .number(
+                        Double.random(in: -1e6...1e6, using: &generator) * (Bool.random(using: &generator) ? 1e-300 : 1)
+                    )
+                case 4:
+                    return .string(
+                        String(
+                            (0..<Int.random(in: 0...4, using: &generator)).map { _ in
+                                "aAé😀\u{0}z".randomElement(using: &generator)!
+                            }))
+                case 5: return .array([.number(Double(Int.random(in: 0...2, using: &generator)))])
+                default: return .object(["k": .number(Double(Int.random(in: 0...2, using: &generator)))])
+                }
+            } + [
+                .number(-0.0), .number(0), .number(.leastNonzeroMagnitude), .number(-.leastNonzeroMagnitude),
+                .number(.greatestFiniteMagnitude),
+                .number(-.greatestFiniteMagnitude), .string(String(repeating: "x", count: 300)),
+                .string(String(repeating: "x", count: 301)),
+            ]
         for a in values {
             for b in values {
                 let order = JSONValue.compare(a, b)

@@ -41,7 +41,8 @@ final class DocumentTransactionTests: XCTestCase {
             XCTAssertEqual(try store.collection("orders").find(where: [.equal("status", "new")]).count, 2)
             // A failing operation is undone on its own; the transaction goes on.
             XCTAssertDocumentError(
-                .duplicateID(collection: "orders", id: "o1"), try tx.collection("orders").insert(id: "o1", value: ["status": "dup"]))
+                .duplicateID(collection: "orders", id: "o1"),
+                try tx.collection("orders").insert(id: "o1", value: ["status": "dup"]))
             // A failing nested transaction is undone on its own.
             XCTAssertThrowsError(
                 try store.transaction { inner in
@@ -146,7 +147,8 @@ final class DocumentTransactionTests: XCTestCase {
         }
         let expected = commitOrder.values.flatMap { id -> [DocumentChange] in
             let insert = DocumentChange(collection: "items", id: id, kind: .insert)
-            return id.hasSuffix("4") || id.hasSuffix("9") ? [insert, .init(collection: "items", id: id, kind: .update)] : [insert]
+            return id.hasSuffix("4") || id.hasSuffix("9")
+                ? [insert, .init(collection: "items", id: id, kind: .update)] : [insert]
         }
         XCTAssertEqual(expected.count, 120)
         XCTAssertEqual(observed.wait(for: expected.count), expected)

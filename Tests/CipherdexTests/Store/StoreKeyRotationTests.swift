@@ -25,7 +25,9 @@ final class StoreKeyRotationTests: XCTestCase {
         try store.rotateKey(to: TestSupport.passphrase("new passphrase"))
         XCTAssertEqual(try body(store), "kept across rotation", "the open store keeps working")
         store.close()
-        XCTAssertEqual(FileManager.default.contents(atPath: path + "/store.db"), databaseBefore, "rotation must not rewrite the database")
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: path + "/store.db"), databaseBefore,
+            "rotation must not rewrite the database")
         XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))))
         let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.passphrase("new passphrase")))
         XCTAssertEqual(try body(reopened), "kept across rotation")

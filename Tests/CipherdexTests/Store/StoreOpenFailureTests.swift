@@ -21,7 +21,10 @@ final class StoreOpenFailureTests: XCTestCase {
     }
 
     /// Opens with `key`, asserts the error case `name`, and that no file changed.
-    private func assertOpenFails(_ name: String, key: KeyProvider?, at storePath: String? = nil, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertOpenFails(
+        _ name: String, key: KeyProvider?, at storePath: String? = nil, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
         let target = storePath ?? path
         let before = TestSupport.snapshot(target)
         XCTAssertThrowsCase(name, try Store.open(TestSupport.configuration(target, key: key)), file: file, line: line)
