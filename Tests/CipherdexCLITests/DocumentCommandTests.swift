@@ -77,25 +77,27 @@ final class DocumentCommandTests: XCTestCase {
         let handle = FileHandle(forWritingAtPath: big)!
         try handle.truncate(atOffset: 1 << 30)  // sparse: reads as zeros, costs no disk
         try handle.close()
-        let attached = try run(["attach", "s", "big.bin"])
-        XCTAssertEqual(attached.status, 0, attached.stderr)
-        let id = attached.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let output = cli.directory + "/out.bin"
-        let cat = Process()
-        cat.executableURL = URL(fileURLWithPath: "/bin/sh")
-        cat.arguments = [
-            "-c", "'\(CLIRunner.productsDirectory.path)/cipherdex' cat s \(id) --key-file k | wc -c > '\(output)'",
-        ]
-        cat.currentDirectoryURL = URL(fileURLWithPath: cli.directory)
-        try cat.run()
-        cat.waitUntilExit()
-        XCTAssertEqual(
-            String(decoding: FileManager.default.contents(atPath: output)!, as: UTF8.self).trimmingCharacters(
-                in: .whitespacesAndNewlines), "\(1 << 30)")
-        var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        let peakMiB = Double(usage.ru_maxrss) / 1024
-        XCTAssertLessThan(peakMiB, 64, "largest child's peak RSS")
+        // GNU time forks (not vfork), so %M is the command's own peak RSS, not this process's.
+        func measured(_ command: String, then pipe: String = "cat") throws -> (output: String, peakMiB: Double) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "/usr/bin/time -f %M -o rss.txt " + command + " | " + pipe + " > out.txt"]
+            process.currentDirectoryURL = URL(fileURLWithPath: cli.directory)
+            try process.run()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, command)
+            let output = String(decoding: FileManager.default.contents(atPath: cli.directory + "/out.txt")!, as: UTF8.self)
+            let rss = String(decoding: FileManager.default.contents(atPath: cli.directory + "/rss.txt")!, as: UTF8.self)
+            let kib = Double(rss.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? "") ?? .infinity
+            return (output.trimmingCharacters(in: .whitespacesAndNewlines), kib / 1024)
+        }
+        let binary = "'\(CLIRunner.productsDirectory.path)/cipherdex'"
+        let attach = try measured("\(binary) attach s big.bin --key-file k")
+        XCTAssertEqual(attach.output.count, 32)
+        XCTAssertLessThan(attach.peakMiB, 64, "attach of 1 GiB: peak RSS")
+        let cat = try measured("\(binary) cat s \(attach.output) --key-file k", then: "wc -c")
+        XCTAssertEqual(cat.output, "\(1 << 30)")
+        XCTAssertLessThan(cat.peakMiB, 64, "cat of 1 GiB: peak RSS")
     }
 
     func testAttachKilledMidWriteLeavesNoPartialAttachment() throws {
