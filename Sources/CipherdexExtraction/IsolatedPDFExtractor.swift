@@ -67,7 +67,6 @@ public struct IsolatedPDFExtractor: TextExtractor {
     /// Extracts the PDF in `data` in the helper process, under `limits`.
     public func extract(data: [UInt8], password: String?) throws -> ExtractedDocument {
         guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
-        guard PDFTextExtractor.hasPDFHeader(data) else { throw ExtractionError.unsupportedFormat("not a PDF (no %PDF- header)") }
         guard data.count < HelperProtocol.maximumFrameLength else { throw ExtractionError.memoryLimitExceeded(bytes: limits.memoryBytes) }
         guard let path = helperPath ?? Self.locateHelper() else {
             throw ExtractionError.helperUnavailable(reason: "\(Self.helperName) was not found next to the executable; set \(Self.helperPathEnvironmentKey)")

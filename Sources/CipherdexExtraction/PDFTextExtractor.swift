@@ -19,18 +19,19 @@ public struct PDFTextExtractor: TextExtractor {
     }
 
     /// Extracts the title, metadata and per-page text and annotations of the PDF in `data`.
-    /// Throws `.locked` when the PDF is encrypted and `password` is missing or wrong,
-    /// `.unsupportedFormat` when the bytes carry no PDF header, and `.damaged` otherwise.
+    /// Throws `.locked` when the PDF is encrypted and `password` is missing or wrong; when poppler
+    /// cannot open it, `.unsupportedFormat` if the bytes carry no PDF header and `.damaged` if
+    /// they do.
     public func extract(data: Data, password: String?) throws -> ExtractedDocument {
         try extract(data: [UInt8](data), password: password)
     }
 
     /// Extracts the title, metadata and per-page text and annotations of the PDF in `data`.
-    /// Throws `.locked` when the PDF is encrypted and `password` is missing or wrong,
-    /// `.unsupportedFormat` when the bytes carry no PDF header, and `.damaged` otherwise.
+    /// Throws `.locked` when the PDF is encrypted and `password` is missing or wrong; when poppler
+    /// cannot open it, `.unsupportedFormat` if the bytes carry no PDF header and `.damaged` if
+    /// they do.
     public func extract(data: [UInt8], password: String?) throws -> ExtractedDocument {
         guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
-        guard Self.hasPDFHeader(data) else { throw ExtractionError.unsupportedFormat("not a PDF (no %PDF- header)") }
         let document = try Self.open(data, password: password)
         defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(document)) }
 
@@ -89,6 +90,9 @@ public struct PDFTextExtractor: TextExtractor {
            error.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue) {
             throw ExtractionError.locked
         }
+        // Poppler opens some files without a header, so the header only decides how a failure
+        // is reported.
+        guard hasPDFHeader(data) else { throw ExtractionError.unsupportedFormat("not a PDF (no %PDF- header)") }
         let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
         throw ExtractionError.damaged(reason: message)
     }
