@@ -15,6 +15,7 @@ import Foundation
     import Glibc
 #endif
 
+/// The parsed command line.
 let options: HelperOptions
 do {
     options = try HelperOptions(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -34,7 +35,9 @@ do {
     exit(2)
 }
 
+/// Everything read from standard input.
 let requestBytes = StandardStreams.readAll(from: 0)
+/// The decoded request.
 let request: (document: [UInt8], password: String?)
 do {
     request = try HelperProtocol.decodeRequest(requestBytes)
@@ -43,6 +46,7 @@ do {
     exit(2)
 }
 
+/// The document, or the typed error to report.
 let outcome: Result<ExtractedDocument, ExtractionError>
 do {
     outcome = .success(try PDFTextExtractor().extract(data: request.document, password: request.password))

@@ -92,12 +92,7 @@ struct ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        for fd in Self.inheritableDescriptors() where ![stdin, stdout, stderr].contains(fd) {
-            posix_spawn_file_actions_addclose(&actions, fd)
-        }
+        addStandardStreams(to: &actions, stdin: stdin, stdout: stdout, stderr: stderr)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -114,11 +109,29 @@ struct ChildProcess {
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        var code = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        if code == EBADF {
+            // Another thread closed a listed descriptor before the spawn: list again, once.
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawn_file_actions_init(&actions)
+            addStandardStreams(to: &actions, stdin: stdin, stdout: stdout, stderr: stderr)
+            code = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        }
         guard code == 0 else {
             throw ExtractionError.helperUnavailable(reason: "cannot start \(executable): \(String(cString: strerror(code)))")
         }
         return pid
+    }
+
+    /// Makes the three descriptors the child's standard streams and closes every other descriptor
+    /// the child would inherit.
+    private func addStandardStreams(to actions: inout posix_spawn_file_actions_t, stdin: Int32, stdout: Int32, stderr: Int32) {
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        for fd in Self.inheritableDescriptors() where ![stdin, stdout, stderr].contains(fd) {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
     }
 
     /// This process's open descriptors above 2 that lack close-on-exec.

@@ -17,6 +17,12 @@ struct FontCatalog {
         return PDFWriter.fontFamilies[0]
     }
 
+    /// Whether any family has a glyph for every visible character of `text`.
+    mutating func covers(_ text: String, cr: OpaquePointer?) -> Bool {
+        let scalars = Set(text.unicodeScalars.filter { !$0.properties.isWhitespace })
+        return PDFWriter.fontFamilies.contains { family in scalars.allSatisfy { covers(family, $0, cr: cr) } }
+    }
+
     /// Whether `family`'s toy font maps `scalar` to a real glyph (glyph 0 is "missing").
     private mutating func covers(_ family: String, _ scalar: Unicode.Scalar, cr: OpaquePointer?) -> Bool {
         if let known = coverage[family]?[scalar] { return known }

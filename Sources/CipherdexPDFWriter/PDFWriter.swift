@@ -62,6 +62,19 @@ public enum PDFWriter {
         return sink.bytes
     }
 
+    /// Whether one of `fontFamilies` has a glyph for every visible character of `text` (false for
+    /// CJK text when no CJK font is installed: then it would come out as empty boxes).
+    public static func canRender(_ text: String) -> Bool {
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1)
+        let cr = cairo_create(surface)
+        defer {
+            cairo_destroy(cr)
+            cairo_surface_destroy(surface)
+        }
+        var fonts = FontCatalog()
+        return fonts.covers(text, cr: cr)
+    }
+
     /// Lays out and draws one page's text.
     private static func draw(_ text: String, on cr: OpaquePointer?, fonts: inout FontCatalog) {
         let paragraphs = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -29,7 +29,10 @@ final class PDFRoundTripTests: XCTestCase {
 
     /// A generated PDF with Latin, accented and CJK pages.
     private func makeDocument() -> [UInt8] {
-        PDFWriter.make(pages: Self.pages, metadata: PDFMetadata(title: "Round trip — 試験", author: "Cipherdex Tests"))
+        for page in Self.pages where !PDFWriter.canRender(page) {
+            XCTFail("No installed font can draw \(page.debugDescription): install fonts-wqy-zenhei (Debian)")
+        }
+        return PDFWriter.make(pages: Self.pages, metadata: PDFMetadata(title: "Round trip — 試験", author: "Cipherdex Tests"))
     }
 
     /// In-process extraction recovers each page's text, the title and the author.
