@@ -26,8 +26,10 @@ struct HelperOptions {
         while let argument = iterator.next() {
             switch argument {
             case "--memory-limit":
-                guard let value = iterator.next().flatMap(Int.init), value >= 16 << 20 else {
-                    throw UsageError(description: "--memory-limit needs a byte count of at least 16 MiB")
+                // The helper maps about 91 MiB of address space (Swift runtime, Foundation,
+                // poppler, glib) before it reads anything.
+                guard let value = iterator.next().flatMap(Int.init), value >= 128 << 20 else {
+                    throw UsageError(description: "--memory-limit needs a byte count of at least 128 MiB")
                 }
                 memoryBytes = value
             case "--cpu-limit":

@@ -22,7 +22,8 @@ public struct IsolatedPDFExtractor: TextExtractor {
         public var wallClockSeconds: Double
         /// CPU seconds the helper may use (RLIMIT_CPU; SIGXCPU after that).
         public var cpuSeconds: Int
-        /// Address space the helper may map (RLIMIT_AS), in bytes.
+        /// Address space the helper may map (RLIMIT_AS), in bytes; at least 128 MiB (the helper
+        /// maps about 91 MiB of libraries before reading input), smaller values are raised.
         public var memoryBytes: Int
         /// The largest answer accepted from the helper, in bytes.
         public var maximumOutputBytes: Int
@@ -31,7 +32,7 @@ public struct IsolatedPDFExtractor: TextExtractor {
         public init(wallClockSeconds: Double = 30, cpuSeconds: Int = 30, memoryBytes: Int = 1 << 30, maximumOutputBytes: Int = 256 << 20) {
             self.wallClockSeconds = wallClockSeconds
             self.cpuSeconds = cpuSeconds
-            self.memoryBytes = memoryBytes
+            self.memoryBytes = max(memoryBytes, 128 << 20)
             self.maximumOutputBytes = maximumOutputBytes
         }
     }
