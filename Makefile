@@ -14,7 +14,7 @@ demo: build
 
 test: setup
 	swift build --build-tests
-	swift test --skip-build
+	swift test --skip-build --disable-swift-testing
 
 bench: setup
 	./scripts/bootstrap --bench

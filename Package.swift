@@ -5,8 +5,11 @@ let package = Package(
     name: "Cipherdex",
     products: [
         .library(name: "Cipherdex", targets: ["Cipherdex"]),
+        .library(name: "CipherdexExtraction", targets: ["CipherdexExtraction"]),
+        .library(name: "CipherdexPDFWriter", targets: ["CipherdexPDFWriter"]),
         .executable(name: "cipherdex", targets: ["CipherdexCLI"]),
         .executable(name: "cipherdex-bench", targets: ["CipherdexBench"]),
+        .executable(name: "cipherdex-extract", targets: ["CipherdexExtractHelper"]),
     ],
     targets: [
         .systemLibrary(
@@ -19,9 +22,26 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        .systemLibrary(
+            name: "CPoppler",
+            pkgConfig: "poppler-glib",
+            providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"])]
+        ),
         .target(
             name: "Cipherdex",
-            dependencies: ["CSQLCipher", "CSodium"]
+            dependencies: ["CSQLCipher", "CSodium", "CipherdexExtraction"]
+        ),
+        .target(
+            name: "CipherdexExtraction",
+            dependencies: ["CPoppler"]
+        ),
+        .target(
+            name: "CipherdexPDFWriter",
+            dependencies: ["CPoppler"]
+        ),
+        .executableTarget(
+            name: "CipherdexExtractHelper",
+            dependencies: ["CipherdexExtraction"]
         ),
         .executableTarget(
             name: "CipherdexCLI",
@@ -38,6 +58,10 @@ let package = Package(
         .testTarget(
             name: "CipherdexCLITests",
             dependencies: ["CipherdexCLI"]
+        ),
+        .testTarget(
+            name: "CipherdexExtractionTests",
+            dependencies: ["CipherdexExtraction", "CipherdexPDFWriter", "CipherdexExtractHelper"]
         ),
     ]
 )

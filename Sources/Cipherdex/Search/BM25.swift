@@ -1,0 +1,56 @@
+import Foundation
+
+/// Okapi BM25 relevance from FTS4 `matchinfo(table, 'pcnalx')`, in pure Swift.
+///
+/// For each phrase `i` and column `j` with `tf` hits in the row, `df` rows containing it among `N`:
+/// `weight[j] * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length[j] / averageLength[j]))`,
+/// with `idf = ln(1 + (N - df + 0.5) / (df + 0.5))` (always positive, as in Lucene), summed.
+/// Higher is better (unlike FTS5's `bm25()`, which is negated).
+public enum BM25 {
+    /// The SQL function name (`cipherdex_bm25(matchinfo(t, 'pcnalx'), weight...)`).
+    public static let functionName = "cipherdex_bm25"
+    /// Term-frequency saturation.
+    public static let k1 = 1.2
+    /// Length normalisation.
+    public static let b = 0.75
+
+    /// Why a matchinfo array cannot be scored.
+    public enum MatchInfoError: Error, Equatable, Sendable {
+        /// The array's size does not match the 'pcnalx' layout.
+        case malformed(count: Int)
+    }
+
+    /// The score of one row from its 'pcnalx' matchinfo values and per-column weights (missing
+    /// weights are 1).
+    public static func score(matchInfo: [UInt32], weights: [Double] = []) throws -> Double {
+        try matchInfo.withUnsafeBufferPointer { try score(matchInfo: $0, weights: weights) }
+    }
+
+    /// The score of one row from its 'pcnalx' matchinfo values and per-column weights.
+    static func score(matchInfo info: UnsafeBufferPointer<UInt32>, weights: [Double]) throws -> Double {
+        guard info.count >= 3 else { throw MatchInfoError.malformed(count: info.count) }
+        let phrases = Int(info[0]), columns = Int(info[1])
+        let rows = Double(info[2])
+        guard phrases <= 1 << 16, columns <= 1 << 16, info.count == 3 + 2 * columns + 3 * columns * phrases else {
+            throw MatchInfoError.malformed(count: info.count)
+        }
+        var total = 0.0
+        for column in 0..<columns {
+            let weight = column < weights.count ? weights[column] : 1
+            guard weight != 0 else { continue }
+            let average = max(Double(info[3 + column]), 1)
+            let length = Double(info[3 + columns + column])
+            let norm = k1 * (1 - b + b * length / average)
+            for phrase in 0..<phrases {
+                let base = 3 + 2 * columns + 3 * (phrase * columns + column)
+                let frequency = Double(info[base])
+                guard frequency > 0 else { continue }
+                let documents = Double(info[base + 2])
+                let idf = log1p((rows - documents + 0.5) / (documents + 0.5))
+                total += weight * idf * frequency * (k1 + 1) / (frequency + norm)
+            }
+        }
+        return total
+    }
+}
+

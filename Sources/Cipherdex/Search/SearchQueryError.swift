@@ -1,0 +1,65 @@
+import Foundation
+
+/// Why a search query could not be parsed. Positions are 0-based offsets in characters
+/// (grapheme clusters) of the query as typed.
+public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
+    /// The query is empty or only whitespace.
+    case empty
+    /// The query is longer than `limit` characters.
+    case tooLong(length: Int, limit: Int)
+    /// A `"` at `position` has no closing quote.
+    case unterminatedQuote(position: Int)
+    /// An `OR` (or a lone `-`) at `position` has nothing to combine on one side.
+    case danglingOperator(position: Int)
+    /// A `*` at `position` follows no word.
+    case bareWildcard(position: Int)
+    /// Every term is excluded: there is nothing to search for.
+    case onlyExclusions
+    /// An excluded term at `position` is an `OR` alternative, which full-text search cannot express.
+    case exclusionInAlternative(position: Int)
+    /// No term contains a letter or digit (only punctuation or symbols).
+    case noSearchableTerms
+    /// More than `limit` terms.
+    case tooManyTerms(count: Int, limit: Int)
+
+    /// A stable short name for the case.
+    public var name: String {
+        switch self {
+        case .empty: return "empty"
+        case .tooLong: return "tooLong"
+        case .unterminatedQuote: return "unterminatedQuote"
+        case .danglingOperator: return "danglingOperator"
+        case .bareWildcard: return "bareWildcard"
+        case .onlyExclusions: return "onlyExclusions"
+        case .exclusionInAlternative: return "exclusionInAlternative"
+        case .noSearchableTerms: return "noSearchableTerms"
+        case .tooManyTerms: return "tooManyTerms"
+        }
+    }
+
+    /// The character position the error refers to, when it has one.
+    public var position: Int? {
+        switch self {
+        case .unterminatedQuote(let position), .danglingOperator(let position), .bareWildcard(let position),
+             .exclusionInAlternative(let position):
+            return position
+        default:
+            return nil
+        }
+    }
+
+    /// A one-line description for people.
+    public var errorDescription: String? {
+        switch self {
+        case .empty: return "Type something to search for."
+        case .tooLong(let length, let limit): return "The search is too long (\(length) characters; at most \(limit))."
+        case .unterminatedQuote(let position): return "The quote at character \(position + 1) is not closed."
+        case .danglingOperator(let position): return "The operator at character \(position + 1) needs a term on each side."
+        case .bareWildcard(let position): return "The * at character \(position + 1) must follow a word."
+        case .onlyExclusions: return "Add at least one word to search for, not only words to exclude."
+        case .exclusionInAlternative(let position): return "The excluded term at character \(position + 1) cannot be part of an OR."
+        case .noSearchableTerms: return "The search has no letters or digits to look for."
+        case .tooManyTerms(let count, let limit): return "The search has too many terms (\(count); at most \(limit))."
+        }
+    }
+}

@@ -1,0 +1,143 @@
+/// Parses the user's search syntax into a `SearchQuery`, reporting errors with character
+/// positions. Only the characters `"`, `-` (before a term), `*` (after a term) and the word `OR`
+/// (upper case, standing alone) are syntax; everything else is text for the tokenizer.
+struct SearchQueryParser {
+    /// One lexical item.
+    private enum Item {
+        /// A term, possibly excluded.
+        case term(SearchQuery.Term, excluded: Bool)
+        /// `OR` at a position.
+        case or(Int)
+    }
+
+    /// The query's characters.
+    private let characters: [Character]
+    /// The options to record in the result.
+    private let options: SearchQuery.Options
+
+    /// A parser for `text`.
+    init(_ text: String, options: SearchQuery.Options) {
+        self.characters = Array(text)
+        self.options = options
+    }
+
+    /// Parses the whole query.
+    func parse() throws -> SearchQuery {
+        guard characters.count <= SearchQuery.maximumLength else {
+            throw SearchQueryError.tooLong(length: characters.count, limit: SearchQuery.maximumLength)
+        }
+        let items = try lex()
+        guard !items.isEmpty else { throw SearchQueryError.empty }
+        let termCount = items.filter { if case .term = $0 { return true } else { return false } }.count
+        guard termCount <= SearchQuery.maximumTerms else {
+            throw SearchQueryError.tooManyTerms(count: termCount, limit: SearchQuery.maximumTerms)
+        }
+        let query = try combine(items)
+        guard !query.clauses.isEmpty else { throw SearchQueryError.onlyExclusions }
+        let searchable = query.clauses.contains { clause in
+            clause.alternatives.contains { !SearchTokenizer.tokens(in: $0.text).isEmpty }
+        }
+        guard searchable else { throw SearchQueryError.noSearchableTerms }
+        return query
+    }
+
+    /// Splits the characters into terms and operators.
+    private func lex() throws -> [Item] {
+        var items: [Item] = []
+        var index = 0
+        let count = characters.count
+        while index < count {
+            if characters[index].isWhitespace {
+                index += 1
+                continue
+            }
+            let start = index
+            var excluded = false
+            if characters[index] == "-" {
+                guard index + 1 < count, !characters[index + 1].isWhitespace else {
+                    throw SearchQueryError.danglingOperator(position: index)
+                }
+                excluded = true
+                index += 1
+            }
+            if characters[index] == "\"" {
+                guard let close = characters[(index + 1)...].firstIndex(of: "\"") else {
+                    throw SearchQueryError.unterminatedQuote(position: index)
+                }
+                let text = String(characters[(index + 1)..<close])
+                index = close + 1
+                var prefix = false
+                while index < count, characters[index] == "*" {
+                    prefix = true
+                    index += 1
+                }
+                items.append(.term(SearchQuery.Term(kind: .phrase, text: text, explicitPrefix: prefix, position: start), excluded: excluded))
+                continue
+            }
+            var end = index
+            while end < count, !characters[end].isWhitespace, characters[end] != "\"" { end += 1 }
+            var word = characters[index..<end]
+            index = end
+            if !excluded, String(word) == "OR" {
+                items.append(.or(start))
+                continue
+            }
+            var prefix = false
+            while word.last == "*" {
+                prefix = true
+                word.removeLast()
+            }
+            guard !word.isEmpty else {
+                throw SearchQueryError.bareWildcard(position: excluded ? start + 1 : start)
+            }
+            let text = String(word)
+            items.append(.term(SearchQuery.Term(kind: Self.isHyphenated(text) ? .hyphenated : .word, text: text,
+                                                explicitPrefix: prefix, position: start), excluded: excluded))
+        }
+        return items
+    }
+
+    /// Groups terms into clauses joined by `OR`, and collects exclusions.
+    private func combine(_ items: [Item]) throws -> SearchQuery {
+        var clauses: [SearchQuery.Clause] = []
+        var exclusions: [SearchQuery.Term] = []
+        var pendingOr: Int?
+        var previousWasPositiveTerm = false
+        for (offset, item) in items.enumerated() {
+            switch item {
+            case .or(let position):
+                guard previousWasPositiveTerm else {
+                    if offset > 0, case .term(let term, excluded: true) = items[offset - 1] {
+                        throw SearchQueryError.exclusionInAlternative(position: term.position)
+                    }
+                    throw SearchQueryError.danglingOperator(position: position)
+                }
+                pendingOr = position
+                previousWasPositiveTerm = false
+            case .term(let term, let excluded):
+                if pendingOr != nil {
+                    if excluded { throw SearchQueryError.exclusionInAlternative(position: term.position) }
+                    clauses[clauses.count - 1].alternatives.append(term)
+                    pendingOr = nil
+                } else if excluded {
+                    exclusions.append(term)
+                } else {
+                    clauses.append(SearchQuery.Clause([term]))
+                }
+                previousWasPositiveTerm = !excluded
+            }
+        }
+        if let pendingOr { throw SearchQueryError.danglingOperator(position: pendingOr) }
+        return SearchQuery(clauses: clauses, exclusions: exclusions, options: options)
+    }
+
+    /// Whether `text` has a hyphen between two letters or digits.
+    private static func isHyphenated(_ text: String) -> Bool {
+        let characters = Array(text)
+        guard characters.count >= 3 else { return false }
+        return (1..<(characters.count - 1)).contains { index in
+            characters[index] == "-" && (characters[index - 1].isLetter || characters[index - 1].isNumber)
+                && (characters[index + 1].isLetter || characters[index + 1].isNumber)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// Cipherdex's full-text tokenizer, shared by the FTS4 index (as the SQLite tokenizer module
+/// `cipherdex`, or `cipherdex_stem` with English stemming) and by the query parser, so a query is
+/// always cut and normalised exactly as the indexed text was.
+///
+/// - Words are maximal runs of letters, digits and combining marks (Unicode properties); an
+///   apostrophe between two letters joins them (`don't` → `dont`). Everything else separates.
+/// - Case is folded and diacritics removed (`É` → `e`, `ß` → `ss`, `ø` → `o`, `ﬁ` → `fi`,
+///   full-width Latin → ASCII); marks of other scripts (Indic vowel signs...) are kept.
+/// - CJK runs (Han, Hiragana, Katakana, Hangul) become overlapping bigrams (`東京都` → `東京`,
+///   `京都`); a run of one character is a unigram. Half-width kana are widened.
+/// - With stemming, ASCII words are reduced with the Porter algorithm (`running` → `run`).
+/// - Byte offsets are exact offsets into the UTF-8 input.
+public enum SearchTokenizer {
+    /// The FTS tokenizer name without stemming.
+    public static let name = "cipherdex"
+    /// The FTS tokenizer name with English Porter stemming.
+    public static let stemmingName = "cipherdex_stem"
+    /// Tokens longer than this many UTF-8 bytes are truncated (their byte range still covers the
+    /// whole word), so binary junk cannot bloat the index.
+    public static let maximumTokenBytes = 128
+
+    /// All tokens of `text`.
+    public static func tokens(in text: String, stemming: Bool = false) -> [SearchToken] {
+        var copy = text
+        return copy.withUTF8 { buffer in
+            var scanner = TokenScanner(buffer, stemming: stemming)
+            var tokens: [SearchToken] = []
+            while let token = scanner.next() {
+                tokens.append(SearchToken(text: String(decoding: token.text, as: UTF8.self), byteRange: token.range,
+                                          position: token.position, kind: token.kind))
+            }
+            return tokens
+        }
+    }
+}

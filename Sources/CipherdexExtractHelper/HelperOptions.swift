@@ -1,0 +1,47 @@
+/// The helper's command-line options.
+struct HelperOptions {
+    /// The address-space limit (RLIMIT_AS), in bytes.
+    var memoryBytes = 1 << 30
+    /// The CPU-time limit (RLIMIT_CPU), in seconds.
+    var cpuSeconds = 30
+    /// Whether `--help` was given.
+    var showHelp = false
+
+    /// The usage text.
+    static let usage = """
+        usage: cipherdex-extract [--memory-limit BYTES] [--cpu-limit SECONDS]
+          Reads a framed PDF extraction request on stdin and writes a framed answer on stdout.
+          Defaults: --memory-limit 1073741824 (1 GiB), --cpu-limit 30.
+        """
+
+    /// A bad command line.
+    struct UsageError: Error, CustomStringConvertible {
+        /// What was wrong.
+        var description: String
+    }
+
+    /// Parses `arguments` (without argv[0]).
+    init(arguments: [String]) throws {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--memory-limit":
+                // The helper maps about 91 MiB of address space (Swift runtime, Foundation,
+                // poppler, glib) before it reads anything.
+                guard let value = iterator.next().flatMap(Int.init), value >= 128 << 20 else {
+                    throw UsageError(description: "--memory-limit needs a byte count of at least 128 MiB")
+                }
+                memoryBytes = value
+            case "--cpu-limit":
+                guard let value = iterator.next().flatMap(Int.init), value >= 1 else {
+                    throw UsageError(description: "--cpu-limit needs a positive number of seconds")
+                }
+                cpuSeconds = value
+            case "--help", "-h":
+                showHelp = true
+            default:
+                throw UsageError(description: "unknown argument \(argument)")
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Why a document's text could not be extracted. Every failure of every `TextExtractor` is one of
+/// these cases, so callers can record the outcome per document and move on.
+public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable {
+    /// The document is encrypted and needs a password, or the password given was wrong.
+    case locked
+    /// The bytes are not a readable document of the expected format.
+    case damaged(reason: String)
+    /// Extraction ran longer than the wall-clock or CPU limit, in seconds.
+    case timedOut(seconds: Double)
+    /// Extraction needed more memory (address space) than the limit, in bytes.
+    case memoryLimitExceeded(bytes: Int)
+    /// The isolated helper process died without answering: the signal that ended it, or its exit
+    /// status when it exited on its own.
+    case helperCrashed(signal: Int32?, exitStatus: Int32?)
+    /// The isolated helper executable could not be found or started.
+    case helperUnavailable(reason: String)
+    /// The format is not one this extractor reads (the file extension or the content tells).
+    case unsupportedFormat(String)
+
+    /// A stable short name for the case, for logs, counters and UI.
+    public var name: String {
+        switch self {
+        case .locked: return "locked"
+        case .damaged: return "damaged"
+        case .timedOut: return "timedOut"
+        case .memoryLimitExceeded: return "memoryLimitExceeded"
+        case .helperCrashed: return "helperCrashed"
+        case .helperUnavailable: return "helperUnavailable"
+        case .unsupportedFormat: return "unsupportedFormat"
+        }
+    }
+
+    /// A one-line description for people.
+    public var errorDescription: String? {
+        switch self {
+        case .locked:
+            return "The document is encrypted: a password is needed, or the one given is wrong."
+        case .damaged(let reason):
+            return "The document is damaged: \(reason)"
+        case .timedOut(let seconds):
+            return "Text extraction took longer than \(seconds) s and was stopped."
+        case .memoryLimitExceeded(let bytes):
+            return "Text extraction needed more than \(bytes) bytes of memory and was stopped."
+        case .helperCrashed(let signal, let status):
+            if let signal { return "The extraction helper crashed (signal \(signal))." }
+            return "The extraction helper failed (exit status \(status.map(String.init) ?? "unknown"))."
+        case .helperUnavailable(let reason):
+            return "The extraction helper is unavailable: \(reason)"
+        case .unsupportedFormat(let format):
+            return "Unsupported document format: \(format)"
+        }
+    }
+}

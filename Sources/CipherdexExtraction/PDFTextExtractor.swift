@@ -1,0 +1,158 @@
+internal import CPoppler
+import Foundation
+
+/// Extracts text from PDFs in the current process with poppler-glib.
+///
+/// The PDF is loaded from memory (`poppler_document_new_from_bytes`) and never written to disk.
+/// Poppler has no time or memory limit of its own: hostile or fuzzed files can make it loop or
+/// allocate gigabytes, so untrusted input should go through `IsolatedPDFExtractor`, which runs
+/// this same code in a resource-limited helper process.
+public struct PDFTextExtractor: TextExtractor {
+    /// Creates an extractor; it holds no state.
+    public init() {}
+
+    /// Extracts `data` when `fileExtension` is `pdf`; other extensions are `.unsupportedFormat`.
+    public func extract(data: [UInt8], fileExtension: String, password: String?) throws -> ExtractedDocument {
+        let ext = Self.normalizedExtension(fileExtension)
+        guard ext == "pdf" else { throw ExtractionError.unsupportedFormat(ext) }
+        return try extract(data: data, password: password)
+    }
+
+    /// Extracts the title, metadata and per-page text and annotations of the PDF in `data`.
+    /// Throws `.locked` when the PDF is encrypted and `password` is missing or wrong; when poppler
+    /// cannot open it, `.unsupportedFormat` if the bytes carry no PDF header and `.damaged` if
+    /// they do.
+    public func extract(data: Data, password: String?) throws -> ExtractedDocument {
+        try extract(data: [UInt8](data), password: password)
+    }
+
+    /// Extracts the title, metadata and per-page text and annotations of the PDF in `data`.
+    /// Throws `.locked` when the PDF is encrypted and `password` is missing or wrong; when poppler
+    /// cannot open it, `.unsupportedFormat` if the bytes carry no PDF header and `.damaged` if
+    /// they do.
+    public func extract(data: [UInt8], password: String?) throws -> ExtractedDocument {
+        guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
+        let document = try Self.open(data, password: password)
+        defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(document)) }
+
+        let pageCount = Int(poppler_document_get_n_pages(document))
+        var pages: [ExtractedPage] = []
+        pages.reserveCapacity(max(pageCount, 0))
+        for index in 0..<max(pageCount, 0) {
+            guard let page = poppler_document_get_page(document, Int32(index)) else {
+                pages.append(ExtractedPage(index: index, text: ""))
+                continue
+            }
+            defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(page)) }
+            let text = Self.takeString(poppler_page_get_text(page)) ?? ""
+            pages.append(ExtractedPage(index: index, text: text, annotations: Self.annotations(of: page)))
+        }
+        let title = Self.takeString(poppler_document_get_title(document)).flatMap(Self.nonBlank)
+        return ExtractedDocument(title: title, metadata: Self.metadata(of: document), pages: pages)
+    }
+
+    /// Whether `%PDF-` occurs in the first KiB, where poppler looks for it.
+    static func hasPDFHeader(_ data: [UInt8]) -> Bool {
+        let marker: [UInt8] = Array("%PDF-".utf8)
+        let window = data.prefix(1024 + marker.count)
+        guard window.count >= marker.count else { return false }
+        for start in window.startIndex...(window.endIndex - marker.count)
+        where window[start] == marker[0] && Array(window[start..<start + marker.count]) == marker {
+            return true
+        }
+        return false
+    }
+
+    /// Loads the document from a GBytes copy of `data`, mapping a GError to `ExtractionError`.
+    ///
+    /// Without a password this is `poppler_document_new_from_bytes`. With one, poppler 22.12's
+    /// `new_from_bytes` (and `new_from_data`) crash on a wrong password: their retry with the
+    /// password re-encoded reuses a stream the first attempt freed (SIGSEGV in `PDFDoc::PDFDoc`,
+    /// seen with the corpus's AES and RC4 files). So a password goes through
+    /// `poppler_document_new_from_stream` over a `GMemoryInputStream` on the same GBytes, which
+    /// behaves correctly and is still memory-only.
+    private static func open(_ data: [UInt8], password: String?) throws -> OpaquePointer {
+        let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+        defer { g_bytes_unref(bytes) }
+        var error: UnsafeMutablePointer<GError>?
+        let document: OpaquePointer?
+        if let password {
+            let stream = g_memory_input_stream_new_from_bytes(bytes)
+            defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(stream)) }
+            document = poppler_document_new_from_stream(stream, goffset(data.count), password, nil, &error)
+        } else {
+            document = poppler_document_new_from_bytes(bytes, nil, &error)
+        }
+        if let document { return document }
+        defer { if let error { g_error_free(error) } }
+        guard let error else { throw ExtractionError.damaged(reason: "poppler could not open the document") }
+        if error.pointee.domain == cipherdex_poppler_error_quark(),
+           error.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue) {
+            throw ExtractionError.locked
+        }
+        // Poppler opens some files without a header, so the header only decides how a failure
+        // is reported.
+        guard hasPDFHeader(data) else { throw ExtractionError.unsupportedFormat("not a PDF (no %PDF- header)") }
+        let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        throw ExtractionError.damaged(reason: message)
+    }
+
+    /// The non-empty text of each annotation on `page` (pop-ups are skipped: they repeat their
+    /// parent's text).
+    private static func annotations(of page: OpaquePointer) -> [String] {
+        guard let mapping = poppler_page_get_annot_mapping(page) else { return [] }
+        defer { poppler_page_free_annot_mapping(mapping) }
+        var result: [String] = []
+        var node: UnsafeMutablePointer<GList>? = mapping
+        while let current = node {
+            defer { node = current.pointee.next }
+            guard let raw = current.pointee.data else { continue }
+            let entry = raw.assumingMemoryBound(to: PopplerAnnotMapping.self)
+            guard let annot = entry.pointee.annot else { continue }
+            if poppler_annot_get_annot_type(annot) == POPPLER_ANNOT_POPUP { continue }
+            if let text = takeString(poppler_annot_get_contents(annot)).flatMap(nonBlank) {
+                result.append(text)
+            }
+        }
+        return result
+    }
+
+    /// The descriptive metadata of `document`, without empty values.
+    private static func metadata(of document: OpaquePointer) -> [String: String] {
+        var result: [String: String] = [:]
+        let fields: [(String, (OpaquePointer) -> UnsafeMutablePointer<gchar>?)] = [
+            ("author", poppler_document_get_author),
+            ("subject", poppler_document_get_subject),
+            ("keywords", poppler_document_get_keywords),
+            ("creator", poppler_document_get_creator),
+            ("producer", poppler_document_get_producer),
+            ("pdfVersion", poppler_document_get_pdf_version_string),
+        ]
+        for (key, getter) in fields {
+            if let value = takeString(getter(document)).flatMap(nonBlank) { result[key] = value }
+        }
+        if let date = isoDate(poppler_document_get_creation_date_time(document)) { result["creationDate"] = date }
+        if let date = isoDate(poppler_document_get_modification_date_time(document)) { result["modificationDate"] = date }
+        return result
+    }
+
+    /// Formats and frees a GDateTime.
+    private static func isoDate(_ dateTime: OpaquePointer?) -> String? {
+        guard let dateTime else { return nil }
+        defer { g_date_time_unref(dateTime) }
+        return takeString(g_date_time_format_iso8601(dateTime))
+    }
+
+    /// Copies and frees a string that glib allocated (invalid UTF-8 is repaired).
+    private static func takeString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
+        guard let pointer else { return nil }
+        defer { g_free(pointer) }
+        return String(cString: pointer)
+    }
+
+    /// `text` trimmed, or nil when nothing is left.
+    private static func nonBlank(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}

@@ -1,0 +1,119 @@
+import CipherdexExtraction
+import CipherdexPDFWriter
+import Foundation
+import XCTest
+
+/// Every failure is a typed `ExtractionError`, in-process and through the helper.
+final class ExtractionFailureTests: XCTestCase {
+    /// Truncated, garbled, empty and non-PDF input.
+    func testDamagedInputIsTyped() throws {
+        let pdf = makePDF(pages: ["some text", "more text"], title: "t")
+        let cases: [(String, [UInt8])] = [
+            ("truncated header", Array(pdf.prefix(40))),
+            ("truncated half", Array(pdf.prefix(pdf.count / 2))),
+            ("header only", Array("%PDF-1.7\n".utf8)),
+            ("garbage after header", Array("%PDF-1.4\n".utf8) + (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }),
+        ]
+        for extractor in [PDFTextExtractor() as TextExtractor, IsolatedPDFExtractor()] {
+            for (name, bytes) in cases {
+                do {
+                    let document = try extractor.extract(data: bytes, fileExtension: "pdf", password: nil)
+                    // Poppler reconstructs some truncated files; then the text must still be sane.
+                    XCTAssertLessThanOrEqual(document.pages.count, 2, name)
+                } catch let error as ExtractionError {
+                    XCTAssertEqual(error.name, "damaged", "\(name): \(error)")
+                }
+            }
+            XCTAssertThrowsError(try extractor.extract(data: [], fileExtension: "pdf", password: nil)) {
+                XCTAssertEqual(($0 as? ExtractionError)?.name, "damaged")
+            }
+            XCTAssertThrowsError(try extractor.extract(data: Array("hello".utf8), fileExtension: "pdf", password: nil)) {
+                XCTAssertEqual(($0 as? ExtractionError)?.name, "unsupportedFormat")
+            }
+            XCTAssertThrowsError(try extractor.extract(data: pdf, fileExtension: "docx", password: nil)) {
+                XCTAssertEqual($0 as? ExtractionError, .unsupportedFormat("docx"))
+            }
+        }
+    }
+
+    /// A helper that never answers is killed at the wall-clock deadline.
+    func testWallClockTimeoutKillsTheHelper() throws {
+        let helper = try ExtractionTestSupport.script("exec sleep 30")
+        let extractor = IsolatedPDFExtractor(helperPath: helper, limits: .init(wallClockSeconds: 0.5))
+        let start = Date()
+        XCTAssertThrowsError(try extractor.extract(data: makePDF(pages: ["x"], title: nil), password: nil)) {
+            XCTAssertEqual($0 as? ExtractionError, .timedOut(seconds: 0.5))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+    }
+
+    /// Signals map to typed errors: SIGXCPU → timedOut, SIGKILL → memory, SIGSEGV → crashed.
+    func testSignalsMapToTypedErrors() throws {
+        let pdf = makePDF(pages: ["x"], title: nil)
+        let expectations: [(String, ExtractionError)] = [
+            ("kill -XCPU $$", .timedOut(seconds: 7)),
+            ("kill -KILL $$", .memoryLimitExceeded(bytes: 1 << 30)),
+            ("kill -SEGV $$", .helperCrashed(signal: SIGSEGV, exitStatus: nil)),
+            ("echo 'terminate called after throwing an instance of std::bad_alloc' >&2; kill -ABRT $$", .memoryLimitExceeded(bytes: 1 << 30)),
+            ("cat >/dev/null; exit 3", .helperCrashed(signal: nil, exitStatus: 3)),
+            ("cat >/dev/null; printf 'CDXA\\001garbage'", .helperCrashed(signal: nil, exitStatus: 0)),
+        ]
+        for (body, expected) in expectations {
+            let extractor = IsolatedPDFExtractor(helperPath: try ExtractionTestSupport.script(body), limits: .init(cpuSeconds: 7))
+            XCTAssertThrowsError(try extractor.extract(data: pdf, password: nil), body) {
+                XCTAssertEqual($0 as? ExtractionError, expected, body)
+            }
+        }
+    }
+
+    /// A missing helper is reported, not crashed on.
+    func testMissingHelperIsUnavailable() {
+        let extractor = IsolatedPDFExtractor(helperPath: "/nonexistent/cipherdex-extract")
+        XCTAssertThrowsError(try extractor.extract(data: makePDF(pages: ["x"], title: nil), password: nil)) {
+            XCTAssertEqual(($0 as? ExtractionError)?.name, "helperUnavailable")
+        }
+    }
+
+    /// The real helper under a small address-space limit, given more input than fits, reports
+    /// the failed allocation, which maps to `.memoryLimitExceeded`.
+    func testAddressSpaceLimitIsMemoryLimitExceeded() throws {
+        let pdf = Array("%PDF-1.4\n".utf8) + [UInt8](repeating: 0x20, count: 100 << 20)
+        let extractor = IsolatedPDFExtractor(limits: .init(wallClockSeconds: 30, memoryBytes: 128 << 20))
+        XCTAssertThrowsError(try extractor.extract(data: pdf, password: nil)) {
+            XCTAssertEqual($0 as? ExtractionError, .memoryLimitExceeded(bytes: 128 << 20))
+        }
+        XCTAssertEqual(IsolatedPDFExtractor.Limits(memoryBytes: 1 << 20).memoryBytes, 128 << 20)
+    }
+
+    /// Output larger than the limit kills the helper.
+    func testOversizedAnswerIsRejected() throws {
+        let helper = try ExtractionTestSupport.script("cat >/dev/null; head -c 5000000 /dev/zero")
+        let extractor = IsolatedPDFExtractor(helperPath: helper, limits: .init(maximumOutputBytes: 1 << 20))
+        XCTAssertThrowsError(try extractor.extract(data: makePDF(pages: ["x"], title: nil), password: nil)) {
+            XCTAssertEqual($0 as? ExtractionError, .memoryLimitExceeded(bytes: 1 << 20))
+        }
+    }
+
+    /// A large input and a helper that answers before reading it all cannot deadlock.
+    func testLargeInputToAHelperThatDoesNotReadIt() throws {
+        let helper = try ExtractionTestSupport.script("head -c 10 >/dev/null; exit 4")
+        let pdf = Array("%PDF-1.4\n".utf8) + [UInt8](repeating: 0x20, count: 32 << 20)
+        let extractor = IsolatedPDFExtractor(helperPath: helper, limits: .init(wallClockSeconds: 20))
+        XCTAssertThrowsError(try extractor.extract(data: pdf, password: nil)) {
+            XCTAssertEqual($0 as? ExtractionError, .helperCrashed(signal: nil, exitStatus: 4))
+        }
+    }
+
+    /// The helper finds itself under `swift test`, and rejects bad arguments.
+    func testHelperLocationAndArguments() throws {
+        let path = try XCTUnwrap(IsolatedPDFExtractor.locateHelper())
+        XCTAssertTrue(path.hasSuffix("/cipherdex-extract"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--cpu-limit", "zero"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 2)
+    }
+}

@@ -1,0 +1,72 @@
+import CipherdexExtraction
+import Foundation
+import XCTest
+
+/// Helpers shared by the extraction tests.
+enum ExtractionTestSupport {
+    /// The real-world PDF corpus: `$CIPHERDEX_PDF_CORPUS`, `shared/corpus/pdfs` beside the
+    /// package's repository (as CI lays it out), or `/work/shared/corpus/pdfs`.
+    static var corpusDirectory: String? {
+        var candidates: [String] = []
+        if let override = ProcessInfo.processInfo.environment["CIPHERDEX_PDF_CORPUS"] { candidates.append(override) }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/pdfs").path)
+        candidates.append("/work/shared/corpus/pdfs")
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// The bytes of a corpus file, or nil (the test skips) when the corpus is absent.
+    static func corpusFile(_ name: String) throws -> [UInt8] {
+        guard let directory = corpusDirectory else { throw XCTSkip("PDF corpus not found") }
+        guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+            throw XCTSkip("corpus file \(name) not found")
+        }
+        return [UInt8](data)
+    }
+
+    /// `text` with every run of whitespace collapsed to one space, trimmed.
+    static func normalized(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// `text` without any whitespace (CJK extraction may add or drop spaces between glyphs).
+    static func squeezed(_ text: String) -> String {
+        String(text.filter { !$0.isWhitespace })
+    }
+
+    /// A helper stand-in: an executable shell script in a fresh temporary directory.
+    static func script(_ body: String) throws -> String {
+        let directory = NSTemporaryDirectory() + "cipherdex-extract-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/fake-helper.sh"
+        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        return path
+    }
+
+    /// Builds a minimal one-page PDF by hand whose page carries a text note and a free-text
+    /// annotation (cairo cannot write annotations), with a correct cross-reference table.
+    static func annotatedPDF(note: String, freeText: String, pageText: String) -> [UInt8] {
+        let stream = "BT /F1 18 Tf 72 720 Td (\(pageText)) Tj ET"
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> /Annots [6 0 R 7 0 R] >>",
+            "<< /Length \(stream.utf8.count) >>\nstream\n\(stream)\nendstream",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            "<< /Type /Annot /Subtype /Text /Rect [100 100 120 120] /Contents (\(note)) >>",
+            "<< /Type /Annot /Subtype /FreeText /Rect [200 200 400 240] /DA (/Helv 12 Tf 0 g) /Contents (\(freeText)) >>",
+        ]
+        var output = "%PDF-1.4\n"
+        var offsets: [Int] = []
+        for (index, body) in objects.enumerated() {
+            offsets.append(output.utf8.count)
+            output += "\(index + 1) 0 obj\n\(body)\nendobj\n"
+        }
+        let xref = output.utf8.count
+        output += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { output += String(format: "%010d 00000 n \n", offset) }
+        output += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        return Array(output.utf8)
+    }
+}
