@@ -53,7 +53,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherdexTests",
-            dependencies: ["Cipherdex"]
+            dependencies: ["Cipherdex", "CipherdexPDFWriter", "CipherdexExtractHelper"]
         ),
         .testTarget(
             name: "CipherdexCLITests",

@@ -147,7 +147,7 @@ extension Store {
 
     /// Features other than documents that keep attachments alive (the search index): each
     /// returns the ids it holds.
-    var attachmentHolders: [(Connection) throws -> [String]] { [] }
+    var attachmentHolders: [(Connection) throws -> [String]] { [SearchIndexWriter.heldAttachments] }
 }
 
 extension JSONValue {

@@ -42,6 +42,7 @@ extension Store {
                 path: layout.creatingDatabase, mode: .writer, key: dataKey?.sqlcipherRawKeyLiteral(),
                 cipher: metadata.cipher,
                 create: true)
+            try connection.registerSearchSupport()
             try migrator.migrate(connection)
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         } catch let error as DatabaseError {

@@ -20,6 +20,9 @@ extension Store {
                 )
                 """)
         }
+        migrator.register(version: 4, name: "search index") { db in
+            try SearchSchema.create(db)
+        }
         return migrator
     }()
 }

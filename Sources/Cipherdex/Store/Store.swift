@@ -24,6 +24,17 @@ public final class Store: @unchecked Sendable {
     /// Document change subscribers and the running document transaction.
     let changeObservers = ChangeObservers()
     private var lock: StoreLock?
+    private var searchLibrary: SearchLibrary?
+
+    /// Full-text search over this store's documents (created on first use).
+    public var library: SearchLibrary {
+        metadataLock.withLock {
+            if let searchLibrary { return searchLibrary }
+            let library = SearchLibrary(store: self)
+            searchLibrary = library
+            return library
+        }
+    }
 
     init(
         layout: StoreLayout, configuration: StoreConfiguration, metadata: StoreMetadata, dataKey: SecureBytes?,
@@ -98,8 +109,10 @@ public final class Store: @unchecked Sendable {
         metadataLock.lock()
         let held = lock
         lock = nil
+        let library = searchLibrary
         metadataLock.unlock()
         guard let held else { return }
+        library?.shutdown()
         pool.close()
         held.release()
     }
@@ -177,11 +190,14 @@ public final class Store: @unchecked Sendable {
             let writer = try Connection(
                 path: layout.database, mode: .writer, key: databaseKey, cipher: metadata.cipher,
                 cacheSizeKiB: configuration.cacheSizeKiB)
+            try writer.registerSearchSupport()
             try migrator.migrate(writer)
             pool = DatabasePool(writer: writer, maximumReaders: configuration.maximumReaders) {
-                try Connection(
+                let reader = try Connection(
                     path: layout.database, mode: .reader, key: databaseKey, cipher: metadata.cipher,
                     cacheSizeKiB: configuration.cacheSizeKiB)
+                try reader.registerSearchSupport()
+                return reader
             }
         } catch let error as DatabaseError {
             throw StoreError.storeCorrupted(reason: corruptionReason(error, encrypted: metadata.encrypted))

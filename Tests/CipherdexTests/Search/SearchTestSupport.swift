@@ -8,7 +8,7 @@ enum SearchTestSupport {
     /// A new writer connection on a temporary database, with the tokenizers and BM25 registered.
     static func connection(encrypted: Bool = false) throws -> Connection {
         let path = TestSupport.temporaryPath("search.db")
-        let key = encrypted ? SecureBytes(copying: TestSupport.rawKeyBytes(7)) : nil
+        let key = encrypted ? SecureBytes(copying: TestSupport.rawKeyBytes(7)).sqlcipherRawKeyLiteral() : nil
         let connection = try Connection(path: path, mode: .writer, key: key, cipher: encrypted ? .default : nil, create: true)
         try connection.registerSearchSupport()
         return connection

@@ -1,0 +1,41 @@
+import Foundation
+
+/// One document waiting to be (re)indexed.
+struct IndexJob: Sendable {
+    /// Where its bytes come from.
+    enum Source: Sendable {
+        /// A file; with `storeCopy`, it is also stored as an encrypted attachment.
+        case file(path: String, storeCopy: Bool)
+        /// An attachment already in the store.
+        case attachment(id: String)
+        /// Bytes handed over by the caller (stored as an attachment).
+        case data(Data)
+    }
+
+    let uid: String
+    let source: Source
+    /// Lower-cased, without the dot.
+    let fileExtension: String
+    /// For documents of a synced folder: the folder, and the file's size and modification time.
+    var sourceRoot: String?
+    var sourceSize: Int64?
+    var sourceModified: Double?
+    /// Re-index even when the content did not change (tokenizer change, new password).
+    var force = false
+}
+
+/// What a worker hands to the writer.
+struct IndexOutcome {
+    enum Result {
+        case indexed(ExtractedDocument)
+        case failed(String)
+        case locked
+        /// The content is what is indexed already; only the folder facts are refreshed.
+        case unchanged
+    }
+
+    let job: IndexJob
+    let result: Result
+    let attachmentID: String?
+    let contentHash: [UInt8]
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Misuse of the search library (malformed queries are `SearchQueryError`).
+public enum SearchError: Error, LocalizedError, Equatable, Sendable {
+    /// A UID must be 1–1024 characters without control characters.
+    case invalidUID(String)
+    /// No extractor handles this file extension.
+    case unsupportedFileType(String)
+    /// The UID is not in the index.
+    case documentNotFound(uid: String)
+    /// A folder to sync does not exist or is not a folder.
+    case notAFolder(String)
+    /// A file to add could not be read.
+    case unreadable(path: String, reason: String)
+
+    /// The case's name, as the CLI prints it.
+    public var name: String {
+        switch self {
+        case .invalidUID: return "invalidUID"
+        case .unsupportedFileType: return "unsupportedFileType"
+        case .documentNotFound: return "documentNotFound"
+        case .notAFolder: return "notAFolder"
+        case .unreadable: return "unreadable"
+        }
+    }
+
+    /// A one-line description.
+    public var errorDescription: String? {
+        switch self {
+        case .invalidUID(let uid): return "'\(uid.prefix(80))' is not a valid document UID"
+        case .unsupportedFileType(let ext): return "no text extractor for '.\(ext)' files"
+        case .documentNotFound(let uid): return "no document '\(uid)' in the search index"
+        case .notAFolder(let path): return "\(path) is not a folder"
+        case .unreadable(let path, let reason): return "cannot read \(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// The SQL of the search index: writing an outcome, removing documents, reading status.
+enum SearchIndexWriter {
+    /// Whether `uid` is indexed with exactly this content.
+    static func isCurrent(uid: String, contentHash: [UInt8], db: Connection) throws -> Bool {
+        let row = try db.rows("SELECT state, content_hash FROM search_documents WHERE uid = ?", [.text(uid)]).first
+        return row?[0].textValue == "indexed" && row?[1].blobValue == contentHash
+    }
+
+    /// Writes one outcome in the caller's transaction; `progress(uid, pagesDone, pageCount)` is
+    /// called as pages are written. Returns the events to publish after the commit.
+    static func write(
+        _ outcome: IndexOutcome, tx: StoreTransaction, progress: (String, Int, Int) -> Void
+    ) throws -> [IndexingEvent] {
+        let db = tx.connection
+        let job = outcome.job
+        let previous = try db.rows("SELECT attachment_id, owns_attachment FROM search_documents WHERE uid = ?", [.text(job.uid)]).first
+        let previousAttachment = previous?[1].integerValue == 1 ? previous?[0].textValue : nil
+        let owns: Int = {
+            if case .attachment = job.source { return 0 }
+            return outcome.attachmentID == nil ? 0 : 1
+        }()
+        if case .unchanged = outcome.result {
+            try db.execute(
+                "UPDATE search_documents SET source_root = ?, source_size = ?, source_mtime = ? WHERE uid = ?",
+                [text(job.sourceRoot), integer(job.sourceSize), real(job.sourceModified), .text(job.uid)])
+            return [.unchanged(uid: job.uid)]
+        }
+        try deletePages(uid: job.uid, db: db)
+        var events: [IndexingEvent] = []
+        var state = "indexed"
+        var reason: String?
+        var title: String?
+        var metadata: [String: String] = [:]
+        var pageCount = 0
+        switch outcome.result {
+        case .indexed(let document):
+            title = document.title
+            metadata = document.metadata
+            pageCount = document.pages.count
+            for page in document.pages {
+                if !page.text.isEmpty { try insert(uid: job.uid, page: page.index, kind: 0, ordinal: 0, text: page.text, db: db) }
+                for (ordinal, annotation) in page.annotations.enumerated() where !annotation.isEmpty {
+                    try insert(uid: job.uid, page: page.index, kind: 1, ordinal: ordinal, text: annotation, db: db)
+                }
+                progress(job.uid, page.index + 1, pageCount)
+                events.append(.pageIndexed(uid: job.uid, pageIndex: page.index, pageCount: pageCount))
+            }
+            events.append(.finished(uid: job.uid, pageCount: pageCount))
+        case .failed(let why):
+            state = "failed"
+            reason = why
+            events.append(.failed(uid: job.uid, reason: why))
+        case .locked:
+            state = "locked"
+            reason = "the document is password-protected"
+            events.append(.locked(uid: job.uid))
+        case .unchanged:
+            break
+        }
+        let metadataJSON = String(decoding: try JSONEncoder().encode(metadata), as: UTF8.self)
+        try db.execute(
+            """
+            INSERT OR REPLACE INTO search_documents
+                (uid, attachment_id, owns_attachment, file_extension, title, metadata, state, reason, page_count,
+                 source_root, source_size, source_mtime, content_hash)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(job.uid), text(outcome.attachmentID), .int(owns), .text(job.fileExtension), text(title), .text(metadataJSON),
+             .text(state), text(reason), .int(pageCount), text(job.sourceRoot), integer(job.sourceSize),
+             real(job.sourceModified), .blob(outcome.contentHash)])
+        if let previousAttachment, previousAttachment != outcome.attachmentID {
+            try releaseAttachment(previousAttachment, tx: tx)
+        }
+        return events
+    }
+
+    /// Removes one document; false when it was not indexed.
+    static func remove(uid: String, tx: StoreTransaction) throws -> Bool {
+        let db = tx.connection
+        guard let row = try db.rows("SELECT attachment_id, owns_attachment FROM search_documents WHERE uid = ?", [.text(uid)]).first else {
+            return false
+        }
+        try deletePages(uid: uid, db: db)
+        try db.execute("DELETE FROM search_documents WHERE uid = ?", [.text(uid)])
+        if let attachment = row[0].textValue, row[1].integerValue == 1 { try releaseAttachment(attachment, tx: tx) }
+        return true
+    }
+
+    /// Removes every document; returns their UIDs.
+    static func removeAll(tx: StoreTransaction) throws -> [String] {
+        let db = tx.connection
+        let rows = try db.rows("SELECT uid, CASE owns_attachment WHEN 1 THEN attachment_id END FROM search_documents ORDER BY uid")
+        try db.execute("DELETE FROM search_text")
+        try db.execute("DELETE FROM search_pages")
+        try db.execute("DELETE FROM search_documents")
+        for attachment in Set(rows.compactMap { $0[1].textValue }) { try releaseAttachment(attachment, tx: tx) }
+        return rows.compactMap { $0[0].textValue }
+    }
+
+    /// The persisted status of `uid`.
+    static func storedStatus(uid: String, db: Connection) throws -> IndexStatus {
+        guard let row = try db.rows("SELECT state, reason, page_count FROM search_documents WHERE uid = ?", [.text(uid)]).first else {
+            return .unknown
+        }
+        switch row[0].textValue {
+        case "indexed": return .finished(pageCount: Int(row[2].integerValue ?? 0))
+        case "locked": return .locked
+        default: return .failed(reason: row[1].textValue ?? "unknown reason")
+        }
+    }
+
+    /// Attachment ids the index keeps alive.
+    static func heldAttachments(db: Connection) throws -> [String] {
+        try db.rows("SELECT DISTINCT attachment_id FROM search_documents WHERE attachment_id IS NOT NULL").compactMap {
+            $0[0].textValue
+        }
+    }
+
+    private static func insert(uid: String, page: Int, kind: Int, ordinal: Int, text: String, db: Connection) throws {
+        try db.execute(
+            "INSERT INTO search_pages (uid, page_index, kind, ordinal) VALUES (?, ?, ?, ?)",
+            [.text(uid), .int(page), .int(kind), .int(ordinal)])
+        try db.execute("INSERT INTO search_text (docid, body) VALUES (?, ?)", [.integer(db.lastInsertRowID), .text(text)])
+    }
+
+    private static func deletePages(uid: String, db: Connection) throws {
+        try db.execute("DELETE FROM search_text WHERE docid IN (SELECT rowid FROM search_pages WHERE uid = ?)", [.text(uid)])
+        try db.execute("DELETE FROM search_pages WHERE uid = ?", [.text(uid)])
+    }
+
+    /// Removes a stored original that the index itself stored, once no other index entry or
+    /// document references it.
+    private static func releaseAttachment(_ id: String, tx: StoreTransaction) throws {
+        let db = tx.connection
+        let stillIndexed = try db.scalar("SELECT count(*) FROM search_documents WHERE attachment_id = ?", [.text(id)])?.integerValue ?? 0
+        guard stillIndexed == 0 else { return }
+        let inDocument = try db.scalar("SELECT count(*) FROM documents WHERE instr(body, CAST(? AS BLOB)) > 0", [.text(id)])?.integerValue ?? 0
+        guard inDocument == 0 else { return }
+        try tx.removeAttachment(id)
+    }
+
+    private static func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
+    private static func integer(_ value: Int64?) -> SQLValue { value.map { .integer($0) } ?? .null }
+    private static func real(_ value: Double?) -> SQLValue { value.map { .real($0) } ?? .null }
+}

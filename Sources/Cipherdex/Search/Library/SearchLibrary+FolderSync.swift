@@ -1,0 +1,84 @@
+import Foundation
+
+/// What a folder sync found (the indexing itself runs in the background).
+public struct FolderSyncSummary: Sendable, Equatable {
+    /// New files, queued.
+    public var added: [String] = []
+    /// Files whose size or modification time changed, queued (re-indexed only if the content
+    /// changed too).
+    public var changed: [String] = []
+    /// Files that disappeared, removed from the index.
+    public var removed: [String] = []
+    /// Files with the same size and modification time, left alone.
+    public var unchanged: [String] = []
+}
+
+extension SearchLibrary {
+    /// Syncs the index with a folder, like a file-system data source: new files are added,
+    /// changed ones re-indexed (size and modification time first, then the content hash), and
+    /// deleted ones removed. A document's UID is its path relative to the folder. Files are
+    /// indexed in place: no copy is stored in the store.
+    public func sync(folder: String, allowedExtensions: Set<String> = ["pdf", "txt", "md"]) throws -> FolderSyncSummary {
+        guard let store else { throw StoreError.closed }
+        let root = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+        guard FileSystem.isDirectory(root) else { throw SearchError.notAFolder(folder) }
+        let allowed = Set(allowedExtensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
+        var files: [String: (size: Int64, modified: Double)] = [:]
+        let enumerator = FileManager.default.enumerator(
+            at: URL(fileURLWithPath: root), includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey],
+            options: [.skipsHiddenFiles])
+        while let url = enumerator?.nextObject() as? URL {
+            guard allowed.contains(url.pathExtension.lowercased()),
+                let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]),
+                values.isRegularFile == true
+            else { continue }
+            let path = url.standardizedFileURL.resolvingSymlinksInPath().path
+            guard path.hasPrefix(root + "/") else { continue }
+            files[String(path.dropFirst(root.count + 1))] = (
+                Int64(values.fileSize ?? 0), values.contentModificationDate?.timeIntervalSince1970 ?? 0
+            )
+        }
+        let known: [String: (size: Int64?, modified: Double?)] = try store.read { db in
+            var rows: [String: (Int64?, Double?)] = [:]
+            try db.forEachRow(
+                "SELECT uid, source_size, source_mtime FROM search_documents WHERE source_root = ?", [.text(root)]
+            ) { row in
+                if let uid = row[0].textValue { rows[uid] = (row[1].integerValue, row[2].doubleValue) }
+            }
+            return rows
+        }
+        var summary = FolderSyncSummary()
+        for (uid, facts) in files.sorted(by: { $0.key < $1.key }) {
+            if let previous = known[uid], previous.size == facts.size, previous.modified == facts.modified {
+                summary.unchanged.append(uid)
+                continue
+            }
+            var job = IndexJob(
+                uid: uid, source: .file(path: root + "/" + uid, storeCopy: false), fileExtension: Self.fileExtension(uid))
+            job.sourceRoot = root
+            job.sourceSize = facts.size
+            job.sourceModified = facts.modified
+            try enqueue(job)
+            if known[uid] == nil { summary.added.append(uid) } else { summary.changed.append(uid) }
+        }
+        for uid in known.keys.sorted() where files[uid] == nil {
+            if try remove(uid: uid) { summary.removed.append(uid) }
+        }
+        return summary
+    }
+
+    /// Switches the tokenizer and rebuilds the index with it (in one transaction).
+    public func setTokenizer(_ tokenizer: SearchTokenizerKind) throws {
+        guard let store else { throw StoreError.closed }
+        try store.transaction { tx in
+            guard try SearchSchema.tokenizer(tx.connection) != tokenizer else { return }
+            try SearchSchema.rebuild(tx.connection, tokenizer: tokenizer)
+        }
+    }
+
+    /// The tokenizer the index uses.
+    public func tokenizer() throws -> SearchTokenizerKind {
+        guard let store else { throw StoreError.closed }
+        return try store.read { try SearchSchema.tokenizer($0) }
+    }
+}

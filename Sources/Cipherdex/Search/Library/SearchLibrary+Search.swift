@@ -1,0 +1,119 @@
+import Foundation
+
+extension SearchLibrary {
+    /// Searches the index. The query syntax: words (each matches the words it begins, unless
+    /// `exactWordsOnly`), "exact phrases", `-excluded` words or phrases, `OR` between terms, and a
+    /// trailing `*` for an explicit prefix. A malformed query throws `SearchQueryError` with the
+    /// position; user text can never reach FTS or SQL as syntax.
+    public func search(_ text: String, options: SearchOptions = SearchOptions()) throws -> SearchResults {
+        guard let store else { throw StoreError.closed }
+        var queryOptions: SearchQuery.Options = []
+        if options.exactWordsOnly { queryOptions.insert(.exactWords) }
+        if options.exactPhrasesOnly { queryOptions.insert(.exactPhrases) }
+        let query = try SearchQuery.parse(text, options: queryOptions)
+        let empty = SearchResults(documents: [:], rankedUIDs: [], previews: [])
+        if options.excludeAnnotations && options.excludeDocumentText || options.maximumResults <= 0 { return empty }
+        return try Store.mappingDatabaseErrors {
+            try store.read { db in
+                let compiled = try query.compiled(stemming: try SearchSchema.tokenizer(db) == .englishStemming)
+                var (sql, arguments) = compiled.condition(table: "search_text")
+                if options.excludeAnnotations { sql += " AND p.kind = 0" }
+                if options.excludeDocumentText { sql += " AND p.kind = 1" }
+                var hits: [Hit] = []
+                try db.forEachRow(
+                    """
+                    SELECT search_text.docid, matchinfo(search_text, 'pcnalx'), p.uid, p.page_index, p.kind, p.ordinal
+                    FROM search_text JOIN search_pages p ON p.rowid = search_text.docid WHERE \(sql)
+                    """, arguments
+                ) { row in
+                    let info = row[1].blobValue ?? []
+                    let words = info.withUnsafeBytes { raw in
+                        (0..<(raw.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self) }
+                    }
+                    hits.append(
+                        Hit(
+                            docid: row[0].integerValue ?? 0, uid: row[2].textValue ?? "", pageIndex: Int(row[3].integerValue ?? 0),
+                            isAnnotation: row[4].integerValue == 1, ordinal: Int(row[5].integerValue ?? 0),
+                            score: (try? BM25.score(matchInfo: words)) ?? 0))
+                }
+                let kept = Self.rankAndLimit(hits, options: options)
+                var previews = kept.map { hit in
+                    SearchPreview(
+                        uid: hit.uid, pageIndex: hit.pageIndex, preview: "", matchRanges: [], pageMatchRanges: [],
+                        score: hit.score, isAnnotation: hit.isAnnotation, annotationIndex: hit.isAnnotation ? hit.ordinal : nil)
+                }
+                if options.includePreviews && !kept.isEmpty {
+                    let texts = try Self.bodiesAndOffsets(of: kept.map(\.docid), match: compiled.match, db: db)
+                    for index in previews.indices {
+                        guard let (body, offsets) = texts[kept[index].docid] else { continue }
+                        let preview = PreviewBuilder(body: body, byteRanges: offsets)
+                            .preview(before: options.previewCharactersBefore, length: options.previewLength)
+                        previews[index].preview = preview.text
+                        previews[index].matchRanges = preview.matchRanges
+                        previews[index].pageMatchRanges = preview.pageMatchRanges
+                    }
+                }
+                var documents: [String: Set<Int>] = [:]
+                var best: [String: Double] = [:]
+                for hit in kept {
+                    documents[hit.uid, default: []].insert(hit.pageIndex)
+                    best[hit.uid] = max(best[hit.uid] ?? -.infinity, hit.score)
+                }
+                let ranked = best.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map(\.key)
+                return SearchResults(documents: documents.mapValues { $0.sorted() }, rankedUIDs: ranked, previews: previews)
+            }
+        }
+    }
+
+    /// One matching row before limits.
+    struct Hit {
+        let docid: Int64
+        let uid: String
+        let pageIndex: Int
+        let isAnnotation: Bool
+        let ordinal: Int
+        let score: Double
+    }
+
+    /// Best first; at most `maximumResultsPerDocument` per UID and `maximumResults` in all.
+    static func rankAndLimit(_ hits: [Hit], options: SearchOptions) -> [Hit] {
+        let sorted = hits.sorted {
+            if $0.score != $1.score { return $0.score > $1.score }
+            if $0.uid != $1.uid { return $0.uid < $1.uid }
+            if $0.pageIndex != $1.pageIndex { return $0.pageIndex < $1.pageIndex }
+            return $0.docid < $1.docid
+        }
+        var perDocument: [String: Int] = [:]
+        var kept: [Hit] = []
+        for hit in sorted {
+            if let limit = options.maximumResultsPerDocument, perDocument[hit.uid, default: 0] >= limit { continue }
+            perDocument[hit.uid, default: 0] += 1
+            kept.append(hit)
+            if kept.count >= options.maximumResults { break }
+        }
+        return kept
+    }
+
+    /// The original text and the matched byte ranges (from FTS `offsets()`) of the given rows.
+    static func bodiesAndOffsets(of docids: [Int64], match: String, db: Connection) throws -> [Int64: (String, [Range<Int>])] {
+        var result: [Int64: (String, [Range<Int>])] = [:]
+        for start in stride(from: 0, to: docids.count, by: 500) {
+            let slice = Array(docids[start..<min(start + 500, docids.count)])
+            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
+            try db.forEachRow(
+                "SELECT docid, body, offsets(search_text) FROM search_text WHERE search_text MATCH ? AND docid IN (\(placeholders))",
+                [.text(match)] + slice.map { .integer($0) }
+            ) { row in
+                let numbers = (row[2].textValue ?? "").split(separator: " ").compactMap { Int($0) }
+                var ranges: [Range<Int>] = []
+                var index = 0
+                while index + 3 < numbers.count {
+                    ranges.append(numbers[index + 2]..<(numbers[index + 2] + numbers[index + 3]))
+                    index += 4
+                }
+                result[row[0].integerValue ?? 0] = (row[1].textValue ?? "", ranges)
+            }
+        }
+        return result
+    }
+}

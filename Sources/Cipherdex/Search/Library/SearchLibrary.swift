@@ -1,0 +1,231 @@
+import Foundation
+
+@_exported import CipherdexExtraction
+
+/// Full-text search over the documents of one store — PDFs, plain text, Markdown, and any
+/// format an application adds a `TextExtractor` for — with the index inside the store's
+/// encrypted database. Obtain it as `store.library`.
+///
+/// Indexing runs in the background: documents are extracted on every core (PDFs by default in
+/// the `cipherdex-extract` helper process, with time and memory limits), and one writer batches
+/// the inserts. Searching works while indexing runs.
+public final class SearchLibrary: @unchecked Sendable {
+    /// How documents are turned into text.
+    public struct Configuration: Sendable {
+        /// Where PDFs are parsed.
+        public enum PDFExtraction: Sendable, Equatable {
+            /// In the `cipherdex-extract` helper process with these limits (the default: a
+            /// hostile PDF cannot crash, hang or balloon the calling process).
+            case isolated(IsolatedPDFExtractor.Limits)
+            /// In this process: for trusted input only (no time or memory limit).
+            case inProcess
+        }
+
+        /// Where PDFs are parsed (default: isolated, 30 s and 1 GiB per document).
+        public var pdfExtraction: PDFExtraction = .isolated(IsolatedPDFExtractor.Limits())
+        /// Extractors for further formats, by lower-cased file extension (they win over the
+        /// built-in ones).
+        public var extractors: [String: any TextExtractor] = [:]
+        /// Asked for the password of a password-protected document, by UID; nil leaves it locked.
+        public var passwordProvider: (@Sendable (String) -> String?)?
+        /// Extraction workers (default: one per core).
+        public var workerCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    weak var store: Store?
+    let state = NSCondition()
+    var configuration = Configuration()
+    var pending: [IndexJob] = []
+    var active: [String: Double] = [:]
+    var writeQueue: [IndexOutcome] = []
+    var isWriting = false
+    var isPaused = false
+    var isStopped = false
+    var workersStarted = 0
+    var cancelledUIDs: Set<String> = []
+    var subscribers: [UUID: AsyncStream<IndexingEvent>.Continuation] = [:]
+
+    init(store: Store) {
+        self.store = store
+    }
+
+    /// Replaces the configuration (applies to documents extracted from now on).
+    public func configure(_ update: (inout Configuration) -> Void) {
+        state.withLock { update(&configuration) }
+    }
+
+    // MARK: Adding and removing
+
+    /// Stores the file as an encrypted attachment and queues it for indexing under `uid`
+    /// (default: the file's name). A document whose content did not change is not re-indexed.
+    public func add(fileAt path: String, uid: String? = nil) throws {
+        let name = (path as NSString).lastPathComponent
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw SearchError.unreadable(path: path, reason: "no such readable file")
+        }
+        try enqueue(IndexJob(uid: try Self.validated(uid ?? name), source: .file(path: path, storeCopy: true), fileExtension: Self.fileExtension(name)))
+    }
+
+    /// Queues an attachment already in the store for indexing under `uid`.
+    public func add(attachment token: AttachmentToken, uid: String, fileExtension: String) throws {
+        try enqueue(IndexJob(uid: try Self.validated(uid), source: .attachment(id: token.id), fileExtension: Self.fileExtension("x." + fileExtension)))
+    }
+
+    /// Stores `data` as an encrypted attachment and queues it for indexing under `uid`.
+    public func add(data: Data, uid: String, fileExtension: String) throws {
+        try enqueue(IndexJob(uid: try Self.validated(uid), source: .data(data), fileExtension: Self.fileExtension("x." + fileExtension)))
+    }
+
+    /// Removes a document from the index (and its stored copy unless something else references
+    /// it). Returns false when the UID is not indexed.
+    @discardableResult
+    public func remove(uid: String) throws -> Bool {
+        state.withLock {
+            pending.removeAll { $0.uid == uid }
+            if active[uid] != nil { cancelledUIDs.insert(uid) }
+        }
+        guard let store else { throw StoreError.closed }
+        let removed = try store.transaction { tx in try SearchIndexWriter.remove(uid: uid, tx: tx) }
+        if removed { publish(.removed(uid: uid)) }
+        return removed
+    }
+
+    /// Removes every document from the index.
+    public func removeAll() throws {
+        state.withLock {
+            pending.removeAll()
+            cancelledUIDs.formUnion(active.keys)
+        }
+        guard let store else { throw StoreError.closed }
+        let uids = try store.transaction { tx in try SearchIndexWriter.removeAll(tx: tx) }
+        for uid in uids { publish(.removed(uid: uid)) }
+    }
+
+    // MARK: Status and control
+
+    /// Where `uid` stands.
+    public func status(of uid: String) throws -> IndexStatus {
+        let live: IndexStatus? = state.withLock {
+            if let fraction = active[uid] { return .indexing(fraction: fraction) }
+            if pending.contains(where: { $0.uid == uid }) { return .queued }
+            return nil
+        }
+        if let live { return live }
+        guard let store else { throw StoreError.closed }
+        return try store.read { try SearchIndexWriter.storedStatus(uid: uid, db: $0) }
+    }
+
+    /// Every UID in the index or in the queue with its status, sorted by UID.
+    public func statuses() throws -> [(uid: String, status: IndexStatus)] {
+        guard let store else { throw StoreError.closed }
+        var result: [String: IndexStatus] = try store.read { db in
+            var stored: [String: IndexStatus] = [:]
+            for row in try db.rows("SELECT uid FROM search_documents") {
+                guard let uid = row[0].textValue else { continue }
+                stored[uid] = try SearchIndexWriter.storedStatus(uid: uid, db: db)
+            }
+            return stored
+        }
+        state.withLock {
+            for job in pending { result[job.uid] = .queued }
+            for (uid, fraction) in active { result[uid] = .indexing(fraction: fraction) }
+        }
+        return result.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Whether documents are queued or being indexed.
+    public var isIndexing: Bool {
+        state.withLock { !pending.isEmpty || !active.isEmpty || !writeQueue.isEmpty || isWriting }
+    }
+
+    /// Stops starting new documents (running ones finish).
+    public func pause() {
+        state.withLock { isPaused = true }
+    }
+
+    /// Resumes after `pause()`.
+    public func resume() {
+        state.withLock {
+            isPaused = false
+            state.broadcast()
+        }
+    }
+
+    /// Drops queued documents; a document being extracted is dropped when its extraction ends.
+    public func cancel(uid: String? = nil) {
+        state.withLock {
+            if let uid {
+                pending.removeAll { $0.uid == uid }
+                if active[uid] != nil { cancelledUIDs.insert(uid) }
+            } else {
+                pending.removeAll()
+                cancelledUIDs.formUnion(active.keys)
+            }
+            state.broadcast()
+        }
+    }
+
+    /// Blocks until nothing is queued, extracting or being written (or the library is paused
+    /// with nothing running).
+    public func waitUntilIdle() {
+        state.withLock {
+            while !isStopped && (!(pending.isEmpty || isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting) {
+                state.wait()
+            }
+        }
+    }
+
+    /// The async form of `waitUntilIdle()`.
+    public func idle() async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                self.waitUntilIdle()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Progress events from now on, until the store closes or the stream is dropped.
+    public func events() -> AsyncStream<IndexingEvent> {
+        let (stream, continuation) = AsyncStream<IndexingEvent>.makeStream()
+        let key = UUID()
+        state.withLock { subscribers[key] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = self?.subscribers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// Stops the workers (the store is closing).
+    func shutdown() {
+        let continuations = state.withLock {
+            isStopped = true
+            pending.removeAll()
+            state.broadcast()
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+
+    func publish(_ event: IndexingEvent) {
+        let continuations = state.withLock { Array(subscribers.values) }
+        for continuation in continuations { continuation.yield(event) }
+    }
+
+    // MARK: Helpers
+
+    static func validated(_ uid: String) throws -> String {
+        guard !uid.isEmpty, uid.count <= 1024, !uid.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw SearchError.invalidUID(uid)
+        }
+        return uid
+    }
+
+    static func fileExtension(_ name: String) -> String {
+        (name as NSString).pathExtension.lowercased()
+    }
+}

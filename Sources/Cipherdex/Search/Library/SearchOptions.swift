@@ -1,0 +1,24 @@
+/// How a search matches and what it returns (the matching options of Nutrient's PDFLibrary).
+public struct SearchOptions: Sendable, Equatable {
+    /// Words match whole words only (by default each word matches the words it begins).
+    public var exactWordsOnly = false
+    /// Quoted phrases match exactly (no prefix on their last word).
+    public var exactPhrasesOnly = false
+    /// Leave out annotation text.
+    public var excludeAnnotations = false
+    /// Leave out page text (search annotations only).
+    public var excludeDocumentText = false
+    /// Most results (matching pages and annotations) in total.
+    public var maximumResults = 500
+    /// Most results per document (nil: no limit besides the total).
+    public var maximumResultsPerDocument: Int?
+    /// Whether to cut preview texts.
+    public var includePreviews = true
+    /// Characters of context before the first match in a preview.
+    public var previewCharactersBefore = 20
+    /// Characters in a preview in all.
+    public var previewLength = 160
+
+    /// Default options.
+    public init() {}
+}

@@ -1,0 +1,31 @@
+/// What a search found, ranked by relevance (BM25 from FTS4's matchinfo).
+public struct SearchResults: Codable, Sendable, Equatable {
+    /// Matching documents by UID, each with its matching page indices (from 0, ascending).
+    public var documents: [String: [Int]]
+    /// The UIDs ordered by their best page's score.
+    public var rankedUIDs: [String]
+    /// One entry per matching page or annotation, best first.
+    public var previews: [SearchPreview]
+}
+
+/// One matching page (or annotation) with its preview.
+public struct SearchPreview: Codable, Sendable, Equatable {
+    /// The document's UID.
+    public var uid: String
+    /// The page, counted from 0.
+    public var pageIndex: Int
+    /// Up to `previewLength` characters of the original text around the first match (empty when
+    /// previews are off).
+    public var preview: String
+    /// Where the matched words are in `preview`: UTF-16 offsets (`NSRange`-compatible),
+    /// `[start, end)`.
+    public var matchRanges: [[Int]]
+    /// Where the matched words are in the page (or annotation) text: UTF-16 offsets.
+    public var pageMatchRanges: [[Int]]
+    /// The BM25 score (higher is better).
+    public var score: Double
+    /// Whether the match is in an annotation's text rather than the page's.
+    public var isAnnotation: Bool
+    /// Which annotation of the page (from 0), for annotation results.
+    public var annotationIndex: Int?
+}

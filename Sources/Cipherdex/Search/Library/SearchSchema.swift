@@ -1,0 +1,79 @@
+/// The search index tables (schema version 4) and the recorded tokenizer.
+///
+/// ```sql
+/// search_documents(uid PRIMARY KEY, attachment_id, owns_attachment, file_extension, title, metadata, state,
+///                  reason, page_count, source_root, source_size, source_mtime, content_hash)
+/// search_pages(rowid PRIMARY KEY, uid, page_index, kind /* 0 text, 1 annotation */, ordinal)
+/// search_text USING fts4(body, tokenize=<recorded tokenizer>)   -- docid = search_pages.rowid
+/// ```
+/// `search_text` keeps the original text (FTS4's content table), from which previews are cut.
+enum SearchSchema {
+    /// The setting that records the tokenizer.
+    static let tokenizerSetting = "search.tokenizer"
+
+    /// Migration 4.
+    static func create(_ db: Connection) throws {
+        try db.execute(
+            """
+            CREATE TABLE search_documents (
+                uid TEXT PRIMARY KEY,
+                attachment_id TEXT,
+                owns_attachment INTEGER NOT NULL DEFAULT 0,
+                file_extension TEXT NOT NULL,
+                title TEXT,
+                metadata TEXT NOT NULL DEFAULT '{}',
+                state TEXT NOT NULL,
+                reason TEXT,
+                page_count INTEGER NOT NULL DEFAULT 0,
+                source_root TEXT,
+                source_size INTEGER,
+                source_mtime REAL,
+                content_hash BLOB
+            ) WITHOUT ROWID;
+            CREATE INDEX search_documents_root ON search_documents (source_root);
+            CREATE TABLE search_pages (
+                rowid INTEGER PRIMARY KEY,
+                uid TEXT NOT NULL,
+                page_index INTEGER NOT NULL,
+                kind INTEGER NOT NULL,
+                ordinal INTEGER NOT NULL
+            );
+            CREATE INDEX search_pages_uid ON search_pages (uid);
+            """)
+        try createTextTable(db, name: "search_text", tokenizer: .standard)
+        try db.execute(
+            "INSERT INTO cipherdex_settings (name, value) VALUES (?, ?)",
+            [.text(tokenizerSetting), .text(SearchTokenizerKind.standard.rawValue)])
+    }
+
+    static func createTextTable(_ db: Connection, name: String, tokenizer: SearchTokenizerKind) throws {
+        try db.execute("CREATE VIRTUAL TABLE \(name) USING fts4(body, tokenize=\(tokenizer.ftsName))")
+    }
+
+    /// The tokenizer the index was built with.
+    static func tokenizer(_ db: Connection) throws -> SearchTokenizerKind {
+        let value = try db.scalar("SELECT value FROM cipherdex_settings WHERE name = ?", [.text(tokenizerSetting)])
+        return value?.textValue.flatMap(SearchTokenizerKind.init(rawValue:)) ?? .standard
+    }
+
+    /// Rebuilds the full-text table with another tokenizer, in the caller's transaction.
+    static func rebuild(_ db: Connection, tokenizer: SearchTokenizerKind) throws {
+        try createTextTable(db, name: "search_text_rebuild", tokenizer: tokenizer)
+        try db.execute("INSERT INTO search_text_rebuild (docid, body) SELECT docid, body FROM search_text")
+        try db.execute("DROP TABLE search_text")
+        try db.execute("ALTER TABLE search_text_rebuild RENAME TO search_text")
+        try db.execute(
+            "INSERT OR REPLACE INTO cipherdex_settings (name, value) VALUES (?, ?)",
+            [.text(tokenizerSetting), .text(tokenizer.rawValue)])
+    }
+}
+
+/// Which tokenizer the index uses. Recorded in the store; changing it rebuilds the index.
+public enum SearchTokenizerKind: String, Codable, Sendable, CaseIterable {
+    /// Unicode words, case- and diacritics-insensitive, CJK as bigrams.
+    case standard = "cipherdex"
+    /// The same plus English (Porter) stemming.
+    case englishStemming = "cipherdex_stem"
+
+    var ftsName: String { rawValue }
+}
