@@ -49,7 +49,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "CipherdexBench",
-            dependencies: ["Cipherdex"]
+            dependencies: ["Cipherdex", "CipherdexPDFWriter"]
         ),
         .testTarget(
             name: "CipherdexTests",

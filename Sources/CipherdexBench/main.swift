@@ -2,7 +2,27 @@ import Foundation
 
 /// `cipherdex-bench [SUITE...] [--quick]`: runs benchmark suites and prints markdown for
 /// BENCHMARKS.md. Suites: store, attachments, search (default: all).
+/// `cipherdex-bench generate-pdfs DIR [DOCUMENTS] [PAGES]` writes the sample corpus (the demo
+/// uses it).
+import CipherdexPDFWriter
+
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "generate-pdfs" {
+    guard arguments.count >= 2 else {
+        FileHandle.standardError.write(Data("usage: cipherdex-bench generate-pdfs DIR [DOCUMENTS] [PAGES]\n".utf8))
+        exit(64)
+    }
+    let corpus = SampleCorpus(
+        documentCount: arguments.count > 2 ? Int(arguments[2]) ?? 8 : 8, pagesPerDocument: arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5)
+    do {
+        try corpus.write(to: arguments[1])
+        print("wrote \(corpus.documents.count) PDFs, \(corpus.pageCount) pages, to \(arguments[1])")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("cipherdex-bench: error: \(error)\n".utf8))
+        exit(1)
+    }
+}
 let quick = arguments.contains("--quick")
 var suites = arguments.filter { !$0.hasPrefix("--") }
 if suites.isEmpty { suites = ["store", "attachments"] }
