@@ -1,0 +1,205 @@
+import CipherdexPDFWriter
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+/// Background indexing: statuses for bad input, change detection, folder sync, concurrency,
+/// and the real-world corpus.
+final class SearchIndexingTests: XCTestCase {
+    private var store: Store!
+    private var path = ""
+    private var files = ""
+
+    override func setUpWithError() throws {
+        (store, path) = try SearchLibraryTestSupport.store(isolated: true)
+        files = TestSupport.temporaryPath("files")
+        try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        store?.close()
+    }
+
+    func testDamagedTruncatedEmptyAndLockedPDFs() throws {
+        let good = makePDF(pages: ["a perfectly fine page about walruses"], title: "ok")
+        FileManager.default.createFile(atPath: files + "/good.pdf", contents: Data(good))
+        FileManager.default.createFile(atPath: files + "/truncated.pdf", contents: Data(good.prefix(good.count / 2)))
+        FileManager.default.createFile(atPath: files + "/garbage.pdf", contents: Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
+        FileManager.default.createFile(atPath: files + "/empty.pdf", contents: Data(makePDF(pages: ["", ""], title: nil)))
+        FileManager.default.createFile(atPath: files + "/zero.pdf", contents: Data())
+        for name in ["good.pdf", "truncated.pdf", "garbage.pdf", "empty.pdf", "zero.pdf"] {
+            try store.library.add(fileAt: files + "/" + name)
+        }
+        store.library.waitUntilIdle()
+        XCTAssertEqual(try store.library.status(of: "good.pdf"), .finished(pageCount: 1))
+        XCTAssertEqual(try store.library.status(of: "empty.pdf"), .finished(pageCount: 2))
+        for name in ["truncated.pdf", "garbage.pdf", "zero.pdf"] {
+            guard case .failed(let reason) = try store.library.status(of: name) else {
+                return XCTFail("\(name): \(try store.library.status(of: name))")
+            }
+            XCTAssertFalse(reason.isEmpty)
+        }
+        XCTAssertEqual(try store.library.search("walruses").documents, ["good.pdf": [0]])
+        XCTAssertThrowsError(try store.library.add(fileAt: files + "/missing.pdf"))
+        FileManager.default.createFile(atPath: files + "/notes.docx", contents: Data("x".utf8))
+        XCTAssertThrowsError(try store.library.add(fileAt: files + "/notes.docx")) { error in
+            XCTAssertEqual(error as? SearchError, .unsupportedFileType("docx"))
+        }
+    }
+
+    func testPasswordProtectedPDFIsLockedUntilAPasswordIsProvided() throws {
+        guard let corpus = SearchLibraryTestSupport.corpusDirectory else { throw XCTSkip("PDF corpus not found") }
+        let encrypted = corpus + "/pdfminer__encryption__aes-128.pdf"
+        try store.library.add(fileAt: encrypted, uid: "secret.pdf")
+        store.library.waitUntilIdle()
+        XCTAssertEqual(try store.library.status(of: "secret.pdf"), .locked)
+        // Adding it again once a password can be provided unlocks it (locked documents are
+        // always retried; indexed ones with unchanged content are not).
+        store.library.configure { $0.passwordProvider = { uid in uid == "secret.pdf" ? "foo" : nil } }
+        try store.library.add(fileAt: encrypted, uid: "secret.pdf")
+        store.library.waitUntilIdle()
+        guard case .finished = try store.library.status(of: "secret.pdf") else {
+            return XCTFail("\(try store.library.status(of: "secret.pdf"))")
+        }
+        XCTAssertEqual(try store.library.search("secret").documents.keys.sorted(), ["secret.pdf"])
+    }
+
+    func testUnchangedContentIsNotReindexedAndEventsArrive() async throws {
+        SearchLibraryTestSupport.writePDF(["otters hold hands", "beavers build dams"], to: files, name: "animals.pdf")
+        let events = store.library.events()
+        try store.library.add(fileAt: files + "/animals.pdf")
+        await store.library.idle()
+        try store.library.add(fileAt: files + "/animals.pdf")
+        await store.library.idle()
+        SearchLibraryTestSupport.writePDF(["otters hold hands", "beavers build lodges"], to: files, name: "animals.pdf")
+        try store.library.add(fileAt: files + "/animals.pdf")
+        await store.library.idle()
+        try store.library.remove(uid: "animals.pdf")
+        var seen: [IndexingEvent] = []
+        for await event in events {
+            seen.append(event)
+            if case .removed = event { break }
+        }
+        XCTAssertEqual(
+            seen,
+            [
+                .started(uid: "animals.pdf"), .pageIndexed(uid: "animals.pdf", pageIndex: 0, pageCount: 2),
+                .pageIndexed(uid: "animals.pdf", pageIndex: 1, pageCount: 2), .finished(uid: "animals.pdf", pageCount: 2),
+                .started(uid: "animals.pdf"), .unchanged(uid: "animals.pdf"),
+                .started(uid: "animals.pdf"), .pageIndexed(uid: "animals.pdf", pageIndex: 0, pageCount: 2),
+                .pageIndexed(uid: "animals.pdf", pageIndex: 1, pageCount: 2), .finished(uid: "animals.pdf", pageCount: 2),
+                .removed(uid: "animals.pdf"),
+            ])
+        XCTAssertEqual(try store.attachmentTokens(), [], "replaced and removed copies are deleted")
+    }
+
+    func testFolderSyncAddsChangesAndRemoves() throws {
+        let folder = files + "/folder"
+        SearchLibraryTestSupport.writePDF(["alpha page"], to: folder, name: "a.pdf")
+        SearchLibraryTestSupport.writePDF(["bravo page"], to: folder + "/sub", name: "b.pdf")
+        FileManager.default.createFile(atPath: folder + "/c.txt", contents: Data("charlie text\u{0C}second page delta".utf8))
+        FileManager.default.createFile(atPath: folder + "/ignored.docx", contents: Data("x".utf8))
+        var summary = try store.library.sync(folder: folder)
+        store.library.waitUntilIdle()
+        XCTAssertEqual(summary.added, ["a.pdf", "c.txt", "sub/b.pdf"])
+        XCTAssertEqual(try store.library.search("delta").documents, ["c.txt": [1]])
+        XCTAssertEqual(try store.attachmentTokens(), [], "synced files are indexed in place, not copied")
+
+        summary = try store.library.sync(folder: folder)
+        XCTAssertEqual(summary.unchanged, ["a.pdf", "c.txt", "sub/b.pdf"])
+
+        Thread.sleep(forTimeInterval: 0.01)
+        SearchLibraryTestSupport.writePDF(["alpha page, now with echo"], to: folder, name: "a.pdf")
+        try FileManager.default.removeItem(atPath: folder + "/sub/b.pdf")
+        SearchLibraryTestSupport.writePDF(["foxtrot page"], to: folder, name: "f.pdf")
+        // Touched but identical content: re-checked by hash, not re-extracted.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: folder + "/c.txt")
+        let events = store.library.events()
+        summary = try store.library.sync(folder: folder)
+        store.library.waitUntilIdle()
+        XCTAssertEqual(summary.added, ["f.pdf"])
+        XCTAssertEqual(summary.changed, ["a.pdf", "c.txt"])
+        XCTAssertEqual(summary.removed, ["sub/b.pdf"])
+        XCTAssertEqual(try store.library.search("echo").documents, ["a.pdf": [0]])
+        XCTAssertEqual(try store.library.search("bravo").documents, [:])
+        XCTAssertEqual(try store.library.search("foxtrot").documents, ["f.pdf": [0]])
+        _ = events
+        XCTAssertEqual(try store.library.sync(folder: folder).unchanged, ["a.pdf", "c.txt", "f.pdf"])
+        XCTAssertThrowsError(try store.library.sync(folder: files + "/nope")) { error in
+            XCTAssertEqual(error as? SearchError, .notAFolder(files + "/nope"))
+        }
+    }
+
+    func testSearchWhileAFolderIsBeingIndexed() throws {
+        let folder = files + "/many"
+        let corpus = SampleCorpus(documentCount: 24, pagesPerDocument: 4, wordsPerPage: 120)
+        try corpus.write(to: folder)
+        _ = try store.library.sync(folder: folder)
+        var searches = 0
+        var sawPartial = false
+        while store.library.isIndexing {
+            let found = try store.library.search("cardiology").documents.count
+            if found > 0 && found < 3 { sawPartial = true }
+            searches += 1
+        }
+        store.library.waitUntilIdle()
+        XCTAssertGreaterThan(searches, 0)
+        _ = sawPartial
+        for document in 0..<24 {
+            for page in 0..<4 {
+                let word = SampleCorpus.reference(document: document, page: page)
+                XCTAssertEqual(try store.library.search(word).documents, [corpus.documents[document].fileName: [page]], word)
+            }
+        }
+    }
+
+    func testPauseAndCancel() throws {
+        let folder = files + "/paused"
+        try SampleCorpus(documentCount: 6, pagesPerDocument: 2, wordsPerPage: 60).write(to: folder)
+        store.library.pause()
+        _ = try store.library.sync(folder: folder)
+        store.library.waitUntilIdle()
+        XCTAssertEqual(try store.library.status(of: "doc-0001.pdf"), .queued)
+        store.library.cancel(uid: "doc-0001.pdf")
+        XCTAssertEqual(try store.library.status(of: "doc-0001.pdf"), .unknown)
+        store.library.resume()
+        store.library.waitUntilIdle()
+        XCTAssertEqual(try store.library.status(of: "doc-0001.pdf"), .unknown)
+        XCTAssertEqual(try store.library.status(of: "doc-0002.pdf"), .finished(pageCount: 2))
+    }
+
+    func testWholeRealWorldCorpusInBoundedTimeAndMemory() throws {
+        guard let corpus = SearchLibraryTestSupport.corpusDirectory else { throw XCTSkip("PDF corpus not found") }
+        store.library.configure { $0.pdfExtraction = .isolated(IsolatedPDFExtractor.Limits(wallClockSeconds: 15, cpuSeconds: 15)) }
+        let start = Date()
+        let summary = try store.library.sync(folder: corpus, allowedExtensions: ["pdf"])
+        store.library.waitUntilIdle()
+        let elapsed = Date().timeIntervalSince(start)
+        let statuses = try store.library.statuses()
+        XCTAssertEqual(statuses.count, summary.added.count)
+        XCTAssertGreaterThan(statuses.count, 200)
+        var counts: [String: Int] = [:]
+        for (uid, status) in statuses {
+            counts[status.name, default: 0] += 1
+            switch status {
+            case .finished, .locked: break
+            case .failed(let reason): XCTAssertFalse(reason.isEmpty, uid)
+            default: XCTFail("\(uid) ended \(status)")
+            }
+        }
+        XCTAssertGreaterThan(counts["finished", default: 0], 150, "\(counts)")
+        XCTAssertLessThan(elapsed, 240, "the whole corpus in bounded time")
+        XCTAssertLessThan(Double(Self.peakRSS()) / 1_048_576, 1024, "this process stays bounded")
+        print("corpus: \(counts) in \(String(format: "%.1f", elapsed)) s")
+        XCTAssertFalse(try store.library.search("the").documents.isEmpty)
+    }
+
+    private static func peakRSS() -> UInt64 {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return (line.split(separator: " ").dropFirst().first.flatMap { UInt64($0) } ?? 0) * 1024
+        }
+        return 0
+    }
+}
