@@ -70,6 +70,7 @@ package final class Connection {
             }
             try execute("PRAGMA synchronous = FULL")
         case .reader:
+            try execute("PRAGMA secure_delete = ON")
             try execute("PRAGMA foreign_keys = ON")
             try execute("PRAGMA busy_timeout = 5000")
             try execute("PRAGMA query_only = ON")

@@ -1,3 +1,5 @@
+import Dispatch
+
 extension Store {
     /// The collection `name`. Nothing is created until the first insert or upsert; reading or
     /// querying a collection that was never created throws `DocumentError.unknownCollection`.
@@ -55,6 +57,18 @@ extension Store {
                 transaction.afterCommitActions.forEach { $0() }
                 changeObservers.publish(transaction.changes)
                 return result
+            }
+        }
+    }
+
+    /// `transaction(_:)` for async code: runs on a background thread, so the calling task
+    /// never blocks on the writer.
+    public func performTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (StoreTransaction) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.transaction(body) })
             }
         }
     }

@@ -18,7 +18,7 @@ extension Store {
     func rotateKey(to newKey: KeyProvider, faultPoint: (AtomicWriteStep) throws -> Void) throws {
         guard isOpen else { throw StoreError.closed }
         guard let dataKey else {
-            throw StoreError.notAStore(path: path, reason: "the store is not encrypted; it has no key to rotate")
+            throw StoreError.notEncrypted(path: path)
         }
         let key = try newKey()
         try metadataLock.withLock {

@@ -9,6 +9,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     case storeLocked(path: String)
     /// The path is not a Cipherdex store (and is not an empty or missing directory).
     case notAStore(path: String, reason: String)
+    /// The operation needs an encrypted store (key rotation) and this one is not encrypted.
+    case notEncrypted(path: String)
     /// The store has been closed.
     case closed
     /// A file operation failed.
@@ -22,6 +24,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .storeCorrupted: return "storeCorrupted"
         case .storeLocked: return "storeLocked"
         case .notAStore: return "notAStore"
+        case .notEncrypted: return "notEncrypted"
         case .closed: return "closed"
         case .system: return "system"
         case .database: return "database"
@@ -37,6 +40,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             return "the store at \(path) is open in another process or instance"
         case .notAStore(let path, let reason):
             return "\(path) is not a Cipherdex store: \(reason)"
+        case .notEncrypted(let path):
+            return "the store at \(path) is not encrypted: it has no key to rotate"
         case .closed:
             return "the store is closed"
         case .system(let error):

@@ -171,3 +171,16 @@ final class DocumentTransactionTests: XCTestCase {
         XCTAssertEqual(store.changeObservers.count, 0)
     }
 }
+
+final class AsyncTransactionTests: XCTestCase {
+    func testAsyncTransactionCommits() async throws {
+        let store = try await Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let count = try await store.performTransaction { tx -> Int in
+            try tx.collection("c").insert(id: "a", value: ["x": 1])
+            return try tx.collection("c").count()
+        }
+        XCTAssertEqual(count, 1)
+        XCTAssertEqual(try store.collection("c").get(id: "a")?.value, ["x": 1])
+    }
+}

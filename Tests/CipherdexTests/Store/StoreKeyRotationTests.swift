@@ -74,6 +74,6 @@ final class StoreKeyRotationTests: XCTestCase {
 
     func testRotatingUnencryptedStoreFails() throws {
         let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: nil))
-        XCTAssertThrowsCase("notAStore", try store.rotateKey(to: TestSupport.rawKey(1)))
+        XCTAssertThrowsCase("notEncrypted", try store.rotateKey(to: TestSupport.rawKey(1)))
     }
 }
