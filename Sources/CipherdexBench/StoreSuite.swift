@@ -7,7 +7,8 @@ enum StoreSuite {
     static func run(quick: Bool) throws -> String {
         var output = ""
         output += try openLatency(iterations: quick ? 5 : 21)
-        output += "\n" + (try workload(documents: quick ? 5_000 : 50_000, reads: quick ? 2_000 : 20_000))
+        output += "\n" + (try workload(documents: quick ? 5_000 : 50_000, reads: quick ? 2_000 : 20_000, api: false))
+        output += "\n" + (try workload(documents: quick ? 5_000 : 50_000, reads: quick ? 2_000 : 20_000, api: true))
         return output
     }
 
@@ -40,10 +41,13 @@ enum StoreSuite {
         return table.markdown
     }
 
-    private static func workload(documents: Int, reads: Int) throws -> String {
+    private static func workload(documents: Int, reads: Int, api: Bool) throws -> String {
+        let title =
+            api
+            ? "Documents API: \(documents) JSON documents of ~1 KiB with an indexed field (transactions of 1,000), then \(reads) get(id:) in random order, twice"
+            : "SQL floor: rows of 1 KiB with an indexed key, bulk insert of \(documents) (transactions of 1,000), then \(reads) indexed point reads in random order, twice"
         var table = ResultTable(
-            title:
-                "Rows of 1 KiB: bulk insert of \(documents) (transactions of 1,000), then \(reads) indexed point reads in random order, twice",
+            title: title,
             columns: [
                 "store", "bulk insert", "rows/s", "point read, first pass", "point read, second pass", "database bytes",
             ])
@@ -58,7 +62,10 @@ enum StoreSuite {
                 let rawKey: KeyProvider = { try EncryptionKey.raw(rawBytes) }
                 let configuration = StoreConfiguration(path: path + "/store", keyProvider: encrypted ? rawKey : nil)
                 let store = try Store.open(configuration)
-                let (insert, cold, warm) = try DocumentWorkload.run(store: store, documents: documents, reads: reads)
+                let (insert, cold, warm) =
+                    api
+                    ? try DocumentAPIWorkload.run(store: store, documents: documents, reads: reads)
+                    : try DocumentWorkload.run(store: store, documents: documents, reads: reads)
                 samples[encrypted]!.append((insert, cold, warm))
                 store.close()
                 sizes[encrypted] = try Store.open(configuration).info().databaseBytes

@@ -158,6 +158,9 @@ package final class Connection {
     /// The rowid of the last insert.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Rows changed since the connection opened (a cheap way to tell whether a step wrote).
+    var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
+
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

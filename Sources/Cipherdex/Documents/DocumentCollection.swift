@@ -154,12 +154,12 @@ public struct DocumentCollection: @unchecked Sendable {
 
     // MARK: Plumbing
 
-    /// Runs a write in a savepoint of the bound transaction, or in a transaction of its own
-    /// (which joins one running on this thread).
+    /// Runs a write as one operation of the bound transaction (`StoreTransaction.atomicWrite`),
+    /// or in a transaction of its own (which joins one running on this thread).
     func performWrite<T>(_ body: (StoreTransaction, DocumentStorage) throws -> T) throws -> T {
-        if let transaction {
+        if let transaction = transaction ?? store.changeObservers.transactionOnCurrentThread() {
             return try Store.mappingDatabaseErrors {
-                try transaction.savepoint { try body(transaction, DocumentStorage(db: transaction.connection)) }
+                try transaction.atomicWrite { try body(transaction, DocumentStorage(db: transaction.connection)) }
             }
         }
         return try store.transaction { transaction in try body(transaction, DocumentStorage(db: transaction.connection))

@@ -49,7 +49,11 @@ extension Store {
                 }
                 let result: T
                 do {
-                    result = try db.transaction { try body(transaction) }
+                    result = try db.transaction {
+                        let value = try body(transaction)
+                        if let failure = transaction.failure { throw failure }
+                        return value
+                    }
                 } catch {
                     transaction.rollbackActions.forEach { $0() }
                     throw error

@@ -4,8 +4,9 @@ import Foundation
 ///
 /// Collections obtained from it (`collection(_:)`) run on the transaction's writer connection:
 /// they see its uncommitted changes, and everything they do commits or rolls back together.
-/// Each operation is atomic on its own (it runs in a savepoint), so an operation that throws
-/// leaves no partial change even when the closure catches the error and goes on.
+/// An operation that fails a check (bad id or JSON, duplicate, unknown collection) fails before
+/// it writes, so the closure may catch the error and go on; an operation that fails after it has
+/// written (a database error) dooms the transaction, which then rolls back as a whole.
 ///
 /// The transaction and its collections may only be used on the thread running the closure and
 /// until it returns; other uses throw `DocumentError.transactionNotActive`. Further features
@@ -77,6 +78,27 @@ public final class StoreTransaction {
     func checkActive() throws {
         // The owner is immutable; `isActive` is only touched on the owner's thread.
         guard pthread_equal(owner, pthread_self()) != 0, isActive else { throw DocumentError.transactionNotActive }
+    }
+
+    /// The error of an operation that failed after it had written: the transaction can only roll
+    /// back (every later operation, and the commit, throw it).
+    private(set) var failure: Error?
+
+    /// Runs one document operation. Operations check everything that can go wrong (ids, JSON,
+    /// duplicates, unknown collections) before they write, so such errors leave the transaction
+    /// as it was; an error after a write (a database error) dooms the transaction instead, which
+    /// then rolls back as a whole. Unlike a savepoint per operation, this costs nothing: in an
+    /// encrypted database every page a savepoint journals is encrypted once more.
+    func atomicWrite<T>(_ body: () throws -> T) throws -> T {
+        try checkActive()
+        if let failure { throw failure }
+        let before = connection.totalChanges
+        do {
+            return try body()
+        } catch {
+            if connection.totalChanges != before { failure = error }
+            throw error
+        }
     }
 
     /// Runs `body` in a savepoint: on throw, its database changes and recorded changes are

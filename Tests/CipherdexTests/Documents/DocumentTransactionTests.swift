@@ -184,3 +184,30 @@ final class AsyncTransactionTests: XCTestCase {
         XCTAssertEqual(try store.collection("c").get(id: "a")?.value, ["x": 1])
     }
 }
+
+final class TransactionFailureTests: XCTestCase {
+    struct Injected: Error {}
+
+    func testAnOperationFailingAfterItWroteDoomsTheTransaction() throws {
+        let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        try store.collection("c").insert(id: "before", value: ["x": 1])
+        XCTAssertThrowsError(
+            try store.transaction { tx in
+                try tx.collection("c").insert(id: "kept?", value: ["x": 2])
+                // A failure before any write leaves the transaction usable...
+                XCTAssertThrowsError(try tx.collection("c").insert(id: "before", value: [:]))
+                try tx.collection("c").insert(id: "also", value: ["x": 3])
+                // ...one after a write dooms it: later operations and the commit fail.
+                XCTAssertThrowsError(
+                    try tx.atomicWrite {
+                        try tx.connection.execute("INSERT INTO cipherdex_settings (name, value) VALUES ('half', 'written')")
+                        throw Injected()
+                    })
+                XCTAssertThrowsError(try tx.collection("c").insert(id: "after", value: [:])) { XCTAssertTrue($0 is Injected) }
+            }
+        ) { XCTAssertTrue($0 is Injected) }
+        XCTAssertEqual(try store.collection("c").list().map(\.id), ["before"], "the whole transaction rolled back")
+        XCTAssertEqual(try store.read { try $0.scalar("SELECT count(*) FROM cipherdex_settings WHERE name = 'half'") }, .integer(0))
+    }
+}
