@@ -1,4 +1,5 @@
 import Cipherdex
+import CipherdexPDFWriter
 import Foundation
 
 /// The store suite's workload: rows of about 1 KiB with an indexed key, inserted in
@@ -46,15 +47,5 @@ enum DocumentWorkload {
     }
 }
 
-/// A small deterministic generator (SplitMix64) so both stores get identical data.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The benchmarks use the sample generator, so both stores get identical data.
+typealias SplitMix = SampleGenerator

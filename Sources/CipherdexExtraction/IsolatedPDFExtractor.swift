@@ -15,7 +15,7 @@ import Foundation
 /// - SIGKILL it did not get from us (the kernel's OOM killer), or an abort/crash whose standard
 ///   error reports an allocation failure (the RLIMIT_AS cap) → `.memoryLimitExceeded` (best effort)
 /// - any other crash or malformed answer → `.helperCrashed`
-public struct IsolatedPDFExtractor: TextExtractor {
+public struct IsolatedPDFExtractor: PDFExtractor {
     /// Resource limits for one extraction.
     public struct Limits: Sendable, Equatable {
         /// Wall-clock seconds before the helper is killed.
@@ -51,18 +51,6 @@ public struct IsolatedPDFExtractor: TextExtractor {
     public init(helperPath: String? = nil, limits: Limits = Limits()) {
         self.helperPath = helperPath
         self.limits = limits
-    }
-
-    /// Extracts `data` when `fileExtension` is `pdf`; other extensions are `.unsupportedFormat`.
-    public func extract(data: [UInt8], fileExtension: String, password: String?) throws -> ExtractedDocument {
-        let ext = Self.normalizedExtension(fileExtension)
-        guard ext == "pdf" else { throw ExtractionError.unsupportedFormat(ext) }
-        return try extract(data: data, password: password)
-    }
-
-    /// Extracts the PDF in `data` in the helper process, under `limits`.
-    public func extract(data: Data, password: String?) throws -> ExtractedDocument {
-        try extract(data: [UInt8](data), password: password)
     }
 
     /// Extracts the PDF in `data` in the helper process, under `limits`.

@@ -7,24 +7,9 @@ import Foundation
 /// Poppler has no time or memory limit of its own: hostile or fuzzed files can make it loop or
 /// allocate gigabytes, so untrusted input should go through `IsolatedPDFExtractor`, which runs
 /// this same code in a resource-limited helper process.
-public struct PDFTextExtractor: TextExtractor {
+public struct PDFTextExtractor: PDFExtractor {
     /// Creates an extractor; it holds no state.
     public init() {}
-
-    /// Extracts `data` when `fileExtension` is `pdf`; other extensions are `.unsupportedFormat`.
-    public func extract(data: [UInt8], fileExtension: String, password: String?) throws -> ExtractedDocument {
-        let ext = Self.normalizedExtension(fileExtension)
-        guard ext == "pdf" else { throw ExtractionError.unsupportedFormat(ext) }
-        return try extract(data: data, password: password)
-    }
-
-    /// Extracts the title, metadata and per-page text and annotations of the PDF in `data`.
-    /// Throws `.locked` when the PDF is encrypted and `password` is missing or wrong; when poppler
-    /// cannot open it, `.unsupportedFormat` if the bytes carry no PDF header and `.damaged` if
-    /// they do.
-    public func extract(data: Data, password: String?) throws -> ExtractedDocument {
-        try extract(data: [UInt8](data), password: password)
-    }
 
     /// Extracts the title, metadata and per-page text and annotations of the PDF in `data`.
     /// Throws `.locked` when the PDF is encrypted and `password` is missing or wrong; when poppler

@@ -29,12 +29,11 @@ final class AttachmentCipherReader {
     private let aead: Sodium.ChunkAEAD
     /// The associated data of every chunk (`header[0..<30] || id`).
     private let associatedData: [UInt8]
-    /// Plaintext scratch for partially requested chunks and streaming (`chunkSize` bytes).
-    private let plaintext: UnsafeMutableRawBufferPointer
-    /// Ciphertext plus tag of the chunk being opened (`chunkSize + 16` bytes).
-    private let sealed: UnsafeMutableRawBufferPointer
-    /// Nonce scratch of the algorithm's nonce length.
-    private let nonce: UnsafeMutableRawBufferPointer
+    /// Reused chunk buffers (plaintext wiped when freed).
+    private let buffers: AttachmentChunkBuffers
+    private var plaintext: UnsafeMutableRawBufferPointer { buffers.plaintext }
+    private var sealed: UnsafeMutableRawBufferPointer { buffers.sealed }
+    private var nonce: UnsafeMutableRawBufferPointer { buffers.nonce }
 
     /// Opens and validates the attachment file at `path` for `attachmentID`.
     ///
@@ -109,16 +108,10 @@ final class AttachmentCipherReader {
         self.fileSize = fileSize
         self.aead = aead
         self.associatedData = AttachmentCipherFormat.associatedData(for: header, attachmentID: attachmentID)
-        self.plaintext = .allocate(byteCount: chunkSize, alignment: 64)
-        self.sealed = .allocate(byteCount: chunkSize + AttachmentCipherFormat.chunkTagBytes, alignment: 64)
-        self.nonce = .allocate(byteCount: algorithm.nonceBytes, alignment: 8)
+        self.buffers = AttachmentChunkBuffers(chunkSize: chunkSize, nonceBytes: algorithm.nonceBytes)
     }
 
     deinit {
-        Sodium.memzero(plaintext)
-        plaintext.deallocate()
-        sealed.deallocate()
-        nonce.deallocate()
         AttachmentFileIO.close(fd)
     }
 

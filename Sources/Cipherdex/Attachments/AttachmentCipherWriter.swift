@@ -46,14 +46,13 @@ final class AttachmentCipherWriter {
     private let aead: Sodium.ChunkAEAD
     /// The associated data of every chunk (`header[0..<30] || id`).
     private let associatedData: [UInt8]
-    /// Plaintext of the chunk being filled (`chunkSize` bytes, `buffered` of them in use).
-    private let plaintext: UnsafeMutableRawBufferPointer
+    /// Reused chunk buffers (plaintext wiped when freed).
+    private let buffers: AttachmentChunkBuffers
+    private var plaintext: UnsafeMutableRawBufferPointer { buffers.plaintext }
     /// How many bytes of `plaintext` are filled.
     private var buffered = 0
-    /// Ciphertext plus tag of the chunk being written (`chunkSize + 16` bytes).
-    private let sealed: UnsafeMutableRawBufferPointer
-    /// Nonce scratch of the algorithm's nonce length.
-    private let nonce: UnsafeMutableRawBufferPointer
+    private var sealed: UnsafeMutableRawBufferPointer { buffers.sealed }
+    private var nonce: UnsafeMutableRawBufferPointer { buffers.nonce }
     /// Index of the next chunk to seal.
     private var chunkIndex: UInt64 = 0
     /// File offset just past the last chunk written.
@@ -122,16 +121,10 @@ final class AttachmentCipherWriter {
         self.headerKey = keys.headerKey
         self.aead = aead
         self.associatedData = AttachmentCipherFormat.associatedData(for: self.header, attachmentID: attachmentID)
-        self.plaintext = .allocate(byteCount: chunkSize, alignment: 64)
-        self.sealed = .allocate(byteCount: chunkSize + AttachmentCipherFormat.chunkTagBytes, alignment: 64)
-        self.nonce = .allocate(byteCount: algorithm.nonceBytes, alignment: 8)
+        self.buffers = AttachmentChunkBuffers(chunkSize: chunkSize, nonceBytes: algorithm.nonceBytes)
     }
 
     deinit {
-        Sodium.memzero(plaintext)
-        plaintext.deallocate()
-        sealed.deallocate()
-        nonce.deallocate()
         // finish() already closed an owned descriptor; otherwise the file stays unfinished.
         if ownsFileDescriptor && !isFinished {
             AttachmentFileIO.close(fd)

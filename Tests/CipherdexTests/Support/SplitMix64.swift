@@ -1,19 +1,7 @@
-/// A tiny deterministic PRNG (SplitMix64) for reproducible test data, shared by every suite.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
+import CipherdexPDFWriter
 
-    /// Starts the sequence at `seed`.
-    init(seed: UInt64) { state = seed }
-
-    /// The next 64 pseudo-random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The tests' reproducible generator (SplitMix64, shared with the sample corpus and benchmarks).
+typealias SplitMix64 = SampleGenerator
 
 /// The name the document tests use.
-typealias SeededGenerator = SplitMix64
+typealias SeededGenerator = SampleGenerator
