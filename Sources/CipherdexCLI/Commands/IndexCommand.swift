@@ -37,7 +37,7 @@ struct IndexCommand: Command {
         path = try arguments.positional("STORE")
         folder = try arguments.positional("FOLDER")
         if let ext {
-            let list = ext.split(separator: ",").map {
+            let list = ext.split(separator: ",", omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: "."))).lowercased()
             }
             guard !list.isEmpty, !list.contains(where: \.isEmpty) else {
