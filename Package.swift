@@ -57,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherdexCLITests",
-            dependencies: ["CipherdexCLI"]
+            dependencies: ["CipherdexCLI", "CipherdexPDFWriter"]
         ),
         .testTarget(
             name: "CipherdexExtractionTests",

@@ -6,6 +6,7 @@ enum CipherdexCommandLine {
     static let commands: [any Command.Type] = [
         KeygenCommand.self, CreateCommand.self, InfoCommand.self, VerifyCommand.self, RekeyCommand.self,
         DeleteCommand.self, DocCommand.self, AttachCommand.self, CatCommand.self, DetachCommand.self,
+        AddCommand.self, IndexCommand.self, SearchCommand.self, StatusCommand.self, RemoveCommand.self,
     ]
 
     static var help: String {

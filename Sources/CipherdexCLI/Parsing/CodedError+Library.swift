@@ -9,3 +9,18 @@ extension AttachmentError: CodedError {
     /// The case's name.
     var code: String { name }
 }
+
+extension SearchError: CodedError {
+    /// The case's name.
+    var code: String { name }
+}
+
+extension SearchQueryError: CodedError {
+    /// The case's name (`unterminatedQuote`, `danglingOperator`, …); the message gives the position.
+    var code: String { name }
+}
+
+extension ExtractionError: CodedError {
+    /// The case's name.
+    var code: String { name }
+}

@@ -1,0 +1,96 @@
+import Cipherdex
+import Foundation
+
+/// `cipherdex add STORE FILE… [--uid UID]`.
+struct AddCommand: Command {
+    static let name = "add"
+    static let summary = "store files encrypted and index them for search"
+    static let help = """
+        USAGE: cipherdex add STORE FILE… [--uid UID] [KEY]
+
+        Stores each FILE as an encrypted attachment and indexes its text for `cipherdex search`
+        (PDF, .txt, .text, .md, .markdown), then waits until every file is indexed and prints one
+        line per file:
+
+          <uid>: finished (N pages)
+          <uid>: failed: <reason>
+          <uid>: locked (password-protected, not indexed)
+
+        A file's UID is its name unless --uid gives one; adding a UID again replaces its entry
+        (a file whose content did not change is not re-indexed). Every FILE is checked before
+        anything is stored. Exit status 1 (indexingFailed) when any file failed; a locked file is
+        reported but is not a failure.
+
+        OPTIONS:
+          --uid UID   the UID to index the file under (only with a single FILE)
+        KEY (one of; omit for an unencrypted store):
+        \(KeyOptions.help())
+        """
+
+    let path: String
+    let files: [(path: String, uid: String)]
+    let key: KeyOptions
+
+    init(parsing arguments: inout Arguments) throws {
+        let uid = try arguments.option("--uid")
+        key = try KeyOptions(parsing: &arguments)
+        path = try arguments.positional("STORE")
+        let paths = arguments.remainingPositionals()
+        guard !paths.isEmpty else { throw CLIError.usage("missing FILE") }
+        if let uid {
+            guard paths.count == 1 else { throw CLIError.usage("--uid needs exactly one FILE") }
+            guard !uid.isEmpty else { throw CLIError.usage("--uid needs a non-empty UID") }
+        }
+        files = paths.map { ($0, uid ?? ($0 as NSString).lastPathComponent) }
+        var seen: [String: String] = [:]
+        for file in files {
+            if let other = seen[file.uid] {
+                throw CLIError.usage(
+                    "\(other) and \(file.path) would both be indexed as '\(file.uid)'; add them separately with --uid")
+            }
+            seen[file.uid] = file.path
+        }
+    }
+
+    func run() throws {
+        // Check every file first, so that a typo stores nothing.
+        for file in files {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                FileManager.default.isReadableFile(atPath: file.path)
+            else {
+                throw SearchError.unreadable(path: file.path, reason: "no such readable file")
+            }
+            let fileExtension = (file.path as NSString).pathExtension.lowercased()
+            guard SearchCLI.supportedExtensions.contains(fileExtension) else {
+                throw SearchError.unsupportedFileType(fileExtension)
+            }
+        }
+        let store = try StoreOpener.open(path: path, key: key)
+        defer { store.close() }
+        let library = store.library
+        for file in files {
+            try library.add(fileAt: file.path, uid: file.uid)
+        }
+        library.waitUntilIdle()
+        var failed = 0
+        var locked = 0
+        for file in files {
+            let status = try library.status(of: file.uid)
+            switch status {
+            case .failed: failed += 1
+            case .locked: locked += 1
+            default: break
+            }
+            Output.print("\(SearchCLI.singleLine(file.uid)): \(SearchCLI.describe(status))")
+        }
+        if locked > 0 {
+            Output.printError(
+                "cipherdex: note: \(locked) password-protected file(s) stored but not indexed (locked)")
+        }
+        if failed > 0 {
+            throw CLIError.failed(
+                code: "indexingFailed", message: "\(failed) of \(files.count) file(s) could not be indexed")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Cipherdex
+import Foundation
+
+/// `cipherdex index STORE FOLDER [--ext pdf,txt,md]`.
+struct IndexCommand: Command {
+    static let name = "index"
+    static let summary = "sync the search index with a folder (new, changed, deleted files)"
+    static let help = """
+        USAGE: cipherdex index STORE FOLDER [--ext pdf,txt,md] [KEY]
+
+        Syncs the search index with the files under FOLDER (recursively, hidden files left out):
+        new files are indexed, changed ones (size or modification time, then content) re-indexed,
+        and files that disappeared removed from the index. A document's UID is its path relative
+        to FOLDER. The files are indexed in place: unlike `cipherdex add`, no copy is stored.
+        Waits until indexing is done; on a terminal, a progress line is shown on standard error.
+        Ends with a summary line:
+
+          added A, changed C, removed R, unchanged U, failed F, locked L
+
+        where failed and locked count the files indexed in this run; each failed file is also
+        listed as `<uid>: failed: <reason>`. Exit status 1 (indexingFailed) when any file failed.
+
+        OPTIONS:
+          --ext LIST   comma-separated file extensions to index (default: pdf,txt,md)
+        KEY (one of; omit for an unencrypted store):
+        \(KeyOptions.help())
+        """
+
+    let path: String
+    let folder: String
+    let extensions: Set<String>
+    let key: KeyOptions
+
+    init(parsing arguments: inout Arguments) throws {
+        let ext = try arguments.option("--ext")
+        key = try KeyOptions(parsing: &arguments)
+        path = try arguments.positional("STORE")
+        folder = try arguments.positional("FOLDER")
+        if let ext {
+            let list = ext.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: "."))).lowercased()
+            }
+            guard !list.isEmpty, !list.contains(where: \.isEmpty) else {
+                throw CLIError.usage("--ext needs a comma-separated list of extensions, such as pdf,txt,md")
+            }
+            let unsupported = list.filter { !SearchCLI.supportedExtensions.contains($0) }
+            guard unsupported.isEmpty else {
+                throw CLIError.usage(
+                    "--ext: no text extractor for \(unsupported.map { "." + $0 }.joined(separator: ", ")) (supported: "
+                        + SearchCLI.supportedExtensions.sorted().joined(separator: ",") + ")")
+            }
+            extensions = Set(list)
+        } else {
+            extensions = ["pdf", "txt", "md"]
+        }
+    }
+
+    func run() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SearchError.notAFolder(folder)
+        }
+        let store = try StoreOpener.open(path: path, key: key)
+        defer { store.close() }
+        let library = store.library
+        let progress = ProgressLine(enabled: SearchCLI.stderrIsTerminal)
+        // Subscribe before syncing: workers start as soon as the first file is queued.
+        let events = library.events()
+        let watcher = Task.detached {
+            for await event in events {
+                switch event {
+                case .started(let uid): progress.started(uid)
+                case .finished(let uid, _), .failed(let uid, _), .locked(let uid), .unchanged(let uid): progress.ended(uid)
+                case .pageIndexed, .removed: break
+                }
+            }
+        }
+        let summary: FolderSyncSummary
+        do {
+            summary = try library.sync(folder: folder, allowedExtensions: extensions)
+        } catch {
+            watcher.cancel()
+            progress.clear()
+            throw error
+        }
+        progress.setTotal(summary.added.count + summary.changed.count)
+        library.waitUntilIdle()
+        watcher.cancel()
+        progress.clear()
+        var failures: [(uid: String, reason: String)] = []
+        var locked = 0
+        for uid in summary.added + summary.changed {
+            switch try library.status(of: uid) {
+            case .failed(let reason): failures.append((uid, reason))
+            case .locked: locked += 1
+            default: break
+            }
+        }
+        for failure in failures.sorted(by: { $0.uid < $1.uid }) {
+            Output.print("\(SearchCLI.singleLine(failure.uid)): \(SearchCLI.describe(.failed(reason: failure.reason)))")
+        }
+        Output.print(
+            "added \(summary.added.count), changed \(summary.changed.count), removed \(summary.removed.count), "
+                + "unchanged \(summary.unchanged.count), failed \(failures.count), locked \(locked)")
+        if !failures.isEmpty {
+            throw CLIError.failed(
+                code: "indexingFailed",
+                message: "\(failures.count) of \(summary.added.count + summary.changed.count) file(s) could not be indexed")
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Cipherdex
+import Foundation
+
+/// `cipherdex search STORE QUERY [--exact-words] [--exact-phrases] [--no-annotations] [--limit N]
+/// [--per-document N] [--json]`.
+struct SearchCommand: Command {
+    static let name = "search"
+    static let summary = "full-text search over the indexed documents"
+    static let help = """
+        USAGE: cipherdex search STORE QUERY [--exact-words] [--exact-phrases] [--no-annotations]
+                                [--annotations-only] [--limit N] [--per-document N] [--json] [KEY]
+
+        Searches the documents indexed with `cipherdex add` and `cipherdex index`. QUERY is one
+        argument (quote it): words (each matches the words it begins, ignoring case and accents),
+        "exact phrases", -excluded words or phrases, OR between terms, word* for an explicit
+        prefix. Put -- before a QUERY that starts with -.
+
+        Prints the results best first: `<uid>  page N` (pages counted from 1; `annotation` when
+        the match is in an annotation), then the text around the match with the matched words
+        highlighted (in [brackets] when standard output is not a terminal). No results print
+        nothing. With --json, one object:
+
+          {"query": "…", "rankedUIDs": ["uid", …], "documents": {"uid": [pageIndex, …]},
+           "results": [{"uid": "…", "pageIndex": 0, "preview": "…", "matchRanges": [[start, end]],
+                        "score": 1.5, "isAnnotation": false, "annotationIndex": 0}]}
+
+        pageIndex counts from 0; matchRanges are [start, end) UTF-16 offsets into preview;
+        annotationIndex is present only for annotation results. The output is one line. A malformed query exits with
+        status 1 and its error code (unterminatedQuote, danglingOperator, …) and position.
+
+        OPTIONS:
+          --exact-words       words match whole words only (word* is still a prefix)
+          --exact-phrases     quoted phrases match exactly (no prefix on their last word)
+          --no-annotations    leave out annotation text
+          --annotations-only  search annotation text only
+          --limit N           at most N results in all (default 500)
+          --per-document N    at most N results per document
+          --json              print JSON (see above)
+        KEY (one of; omit for an unencrypted store):
+        \(KeyOptions.help())
+        """
+
+    let path: String
+    let query: String
+    let options: SearchOptions
+    let json: Bool
+    let key: KeyOptions
+
+    init(parsing arguments: inout Arguments) throws {
+        var options = SearchOptions()
+        options.exactWordsOnly = arguments.flag("--exact-words")
+        options.exactPhrasesOnly = arguments.flag("--exact-phrases")
+        options.excludeAnnotations = arguments.flag("--no-annotations")
+        options.excludeDocumentText = arguments.flag("--annotations-only")
+        guard !(options.excludeAnnotations && options.excludeDocumentText) else {
+            throw CLIError.usage("--no-annotations and --annotations-only exclude each other")
+        }
+        if let limit = try SearchCLI.positiveInteger(try arguments.option("--limit"), option: "--limit") {
+            options.maximumResults = limit
+        }
+        options.maximumResultsPerDocument = try SearchCLI.positiveInteger(
+            try arguments.option("--per-document"), option: "--per-document")
+        json = arguments.flag("--json")
+        key = try KeyOptions(parsing: &arguments)
+        path = try arguments.positional("STORE")
+        query = try arguments.positional("QUERY")
+        self.options = options
+    }
+
+    func run() throws {
+        let store = try StoreOpener.open(path: path, key: key)
+        defer { store.close() }
+        let results = try store.library.search(query, options: options)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            Output.print(String(decoding: try encoder.encode(JSONResults(query: query, results: results)), as: UTF8.self))
+            return
+        }
+        let highlight = Output.isTerminal
+        for preview in results.previews {
+            var header = "\(SearchCLI.singleLine(preview.uid))  page \(preview.pageIndex + 1)"
+            if preview.isAnnotation {
+                header += "  annotation"
+                if let index = preview.annotationIndex { header += " \(index + 1)" }
+            }
+            Output.print(highlight ? "\u{1B}[1m\(header)\u{1B}[0m" : header)
+            // An ellipsis where the preview cuts the page text (it starts ahead of the page's
+            // first match, or is as long as a preview can be).
+            let startsInside = (preview.pageMatchRanges.first?.first ?? 0) > (preview.matchRanges.first?.first ?? 0)
+            let endsInside = preview.preview.count >= options.previewLength
+            Output.print(
+                "  " + (startsInside ? "…" : "")
+                    + Self.highlighted(preview.preview, ranges: preview.matchRanges, terminal: highlight)
+                    + (endsInside ? "…" : ""))
+        }
+    }
+
+    /// The preview with its matches marked: bold reverse video on a terminal, [brackets] otherwise.
+    /// Control characters from the document are shown as spaces.
+    static func highlighted(_ preview: String, ranges: [[Int]], terminal: Bool) -> String {
+        let units = Array(SearchCLI.sanitized(preview).utf16)
+        let (open, close) = terminal ? ("\u{1B}[1;7m", "\u{1B}[0m") : ("[", "]")
+        var merged: [(Int, Int)] = []
+        for range in ranges.compactMap({ $0.count == 2 ? ($0[0], $0[1]) : nil }).sorted(by: { $0.0 < $1.0 }) {
+            let start = max(0, min(range.0, units.count))
+            let end = max(start, min(range.1, units.count))
+            guard end > start else { continue }
+            if let last = merged.last, start <= last.1 {
+                merged[merged.count - 1].1 = max(last.1, end)
+            } else {
+                merged.append((start, end))
+            }
+        }
+        var text = ""
+        var position = 0
+        for (start, end) in merged {
+            text += String(decoding: units[position..<start], as: UTF16.self)
+            text += open + String(decoding: units[start..<end], as: UTF16.self) + close
+            position = end
+        }
+        text += String(decoding: units[position...], as: UTF16.self)
+        return text
+    }
+
+    /// The `--json` shape (documented in the README).
+    struct JSONResults: Encodable {
+        struct Result: Encodable {
+            let uid: String
+            let pageIndex: Int
+            let preview: String
+            let matchRanges: [[Int]]
+            let score: Double
+            let isAnnotation: Bool
+            let annotationIndex: Int?
+        }
+
+        let query: String
+        let rankedUIDs: [String]
+        let documents: [String: [Int]]
+        let results: [Result]
+
+        init(query: String, results: SearchResults) {
+            self.query = query
+            rankedUIDs = results.rankedUIDs
+            documents = results.documents
+            self.results = results.previews.map {
+                Result(
+                    uid: $0.uid, pageIndex: $0.pageIndex, preview: $0.preview, matchRanges: $0.matchRanges,
+                    score: $0.score.isFinite ? $0.score : 0, isAnnotation: $0.isAnnotation,
+                    annotationIndex: $0.isAnnotation ? $0.annotationIndex : nil)
+            }
+        }
+    }
+}

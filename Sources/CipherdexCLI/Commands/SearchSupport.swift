@@ -1,0 +1,131 @@
+import Cipherdex
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the search commands share: status lines, number options, terminal output.
+enum SearchCLI {
+    /// File extensions the built-in extractors read (what `add` accepts and `index` defaults to).
+    static let supportedExtensions: Set<String> = PlainTextExtractor.supportedExtensions.union(["pdf"])
+
+    /// `finished (3 pages)`, `failed: reason`, `locked (password-protected, not indexed)`, `queued`, …
+    static func describe(_ status: IndexStatus) -> String {
+        switch status {
+        case .unknown: return "unknown (not in the index)"
+        case .queued: return "queued"
+        case .indexing(let fraction): return "indexing (\(Int((fraction * 100).rounded()))%)"
+        case .finished(let pageCount): return "finished (\(pageCount) \(pageCount == 1 ? "page" : "pages"))"
+        case .failed(let reason): return "failed: \(singleLine(reason))"
+        case .locked: return "locked (password-protected, not indexed)"
+        }
+    }
+
+    /// A status as JSON: `{"uid": …, "state": …, "pageCount"?: …, "reason"?: …, "fraction"?: …}`.
+    static func json(uid: String, status: IndexStatus) -> JSONValue {
+        var members: [String: JSONValue] = ["uid": .string(uid), "state": .string(status.name)]
+        switch status {
+        case .finished(let pageCount): members["pageCount"] = .number(Double(pageCount))
+        case .failed(let reason): members["reason"] = .string(reason)
+        case .locked: members["reason"] = .string("the document is password-protected")
+        case .indexing(let fraction): members["fraction"] = .number(fraction)
+        case .unknown, .queued: break
+        }
+        return .object(members)
+    }
+
+    /// Parses a positive integer option value; a usage error otherwise.
+    static func positiveInteger(_ value: String?, option: String) throws -> Int? {
+        guard let value else { return nil }
+        guard let number = Int(value), number > 0 else { throw CLIError.usage("\(option) needs a positive integer") }
+        return number
+    }
+
+    /// Text from a document made safe for a terminal: control characters (an escape sequence in
+    /// a hostile PDF could drive the terminal) become spaces, one UTF-16 unit for one, so
+    /// UTF-16 offsets into the text stay valid.
+    static func sanitized(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
+                        ? " " : scalar
+                }))
+    }
+
+    /// One line: line breaks and other controls become spaces.
+    static func singleLine(_ text: String) -> String { sanitized(text) }
+
+    /// Whether standard error is a terminal.
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+}
+
+/// A one-line progress bar on standard error, redrawn in place (only used on a terminal).
+final class ProgressLine: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = 0
+    private var total: Int?
+    private var current = ""
+    private var visible = false
+    private let enabled: Bool
+
+    /// Draws nothing unless `enabled`.
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    /// The number of documents to wait for, once known.
+    func setTotal(_ total: Int) {
+        lock.withLock {
+            self.total = total
+            draw()
+        }
+    }
+
+    /// A document started.
+    func started(_ uid: String) {
+        lock.withLock {
+            current = uid
+            draw()
+        }
+    }
+
+    /// A document ended (indexed, failed, locked or unchanged).
+    func ended(_ uid: String) {
+        lock.withLock {
+            done += 1
+            if current == uid { current = "" }
+            draw()
+        }
+    }
+
+    /// Erases the line.
+    func clear() {
+        lock.withLock {
+            guard enabled, visible else { return }
+            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            visible = false
+        }
+    }
+
+    private func draw() {
+        guard enabled else { return }
+        let width = 24
+        var line = "\r\u{1B}[K"
+        if let total, total > 0 {
+            let shown = min(done, total)
+            let filled = width * shown / total
+            line += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            line += "\(shown)/\(total)"
+        } else {
+            line += "indexing… \(done) done"
+        }
+        if !current.isEmpty {
+            let name = SearchCLI.sanitized(current)
+            line += "  " + (name.count > 40 ? "…" + name.suffix(39) : name)
+        }
+        FileHandle.standardError.write(Data(line.utf8))
+        visible = true
+    }
+}

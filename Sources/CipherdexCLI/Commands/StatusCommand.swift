@@ -1,0 +1,63 @@
+import Cipherdex
+import Foundation
+
+/// `cipherdex status STORE [UID] [--json]`.
+struct StatusCommand: Command {
+    static let name = "status"
+    static let summary = "where documents stand in the search index"
+    static let help = """
+        USAGE: cipherdex status STORE [UID] [--json] [KEY]
+
+        Prints the search-index status of UID, or of every indexed document sorted by UID, one
+        line each:
+
+          <uid>  finished (N pages)
+          <uid>  failed: <reason>
+          <uid>  locked (password-protected, not indexed)
+
+        (queued and indexing appear only while a process is indexing.) With --json, an object
+        {"uid": …, "state": …, "pageCount": N, "reason": …} for UID, or an array of them;
+        state is one of queued, indexing, finished, failed, locked. A UID not in the index exits
+        with status 1 (documentNotFound).
+
+        OPTIONS:
+          --json   print JSON
+        KEY (one of; omit for an unencrypted store):
+        \(KeyOptions.help())
+        """
+
+    let path: String
+    let uid: String?
+    let json: Bool
+    let key: KeyOptions
+
+    init(parsing arguments: inout Arguments) throws {
+        json = arguments.flag("--json")
+        key = try KeyOptions(parsing: &arguments)
+        path = try arguments.positional("STORE")
+        uid = arguments.optionalPositional()
+    }
+
+    func run() throws {
+        let store = try StoreOpener.open(path: path, key: key)
+        defer { store.close() }
+        if let uid {
+            let status = try store.library.status(of: uid)
+            guard status != .unknown else { throw SearchError.documentNotFound(uid: uid) }
+            if json {
+                Output.print(SearchCLI.json(uid: uid, status: status).canonicalString)
+            } else {
+                Output.print("\(SearchCLI.singleLine(uid))  \(SearchCLI.describe(status))")
+            }
+            return
+        }
+        let statuses = try store.library.statuses()
+        if json {
+            Output.print(JSONValue.array(statuses.map { SearchCLI.json(uid: $0.uid, status: $0.status) }).canonicalString)
+        } else {
+            for entry in statuses {
+                Output.print("\(SearchCLI.singleLine(entry.uid))  \(SearchCLI.describe(entry.status))")
+            }
+        }
+    }
+}
