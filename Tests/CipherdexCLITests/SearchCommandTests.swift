@@ -201,15 +201,21 @@ final class SearchCommandTests: XCTestCase {
 
         // In a folder: the failure is listed, the summary counts it, the others are indexed.
         try FileManager.default.createDirectory(atPath: path("folder"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: path("x.pdf"), toPath: path("folder/x.pdf"))
+        try FileManager.default.copyItem(atPath: path("x.pdf"), toPath: path("folder/y.pdf"))
         try writePDF("folder/fine.pdf", ["Pharmacy notes."])
         let indexed = try run(["index", "s", "folder"])
         XCTAssertEqual(indexed.status, 1)
-        XCTAssertTrue(indexed.stdout.hasPrefix("x.pdf: failed: "), indexed.stdout)
+        XCTAssertTrue(indexed.stdout.hasPrefix("y.pdf: failed: "), indexed.stdout)
         XCTAssertTrue(
             indexed.stdout.hasSuffix("added 2, changed 0, removed 0, unchanged 0, failed 1, locked 0\n"), indexed.stdout)
         XCTAssertTrue(indexed.stderr.hasPrefix("cipherdex: error: indexingFailed: "), indexed.stderr)
         XCTAssertEqual(try searchJSON("pharmacy")["documents"] as? [String: [Int]], ["fine.pdf": [0]])
+
+        // A folder file whose UID belongs to an added document is skipped, not taken over.
+        try writePDF("folder/good.pdf", ["Something else entirely."])
+        let skipped = try run(["index", "s", "folder"])
+        XCTAssertTrue(skipped.stdout.contains("good.pdf: skipped: "), skipped.stdout)
+        XCTAssertEqual(try searchJSON("radiology")["documents"] as? [String: [Int]], ["good.pdf": [0]])
     }
 
     func testIndexFolderThenReindexAfterChanges() throws {

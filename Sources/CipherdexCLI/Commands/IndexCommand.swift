@@ -99,9 +99,13 @@ struct IndexCommand: Command {
         for failure in failures.sorted(by: { $0.uid < $1.uid }) {
             Output.print("\(SearchCLI.singleLine(failure.uid)): \(SearchCLI.describe(.failed(reason: failure.reason)))")
         }
+        for uid in summary.conflicts {
+            Output.print("\(SearchCLI.singleLine(uid)): skipped: the UID belongs to another document (added, or from another folder)")
+        }
         Output.print(
             "added \(summary.added.count), changed \(summary.changed.count), removed \(summary.removed.count), "
-                + "unchanged \(summary.unchanged.count), failed \(failures.count), locked \(locked)")
+                + "unchanged \(summary.unchanged.count), failed \(failures.count), locked \(locked)"
+                + (summary.conflicts.isEmpty ? "" : ", skipped \(summary.conflicts.count)"))
         if !failures.isEmpty {
             throw CLIError.failed(
                 code: "indexingFailed",

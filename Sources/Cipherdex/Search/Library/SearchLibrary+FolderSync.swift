@@ -11,13 +11,17 @@ public struct FolderSyncSummary: Sendable, Equatable {
     public var removed: [String] = []
     /// Files with the same size and modification time, left alone.
     public var unchanged: [String] = []
+    /// Files whose UID (relative path) already belongs to another document — one added with
+    /// `add`, or from another synced folder — left alone rather than replacing it.
+    public var conflicts: [String] = []
 }
 
 extension SearchLibrary {
     /// Syncs the index with a folder, like a file-system data source: new files are added,
     /// changed ones re-indexed (size and modification time first, then the content hash), and
-    /// deleted ones removed. A document's UID is its path relative to the folder. Files are
-    /// indexed in place: no copy is stored in the store.
+    /// deleted ones removed. A document's UID is its path relative to the folder; a UID that
+    /// already belongs to another document (added with `add`, or from another folder) is
+    /// reported in `conflicts` and left alone. Files are indexed in place: no copy is stored.
     public func sync(folder: String, allowedExtensions: Set<String> = ["pdf", "txt", "md"]) throws -> FolderSyncSummary {
         guard let store else { throw StoreError.closed }
         let root = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
@@ -38,17 +42,22 @@ extension SearchLibrary {
                 Int64(values.fileSize ?? 0), values.contentModificationDate?.timeIntervalSince1970 ?? 0
             )
         }
+        var owners: [String: String?] = [:]
         let known: [String: (size: Int64?, modified: Double?)] = try store.read { db in
             var rows: [String: (Int64?, Double?)] = [:]
-            try db.forEachRow(
-                "SELECT uid, source_size, source_mtime FROM search_documents WHERE source_root = ?", [.text(root)]
-            ) { row in
-                if let uid = row[0].textValue { rows[uid] = (row[1].integerValue, row[2].doubleValue) }
+            try db.forEachRow("SELECT uid, source_root, source_size, source_mtime FROM search_documents") { row in
+                guard let uid = row[0].textValue else { return }
+                owners[uid] = row[1].textValue
+                if row[1].textValue == root { rows[uid] = (row[2].integerValue, row[3].doubleValue) }
             }
             return rows
         }
         var summary = FolderSyncSummary()
         for (uid, facts) in files.sorted(by: { $0.key < $1.key }) {
+            if let owner = owners[uid], owner != root {
+                summary.conflicts.append(uid)
+                continue
+            }
             if let previous = known[uid], previous.size == facts.size, previous.modified == facts.modified {
                 summary.unchanged.append(uid)
                 continue

@@ -126,6 +126,16 @@ final class SearchIndexingTests: XCTestCase {
         XCTAssertEqual(try store.library.search("foxtrot").documents, ["f.pdf": [0]])
         _ = events
         XCTAssertEqual(try store.library.sync(folder: folder).unchanged, ["a.pdf", "c.txt", "f.pdf"])
+        // Another folder with the same relative paths, and an added document, are not taken over.
+        let other = files + "/other"
+        SearchLibraryTestSupport.writePDF(["golf page"], to: other, name: "a.pdf")
+        SearchLibraryTestSupport.writePDF(["hotel page"], to: other, name: "h.pdf")
+        let conflicting = try store.library.sync(folder: other)
+        store.library.waitUntilIdle()
+        XCTAssertEqual(conflicting.conflicts, ["a.pdf"])
+        XCTAssertEqual(conflicting.added, ["h.pdf"])
+        XCTAssertEqual(try store.library.search("echo").documents, ["a.pdf": [0]])
+        XCTAssertEqual(try store.library.search("golf").documents, [:])
         XCTAssertThrowsError(try store.library.sync(folder: files + "/nope")) { error in
             XCTAssertEqual(error as? SearchError, .notAFolder(files + "/nope"))
         }
