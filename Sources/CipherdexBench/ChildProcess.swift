@@ -19,12 +19,13 @@ enum ChildProcess {
     }
 
     /// Runs `arguments` (the first is the executable path) with stdout sent to `stdoutPath`
-    /// (or /dev/null) and `environment` added.
-    static func run(_ arguments: [String], stdoutPath: String? = nil, environment: [String: String] = [:]) throws
-        -> Measurement
-    {
+    /// (or /dev/null) and `environment` added. Without `measureRSS` the command is spawned
+    /// directly (no GNU time in between, for latencies of a few milliseconds).
+    static func run(
+        _ arguments: [String], stdoutPath: String? = nil, environment: [String: String] = [:], measureRSS: Bool = true
+    ) throws -> Measurement {
         let rssFile = NSTemporaryDirectory() + "cipherdex-bench-rss-\(getpid())"
-        let timed = FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
+        let timed = measureRSS && FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
         let arguments = timed ? ["/usr/bin/time", "-q", "-f", "%M", "-o", rssFile] + arguments : arguments
         defer { unlink(rssFile) }
         var actions = posix_spawn_file_actions_t()

@@ -25,7 +25,7 @@ if arguments.first == "generate-pdfs" {
 }
 let quick = arguments.contains("--quick")
 var suites = arguments.filter { !$0.hasPrefix("--") }
-if suites.isEmpty { suites = ["store", "attachments"] }
+if suites.isEmpty { suites = ["store", "attachments", "search"] }
 print("# cipherdex-bench \(arguments.joined(separator: " "))\n")
 print(
     "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB\n"
@@ -35,6 +35,7 @@ do {
         switch suite {
         case "store": print(try StoreSuite.run(quick: quick))
         case "attachments": print(try AttachmentSuite.run(quick: quick))
+        case "search": print(try SearchSuite.run(quick: quick))
         default:
             FileHandle.standardError.write(Data("cipherdex-bench: unknown suite \(suite)\n".utf8))
             exit(64)
