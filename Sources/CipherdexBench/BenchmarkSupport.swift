@@ -41,6 +41,17 @@ enum Bench {
     /// Formats a ratio.
     static func ratio(_ value: Double) -> String { String(format: "%.2fx", value) }
 
+    /// CPU seconds (user + system) of this process and of its children that were waited for.
+    static func cpuSeconds() -> Double {
+        func seconds(_ who: __rusage_who) -> Double {
+            var usage = rusage()
+            getrusage(__rusage_who_t(who.rawValue), &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        }
+        return seconds(RUSAGE_SELF) + seconds(RUSAGE_CHILDREN)
+    }
+
     /// Peak resident set size of this process so far, in bytes (VmHWM).
     static func peakRSS() -> UInt64 {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }

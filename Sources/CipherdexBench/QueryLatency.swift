@@ -39,6 +39,12 @@ enum QueryLatency {
                 }
             }
         }
+        var recollAbstracts = Array(repeating: [Double](), count: queries.count)
+        if peers.hasRecoll {
+            for (index, query) in queries.enumerated() {
+                recollAbstracts[index].append(try peers.recollq(query.recoll, abstracts: true).0)
+            }
+        }
         if peers.hasPdfgrep {
             for _ in 0..<pdfgrepRuns {
                 for (index, query) in queries.enumerated() {
@@ -55,6 +61,7 @@ enum QueryLatency {
         for (name, key, samples) in [
             ("cipherdex (library, warm store, previews on)", "cipherdex", cipherdex),
             ("recollq (child process per query)", "recollq", recoll),
+            ("recollq -A (with abstracts, its previews; 1 run per query)", "recollq -A", recollAbstracts),
             ("pdfgrep -r -i (no index)", "pdfgrep", pdfgrep),
         ] {
             let all = samples.flatMap { $0 }

@@ -49,12 +49,14 @@ final class SearchPeers {
     /// Bytes of the last recoll index (its Xapian database).
     var recollIndexBytes: UInt64 { recollConfig.map { Self.directorySize($0 + "/xapiandb") } ?? 0 }
 
-    /// Runs `recollq` on the last index: (seconds, documents found).
-    func recollq(_ query: String) throws -> (Double, Int?) {
+    /// Runs `recollq` on the last index, with `-A` (abstracts: its previews) when asked:
+    /// (seconds, documents found).
+    func recollq(_ query: String, abstracts: Bool = false) throws -> (Double, Int?) {
         guard let config = recollConfig else { throw BenchError.failed("recollq without an index") }
         let output = scratch + "/recollq.out"
-        let measurement = try ChildProcess.run(["recollq", "-c", config, "-n", "500", query], stdoutPath: output, measureRSS: false)
-        guard measurement.status == 0 else { throw BenchError.failed("recollq -c \(config) -n 500 '\(query)'") }
+        let arguments = ["recollq", "-c", config, "-n", "500"] + (abstracts ? ["-A"] : []) + [query]
+        let measurement = try ChildProcess.run(arguments, stdoutPath: output, measureRSS: false)
+        guard measurement.status == 0 else { throw BenchError.failed(arguments.joined(separator: " ")) }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let count = text.split(separator: "\n").lazy.compactMap { line -> Int? in
             guard line.hasSuffix(" results") else { return nil }

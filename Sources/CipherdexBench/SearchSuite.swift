@@ -22,7 +22,15 @@ enum SearchSuite {
         let cores = ProcessInfo.processInfo.activeProcessorCount
 
         // Indexing: every tool once per round, in turn, so machine noise hits them alike.
+        // Beside wall time, the CPU seconds of this process and its reaped children (helpers,
+        // pdftotext under xargs, recoll's filters), steadier than wall time on a busy machine.
         var indexing: [String: [Double]] = [:]
+        var cpu: [String: [Double]] = [:]
+        func measured(_ name: String, _ body: () throws -> Double) rethrows {
+            let before = Bench.cpuSeconds()
+            indexing[name, default: []].append(try body())
+            cpu[name, default: []].append(Bench.cpuSeconds() - before)
+        }
         var queryStore = ""
         var notes: [String] = []
         for round in 0..<rounds {
@@ -31,35 +39,43 @@ enum SearchSuite {
                 ("in-process", .inProcess),
             ] {
                 let store = directory + "/store-\(label)-\(round)"
-                let seconds = try CipherdexIndexer.index(folder: folder, store: store, extraction: extraction)
+                try measured("cipherdex, \(label) extraction") {
+                    try CipherdexIndexer.index(folder: folder, store: store, extraction: extraction)
+                }
                 let indexed = try CipherdexIndexer.indexedPages(store: store)
                 guard indexed == pages else {
                     throw BenchError.failed("cipherdex (\(label)) indexed \(indexed) of \(pages) pages")
                 }
-                indexing["cipherdex, \(label) extraction", default: []].append(seconds)
                 if label == "isolated" && round == rounds - 1 {
                     queryStore = store
                 } else {
                     try Store.delete(at: store)
                 }
             }
-            indexing["cipherdex extraction only (in-process, no store)", default: []].append(
-                try CipherdexIndexer.extractOnly(folder: folder, workers: cores))
-            if peers.hasPdftotext { indexing["pdftotext", default: []].append(try peers.pdftotext(round: round)) }
-            if peers.hasRecoll { indexing["recollindex", default: []].append(try peers.recollindex(round: round)) }
+            try measured("cipherdex extraction only (in-process, no store)") {
+                try CipherdexIndexer.extractOnly(folder: folder, workers: cores)
+            }
+            if peers.hasPdftotext { try measured("pdftotext") { try peers.pdftotext(round: round) } }
+            if peers.hasRecoll { try measured("recollindex") { try peers.recollindex(round: round) } }
         }
         let indexingOrder = [
             "cipherdex, isolated extraction", "cipherdex, in-process extraction",
             "cipherdex extraction only (in-process, no store)", "pdftotext", "recollindex",
         ]
         let median = indexing.mapValues { Bench.median($0) }
+        let cpuMedian = cpu.mapValues { Bench.median($0) }
         var indexTable = ResultTable(
             title:
                 "Search indexing: \(documentCount) PDFs, \(pages) pages (\(SearchPeers.mebibytes(pdfBytes))), median of \(rounds) alternating round\(rounds == 1 ? "" : "s")",
-            columns: ["tool", "time", "pages/s", "vs recollindex", "vs pdftotext"])
+            columns: ["tool", "time", "pages/s", "vs recollindex", "vs pdftotext", "CPU time", "CPU vs recollindex", "CPU vs pdftotext"])
         for name in indexingOrder {
-            guard let seconds = median[name] else { continue }
-            table(&indexTable, name: name, seconds: seconds, pages: pages, recoll: median["recollindex"], floor: median["pdftotext"])
+            guard let seconds = median[name], let cpuSeconds = cpuMedian[name] else { continue }
+            indexTable.add([
+                name, String(format: "%.2f s", seconds), String(format: "%.0f", Double(pages) / seconds),
+                ratio(seconds, median["recollindex"]), ratio(seconds, median["pdftotext"]),
+                String(format: "%.2f s", cpuSeconds), ratio(cpuSeconds, cpuMedian["recollindex"]),
+                ratio(cpuSeconds, cpuMedian["pdftotext"]),
+            ])
         }
         if !peers.hasRecoll { notes.append("recollindex/recollq not installed (scripts/bootstrap --bench): skipped") }
         if !peers.hasPdftotext { notes.append("pdftotext not installed: skipped") }
@@ -96,9 +112,18 @@ enum SearchSuite {
                 "cipherdex/pdftotext \(Bench.ratio(cipherdexIndex / floor)) isolated, \(Bench.ratio(inProcess / floor)) in-process (target ≤ 1.3)")
         }
         ratios.append("in-process/isolated indexing \(Bench.ratio(inProcess / cipherdexIndex))")
+        if let recollCPU = cpuMedian["recollindex"], let floorCPU = cpuMedian["pdftotext"] {
+            let isolatedCPU = cpuMedian["cipherdex, isolated extraction"]!
+            let inProcessCPU = cpuMedian["cipherdex, in-process extraction"]!
+            ratios.append(
+                "CPU time: cipherdex/recollindex \(Bench.ratio(isolatedCPU / recollCPU)) isolated, \(Bench.ratio(inProcessCPU / recollCPU)) in-process; cipherdex/pdftotext \(Bench.ratio(isolatedCPU / floorCPU)) isolated, \(Bench.ratio(inProcessCPU / floorCPU)) in-process")
+        }
         if let recollP50 = latency.p50["recollq"] {
             ratios.append(
                 "query p50 cipherdex/recollq \(Bench.ratio(latency.p50["cipherdex"]! / recollP50)) (target ≤ 0.5)")
+        }
+        if let abstractsP50 = latency.p50["recollq -A"] {
+            ratios.append("query p50 cipherdex/`recollq -A` \(Bench.ratio(latency.p50["cipherdex"]! / abstractsP50))")
         }
         output += "\nsame run: " + ratios.joined(separator: "; ") + "\n"
         output += "\ncorrectness: \(correctness)\n"
@@ -107,13 +132,8 @@ enum SearchSuite {
         return output
     }
 
-    private static func table(
-        _ table: inout ResultTable, name: String, seconds: Double, pages: Int, recoll: Double?, floor: Double?
-    ) {
-        table.add([
-            name, String(format: "%.2f s", seconds), String(format: "%.0f", Double(pages) / seconds),
-            recoll.map { Bench.ratio(seconds / $0) } ?? "–", floor.map { Bench.ratio(seconds / $0) } ?? "–",
-        ])
+    private static func ratio(_ value: Double, _ base: Double?) -> String {
+        base.map { Bench.ratio(value / $0) } ?? "–"
     }
 
     private static func commands(quick: Bool, cores: Int, repetitions: Int, rounds: Int) -> String {
@@ -122,7 +142,7 @@ enum SearchSuite {
         - cipherdex: `Store.open` (new store, raw key) → `library.configure { $0.pdfExtraction = … }` → `library.sync(folder:)` → `waitUntilIdle()` → `close()`, \(cores) workers (default); extraction only: `PDFTextExtractor` over the files on \(cores) threads, nothing stored
         - pdftotext: `ls *.pdf | xargs -P \(cores) -I{} pdftotext -q {} OUT/{}.txt`
         - recollindex: `recollindex -c CONFDIR` with a fresh CONFDIR whose recoll.conf has `topdirs = <corpus>`, `indexallfilenames = 0`, `noaspell = 1` (no spelling dictionary: Cipherdex builds none)
-        - queries: Cipherdex `library.search(q)` with default options (prefix words, previews on, ≤ 500 results) on the warm store; `recollq -c CONFDIR -n 500 'q'` as a child process per query (its in-process query cost is unknown: process start and opening the Xapian index are included); `pdfgrep -r -i 'regex' <corpus>` (no index, \(1) run per query); Cipherdex and recollq \(repetitions) runs per query, alternating
+        - queries: Cipherdex `library.search(q)` with default options (prefix words, previews on, ≤ 500 results) on the warm store; `recollq -c CONFDIR -n 500 'q'` as a child process per query (its in-process query cost is unknown: process start and opening the Xapian index are included; it lists documents without text, while Cipherdex cuts a preview for each of up to 500 pages), and once with `-A` (abstracts, the nearest thing to previews); `pdfgrep -r -i 'regex' <corpus>` (no index, \(1) run per query); Cipherdex and recollq \(repetitions) runs per query, alternating
         """ + "\n"
     }
 }

@@ -28,13 +28,20 @@ struct PreviewBuilder {
         let startOffset = utf16Offset(start)
         let endOffset = utf16Offset(end)
         var text = String(body[start..<end])
-        text = String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" || $0 == "\t" ? " " : $0 }))
+        // Line breaks and tabs are single ASCII bytes (never part of a longer UTF-8 sequence), so
+        // swapping bytes keeps every other scalar and every UTF-16 offset; a byte map is much
+        // cheaper than rebuilding the string scalar by scalar.
+        if text.utf8.contains(where: Self.isBlankControl) {
+            text = String(decoding: text.utf8.map { Self.isBlankControl($0) ? 0x20 : $0 }, as: UTF8.self)
+        }
         let inPreview = pageRanges.compactMap { range -> [Int]? in
             guard range[0] >= startOffset, range[0] < endOffset else { return nil }
             return [range[0] - startOffset, min(range[1], endOffset) - startOffset]
         }
         return Preview(text: text, matchRanges: inPreview, pageMatchRanges: pageRanges)
     }
+
+    private static func isBlankControl(_ byte: UInt8) -> Bool { byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
     private func utf16Offset(_ index: String.Index) -> Int {
         body.utf16.distance(from: body.utf16.startIndex, to: index)
