@@ -12,7 +12,7 @@ enum StoreSuite {
         return output
     }
 
-    private static func openLatency(iterations: Int) throws -> String {
+    static func openLatency(iterations: Int, includePassphrase: Bool = true) throws -> String {
         let rawBytes = (0..<32).map { UInt8($0) }
         let kinds: [(String, KeyProvider?)] = [
             ("plaintext", nil),
@@ -23,7 +23,7 @@ enum StoreSuite {
             title: "Open latency (open + close, median of \(iterations))",
             columns: ["store", "median", "p90", "vs plaintext"])
         var plaintextMedian = 0.0
-        for (label, provider) in kinds {
+        for (label, provider) in kinds where includePassphrase || !label.hasPrefix("passphrase") {
             let path = Bench.scratchDirectory("open")
             defer { try? Store.delete(at: path + "/store") }
             let configuration = StoreConfiguration(path: path + "/store", keyProvider: provider)

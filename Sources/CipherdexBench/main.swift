@@ -34,6 +34,7 @@ do {
     for suite in suites {
         switch suite {
         case "store": print(try StoreSuite.run(quick: quick))
+        case "open": print(try StoreSuite.openLatency(iterations: quick ? 5 : 41, includePassphrase: false))
         case "attachments": print(try AttachmentSuite.run(quick: quick))
         case "search": print(try SearchSuite.run(quick: quick))
         default:
