@@ -27,14 +27,12 @@ struct AddCommand: Command {
         \(KeyOptions.help())
         """
 
-    let path: String
+    let target: StoreArguments
     let files: [(path: String, uid: String)]
-    let key: KeyOptions
 
     init(parsing arguments: inout Arguments) throws {
         let uid = try arguments.option("--uid")
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        target = try StoreArguments(parsing: &arguments)
         let paths = arguments.remainingPositionals()
         guard !paths.isEmpty else { throw CLIError.usage("missing FILE") }
         if let uid {
@@ -66,7 +64,7 @@ struct AddCommand: Command {
                 throw SearchError.unsupportedFileType(fileExtension)
             }
         }
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         let library = store.library
         for file in files {

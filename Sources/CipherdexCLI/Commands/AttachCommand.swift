@@ -20,12 +20,11 @@ struct AttachCommand: Command {
         \(KeyOptions.help())
         """
 
-    let path: String
+    let target: StoreArguments
     let file: String
     let document: (collection: String, id: String)?
     let contentType: String?
     let json: Bool
-    let key: KeyOptions
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag("--json")
@@ -38,13 +37,12 @@ struct AttachCommand: Command {
         } else {
             document = nil
         }
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        target = try StoreArguments(parsing: &arguments)
         file = try arguments.positional("FILE")
     }
 
     func run() throws {
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         guard FileManager.default.isReadableFile(atPath: file) else {
             throw CLIError.failed(code: "io", message: "cannot read \(file)")

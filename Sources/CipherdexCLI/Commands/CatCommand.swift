@@ -18,10 +18,9 @@ struct CatCommand: Command {
         \(KeyOptions.help())
         """
 
-    let path: String
+    let target: StoreArguments
     let id: String
     let range: (start: UInt64, end: UInt64?)?
-    let key: KeyOptions
 
     init(parsing arguments: inout Arguments) throws {
         if let text = try arguments.option("--range") {
@@ -37,13 +36,12 @@ struct CatCommand: Command {
         } else {
             range = nil
         }
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        target = try StoreArguments(parsing: &arguments)
         id = try arguments.positional("ATTACHMENT")
     }
 
     func run() throws {
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         let reader = try store.attachment(id)
         guard let range else {

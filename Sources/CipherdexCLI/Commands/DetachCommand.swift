@@ -14,18 +14,16 @@ struct DetachCommand: Command {
         \(KeyOptions.help())
         """
 
-    let path: String
+    let target: StoreArguments
     let id: String
-    let key: KeyOptions
 
     init(parsing arguments: inout Arguments) throws {
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        target = try StoreArguments(parsing: &arguments)
         id = try arguments.positional("ATTACHMENT")
     }
 
     func run() throws {
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         var updated = 0
         let removed = try store.transaction { tx -> Bool in

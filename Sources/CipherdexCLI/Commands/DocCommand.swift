@@ -71,7 +71,7 @@ struct DocCommand: Command {
     }
 
     func run() throws {
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try StoreArguments.open(path: path, key: key)
         defer { store.close() }
         switch action {
         case .put(let collection, let id, let file):

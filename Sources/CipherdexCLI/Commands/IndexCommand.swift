@@ -26,15 +26,13 @@ struct IndexCommand: Command {
         \(KeyOptions.help())
         """
 
-    let path: String
+    let target: StoreArguments
     let folder: String
     let extensions: Set<String>
-    let key: KeyOptions
 
     init(parsing arguments: inout Arguments) throws {
         let ext = try arguments.option("--ext")
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        target = try StoreArguments(parsing: &arguments)
         folder = try arguments.positional("FOLDER")
         if let ext {
             let list = ext.split(separator: ",", omittingEmptySubsequences: false).map {
@@ -60,7 +58,7 @@ struct IndexCommand: Command {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SearchError.notAFolder(folder)
         }
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         let library = store.library
         let progress = ProgressLine(enabled: SearchCLI.stderrIsTerminal)

@@ -15,23 +15,21 @@ struct RekeyCommand: Command {
         \(KeyOptions.help(prefix: "new-"))
         """
 
-    let path: String
-    let key: KeyOptions
+    let target: StoreArguments
     let newKey: KeyOptions
 
     init(parsing arguments: inout Arguments) throws {
         newKey = try KeyOptions(parsing: &arguments, prefix: "new-")
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
-        guard key.source != nil else { throw CLIError.usage("missing KEY") }
+        target = try StoreArguments(parsing: &arguments)
+        guard target.key.source != nil else { throw CLIError.usage("missing KEY") }
         guard newKey.source != nil else { throw CLIError.usage("missing NEWKEY (--new-key-file, ...)") }
     }
 
     func run() throws {
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         guard let provider = try newKey.provider(confirm: true) else { throw CLIError.usage("missing NEWKEY") }
         try store.rotateKey(to: provider)
-        Output.print("key changed for \(path)")
+        Output.print("key changed for \(target.path)")
     }
 }

@@ -16,18 +16,16 @@ struct RemoveCommand: Command {
         \(KeyOptions.help())
         """
 
-    let path: String
+    let target: StoreArguments
     let uid: String
-    let key: KeyOptions
 
     init(parsing arguments: inout Arguments) throws {
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        target = try StoreArguments(parsing: &arguments)
         uid = try arguments.positional("UID")
     }
 
     func run() throws {
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         guard try store.library.remove(uid: uid) else { throw SearchError.documentNotFound(uid: uid) }
         Output.print("removed \(SearchCLI.singleLine(uid))")

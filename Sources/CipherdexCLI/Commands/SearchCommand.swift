@@ -40,11 +40,10 @@ struct SearchCommand: Command {
         \(KeyOptions.help())
         """
 
-    let path: String
+    let target: StoreArguments
     let query: String
     let options: SearchOptions
     let json: Bool
-    let key: KeyOptions
 
     init(parsing arguments: inout Arguments) throws {
         var options = SearchOptions()
@@ -61,14 +60,13 @@ struct SearchCommand: Command {
         options.maximumResultsPerDocument = try SearchCLI.positiveInteger(
             try arguments.option("--per-document"), option: "--per-document")
         json = arguments.flag("--json")
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        target = try StoreArguments(parsing: &arguments)
         query = try arguments.positional("QUERY")
         self.options = options
     }
 
     func run() throws {
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         let results = try store.library.search(query, options: options)
         if json {

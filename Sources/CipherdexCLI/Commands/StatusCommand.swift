@@ -26,20 +26,18 @@ struct StatusCommand: Command {
         \(KeyOptions.help())
         """
 
-    let path: String
+    let target: StoreArguments
     let uid: String?
     let json: Bool
-    let key: KeyOptions
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag("--json")
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        target = try StoreArguments(parsing: &arguments)
         uid = arguments.optionalPositional()
     }
 
     func run() throws {
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         if let uid {
             let status = try store.library.status(of: uid)

@@ -17,18 +17,16 @@ struct VerifyCommand: Command {
         \(KeyOptions.help())
         """
 
-    let path: String
-    let key: KeyOptions
+    let target: StoreArguments
     let json: Bool
 
     init(parsing arguments: inout Arguments) throws {
         json = arguments.flag("--json")
-        key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        target = try StoreArguments(parsing: &arguments)
     }
 
     func run() throws {
-        let store = try StoreOpener.open(path: path, key: key)
+        let store = try target.open()
         defer { store.close() }
         let report = try store.verify()
         if json {

@@ -43,9 +43,25 @@ enum Output {
     }
 }
 
-/// Opens a store for a command, with the shared key options.
-enum StoreOpener {
-    /// Opens an existing store (never creates one).
+/// The STORE argument and the KEY option group, shared by every command that opens a store.
+struct StoreArguments {
+    /// The store's directory.
+    let path: String
+    /// Where the key comes from.
+    let key: KeyOptions
+
+    /// Pulls the KEY options, then the STORE positional, out of `arguments`.
+    init(parsing arguments: inout Arguments) throws {
+        key = try KeyOptions(parsing: &arguments)
+        path = try arguments.positional("STORE")
+    }
+
+    /// Opens the existing store (never creates one).
+    func open() throws -> Store {
+        try Self.open(path: path, key: key)
+    }
+
+    /// Opens the existing store at `path` with `key` (never creates one).
     static func open(path: String, key: KeyOptions) throws -> Store {
         guard Store.exists(at: path) else {
             throw StoreError.notAStore(path: path, reason: "no store here (create one with `cipherdex create`)")
