@@ -2,16 +2,19 @@
 struct HelperOptions {
     /// The address-space limit (RLIMIT_AS), in bytes.
     var memoryBytes = 1 << 30
-    /// The CPU-time limit (RLIMIT_CPU), in seconds.
+    /// The CPU time each request may use (RLIMIT_CPU, moved before each request), in seconds.
     var cpuSeconds = 30
+    /// How many requests to serve before exiting.
+    var requests = 1
     /// Whether `--help` was given.
     var showHelp = false
 
     /// The usage text.
     static let usage = """
-        usage: cipherdex-extract [--memory-limit BYTES] [--cpu-limit SECONDS]
-          Reads a framed PDF extraction request on stdin and writes a framed answer on stdout.
-          Defaults: --memory-limit 1073741824 (1 GiB), --cpu-limit 30.
+        usage: cipherdex-extract [--memory-limit BYTES] [--cpu-limit SECONDS] [--requests N]
+          Reads framed PDF extraction requests on stdin and writes one framed answer per request
+          on stdout, until N requests were served or stdin ends.
+          Defaults: --memory-limit 1073741824 (1 GiB), --cpu-limit 30 (per request), --requests 1.
         """
 
     /// A bad command line.
@@ -37,6 +40,11 @@ struct HelperOptions {
                     throw UsageError(description: "--cpu-limit needs a positive number of seconds")
                 }
                 cpuSeconds = value
+            case "--requests":
+                guard let value = iterator.next().flatMap(Int.init), value >= 1 else {
+                    throw UsageError(description: "--requests needs a positive count")
+                }
+                requests = value
             case "--help", "-h":
                 showHelp = true
             default:

@@ -4,18 +4,21 @@
 
 /// Whole-stream reads and writes on raw descriptors, retrying on EINTR.
 enum StandardStreams {
-    /// Everything readable from `fd` until end of file (or a read error).
-    static func readAll(from fd: Int32) -> [UInt8] {
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                result.append(contentsOf: buffer[0..<count])
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                return result
+    /// Exactly `count` bytes from `fd`, or fewer at end of file (or a read error). Reads straight
+    /// into the result, so a document is held once.
+    static func read(_ count: Int, from fd: Int32) -> [UInt8] {
+        guard count > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = 0
+            while initialized < count {
+                let got = Glibc.read(fd, buffer.baseAddress! + initialized, count - initialized)
+                if got > 0 {
+                    initialized += got
+                } else if got < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
             }
         }
     }

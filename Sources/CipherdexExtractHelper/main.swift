@@ -1,12 +1,13 @@
-// cipherdex-extract: extracts the text of one PDF in an isolated, resource-limited process.
+// cipherdex-extract: extracts the text of PDFs in an isolated, resource-limited process.
 //
-// Usage: cipherdex-extract [--memory-limit BYTES] [--cpu-limit SECONDS]
+// Usage: cipherdex-extract [--memory-limit BYTES] [--cpu-limit SECONDS] [--requests N]
 //
-// It first caps its own resources (address space, CPU time, no core dumps, no file writes), then
-// reads one request from standard input, extracts it with PDFTextExtractor and writes one answer
-// to standard output, in the framed format of `HelperProtocol` (see HelperProtocol.swift). It
-// never creates files. Exit status: 0 when an answer (a document or a typed error) was written,
-// 2 for a malformed request or bad arguments.
+// It first caps its own resources (address space, a lifetime CPU cap, no core dumps, no file
+// writes), then serves up to N requests (default 1) from standard input, one after another: for
+// each it gives itself a fresh CPU budget of --cpu-limit seconds, extracts the PDF with
+// PDFTextExtractor and writes one answer to standard output, in the framed format of
+// `HelperProtocol` (see HelperProtocol.swift). It never creates files. Exit status: 0 after N
+// answers or at end of input between requests, 2 for a malformed request or bad arguments.
 
 import CipherdexExtraction
 import Foundation
@@ -29,31 +30,38 @@ if options.showHelp {
 }
 
 do {
-    try ResourceLimits.apply(memoryBytes: options.memoryBytes, cpuSeconds: options.cpuSeconds)
+    try ResourceLimits.apply(memoryBytes: options.memoryBytes, cpuSeconds: options.cpuSeconds, requests: options.requests)
 } catch {
     FileHandle.standardError.write(Data("cipherdex-extract: \(error)\n".utf8))
     exit(2)
 }
 
-/// Everything read from standard input.
-let requestBytes = StandardStreams.readAll(from: 0)
-/// The decoded request.
-let request: (document: [UInt8], password: String?)
-do {
-    request = try HelperProtocol.decodeRequest(requestBytes)
-} catch {
-    StandardStreams.writeAll(HelperProtocol.encodeAnswer(.failure(.unsupportedFormat("malformed helper request: \(error)"))), to: 1)
-    exit(2)
-}
+for _ in 0..<options.requests {
+    /// The next request, nil at end of input.
+    let request: (document: [UInt8], password: String?)
+    do {
+        guard let next = try HelperProtocol.readRequest({ StandardStreams.read($0, from: 0) }) else { exit(0) }
+        request = next
+    } catch {
+        StandardStreams.writeAll(HelperProtocol.encodeAnswer(.failure(.unsupportedFormat("malformed helper request: \(error)"))), to: 1)
+        exit(2)
+    }
+    do {
+        try ResourceLimits.startRequest(cpuSeconds: options.cpuSeconds)
+    } catch {
+        FileHandle.standardError.write(Data("cipherdex-extract: \(error)\n".utf8))
+        exit(2)
+    }
 
-/// The document, or the typed error to report.
-let outcome: Result<ExtractedDocument, ExtractionError>
-do {
-    outcome = .success(try PDFTextExtractor().extract(data: request.document, password: request.password))
-} catch let error as ExtractionError {
-    outcome = .failure(error)
-} catch {
-    outcome = .failure(.damaged(reason: "\(error)"))
+    /// The document, or the typed error to report.
+    let outcome: Result<ExtractedDocument, ExtractionError>
+    do {
+        outcome = .success(try PDFTextExtractor().extract(data: request.document, password: request.password))
+    } catch let error as ExtractionError {
+        outcome = .failure(error)
+    } catch {
+        outcome = .failure(.damaged(reason: "\(error)"))
+    }
+    StandardStreams.writeAll(HelperProtocol.encodeAnswer(outcome), to: 1)
 }
-StandardStreams.writeAll(HelperProtocol.encodeAnswer(outcome), to: 1)
 exit(0)

@@ -9,6 +9,10 @@ import Foundation
 /// - Request: optional `P` frame (the password, UTF-8), one `D` frame (the PDF bytes), `E`.
 /// - Answer: one `J` frame (`ExtractedDocument` as JSON) or one `X` frame (`ExtractionError` as
 ///   JSON), then `E`.
+///
+/// A helper serves requests one after another on the same streams, one answer per request in
+/// order, so both sides read frame by frame (`readRequest`, `AnswerReader`) rather than to end of
+/// file; end of file before a request's first byte means there are no more requests.
 package enum HelperProtocol {
     /// Starts every request.
     package static let requestMagic: [UInt8] = Array("CDXQ".utf8) + [1]
@@ -110,24 +114,123 @@ package enum HelperProtocol {
         throw ProtocolError("missing end frame")
     }
 
-    /// Decodes an answer stream into the document or the error the helper reported.
+    /// Decodes an answer stream into the document or the error the helper reported; the stream
+    /// must hold exactly one answer.
     package static func decodeAnswer(_ bytes: [UInt8]) throws -> Result<ExtractedDocument, ExtractionError> {
-        let frames = try decodeFrames(bytes, magic: answerMagic)
-        guard frames.count == 2, let first = frames.first else { throw ProtocolError("expected one answer frame") }
-        let decoder = JSONDecoder()
-        switch first.tag {
-        case .result:
-            guard let document = try? decoder.decode(ExtractedDocument.self, from: Data(first.payload)) else {
-                throw ProtocolError("undecodable document JSON")
+        var reader = AnswerReader(maximumLength: Int.max)
+        switch reader.append(bytes) {
+        case .incomplete: throw ProtocolError("missing end frame")
+        case .malformed(let reason): throw ProtocolError(reason)
+        case .tooLarge: throw ProtocolError("frame too large")
+        case .complete(let answer, let trailingBytes):
+            guard trailingBytes == 0 else { throw ProtocolError("data after the end frame") }
+            return answer
+        }
+    }
+
+    /// Reads one answer from a stream as its bytes arrive, rejecting a malformed one at the first
+    /// wrong byte and a frame longer than `maximumLength` as soon as its header is in.
+    package struct AnswerReader {
+        /// Where the answer stands after the bytes so far.
+        package enum Status {
+            /// More bytes are needed.
+            case incomplete
+            /// The answer is complete; `trailingBytes` bytes followed its end frame.
+            case complete(Result<ExtractedDocument, ExtractionError>, trailingBytes: Int)
+            /// The bytes do not follow the protocol.
+            case malformed(String)
+            /// A frame announces more than `maximumLength` bytes.
+            case tooLarge
+        }
+
+        /// The largest frame payload accepted.
+        package let maximumLength: Int
+        /// The bytes received so far.
+        private var buffer: [UInt8] = []
+        /// Where the next unparsed frame starts in `buffer`.
+        private var index = 0
+        /// The answer frame, once complete.
+        private var answerFrame: Frame?
+
+        /// A reader for one answer.
+        package init(maximumLength: Int) { self.maximumLength = maximumLength }
+
+        /// Adds `bytes` and reports where the answer stands.
+        package mutating func append(_ bytes: [UInt8]) -> Status {
+            buffer += bytes
+            let magicCount = min(buffer.count, answerMagic.count)
+            guard buffer[0..<magicCount].elementsEqual(answerMagic[0..<magicCount]) else { return .malformed("bad magic") }
+            guard buffer.count >= answerMagic.count else { return .incomplete }
+            index = max(index, answerMagic.count)
+            while buffer.count - index >= 1 {
+                guard let tag = Tag(rawValue: buffer[index]) else { return .malformed("unknown frame tag \(buffer[index])") }
+                switch (answerFrame, tag) {
+                case (nil, .result), (nil, .error), (.some, .end): break
+                default: return .malformed("unexpected frame \(tag)")
+                }
+                guard buffer.count - index >= 5 else { return .incomplete }
+                let length = buffer[(index + 1)...(index + 4)].reduce(0) { $0 << 8 | Int($1) }
+                guard length <= maximumLength else { return .tooLarge }
+                if tag == .end {
+                    guard length == 0 else { return .malformed("non-empty end frame") }
+                    return decode(trailingBytes: buffer.count - index - 5)
+                }
+                guard buffer.count - index - 5 >= length else { return .incomplete }
+                answerFrame = Frame(tag: tag, payload: Array(buffer[(index + 5)..<(index + 5 + length)]))
+                index += 5 + length
             }
-            return .success(document)
-        case .error:
-            guard let error = try? decoder.decode(ExtractionError.self, from: Data(first.payload)) else {
-                throw ProtocolError("undecodable error JSON")
+            return .incomplete
+        }
+
+        /// Decodes the complete answer frame's JSON.
+        private func decode(trailingBytes: Int) -> Status {
+            guard let frame = answerFrame else { return .malformed("expected one answer frame") }
+            let decoder = JSONDecoder()
+            if frame.tag == .result {
+                guard let document = try? decoder.decode(ExtractedDocument.self, from: Data(frame.payload)) else {
+                    return .malformed("undecodable document JSON")
+                }
+                return .complete(.success(document), trailingBytes: trailingBytes)
             }
-            return .failure(error)
-        default:
-            throw ProtocolError("unexpected frame \(first.tag)")
+            guard let error = try? decoder.decode(ExtractionError.self, from: Data(frame.payload)) else {
+                return .malformed("undecodable error JSON")
+            }
+            return .complete(.failure(error), trailingBytes: trailingBytes)
+        }
+    }
+
+    /// Reads one request frame by frame with `read(count)`, which returns up to `count` bytes and
+    /// fewer only at end of file. Returns nil at end of file before the first byte (no more
+    /// requests); throws for a truncated or malformed request. The same rules as `decodeRequest`.
+    package static func readRequest(_ read: (Int) -> [UInt8]) throws -> (document: [UInt8], password: String?)? {
+        let magic = read(requestMagic.count)
+        if magic.isEmpty { return nil }
+        guard magic == requestMagic else { throw ProtocolError("bad magic") }
+        var password: String?
+        var document: [UInt8]?
+        while true {
+            let header = read(5)
+            guard header.count == 5 else { throw ProtocolError(header.isEmpty ? "missing end frame" : "truncated frame header") }
+            guard let tag = Tag(rawValue: header[0]) else { throw ProtocolError("unknown frame tag \(header[0])") }
+            let length = header[1...4].reduce(0) { $0 << 8 | Int($1) }
+            switch tag {
+            case .end:
+                guard length == 0 else { throw ProtocolError("non-empty end frame") }
+                guard let document else { throw ProtocolError("no document frame") }
+                return (document, password)
+            case .password, .document:
+                let payload = read(length)
+                guard payload.count == length else { throw ProtocolError("truncated frame") }
+                if tag == .password {
+                    guard password == nil else { throw ProtocolError("two password frames") }
+                    password = String(decoding: payload, as: UTF8.self)
+                } else {
+                    guard document == nil else { throw ProtocolError("two document frames") }
+                    document = payload
+                }
+            default:
+                throw ProtocolError("unexpected frame \(tag) in a request")
+            }
         }
     }
 

@@ -4,23 +4,26 @@ import Foundation
     import Glibc
 #endif
 
-/// Extracts text from PDFs in a separate, resource-limited `cipherdex-extract` helper process.
+/// Extracts text from PDFs in separate, resource-limited `cipherdex-extract` helper processes.
 ///
 /// Poppler can loop forever or allocate gigabytes on hostile input, and can crash. Here the PDF is
-/// written to the helper's standard input over a pipe (never to disk); the helper caps its own
-/// address space and CPU time, and this side kills it (SIGKILL) at a wall-clock deadline. Every
-/// outcome is a document or a typed `ExtractionError`:
+/// written to a helper's standard input over a socket (never to disk); the helper caps its own
+/// address space and its CPU time per request, and this side kills it (SIGKILL) at a wall-clock
+/// deadline. Helpers are long-lived and reused from an `IsolatedExtractorPool` (the one given, or
+/// the process-wide pool for this helper path and these limits); one that fails in any way is
+/// killed and never reused. Every outcome is a document or a typed `ExtractionError`:
 ///
 /// - deadline passed, or SIGXCPU → `.timedOut`
 /// - SIGKILL it did not get from us (the kernel's OOM killer), or an abort/crash whose standard
-///   error reports an allocation failure (the RLIMIT_AS cap) → `.memoryLimitExceeded` (best effort)
+///   error reports an allocation failure (the RLIMIT_AS cap), or an answer larger than
+///   `maximumOutputBytes` → `.memoryLimitExceeded` (best effort)
 /// - any other crash or malformed answer → `.helperCrashed`
 public struct IsolatedPDFExtractor: PDFExtractor {
     /// Resource limits for one extraction.
-    public struct Limits: Sendable, Equatable {
-        /// Wall-clock seconds before the helper is killed.
+    public struct Limits: Sendable, Hashable {
+        /// Wall-clock seconds per request before the helper is killed.
         public var wallClockSeconds: Double
-        /// CPU seconds the helper may use (RLIMIT_CPU; SIGXCPU after that).
+        /// CPU seconds the helper may use per request (RLIMIT_CPU; SIGXCPU after that).
         public var cpuSeconds: Int
         /// Address space the helper may map (RLIMIT_AS), in bytes; at least 128 MiB (the helper
         /// maps about 91 MiB of libraries before reading input), smaller values are raised.
@@ -42,57 +45,69 @@ public struct IsolatedPDFExtractor: PDFExtractor {
     /// An environment variable naming the helper's path, checked before the default locations.
     public static let helperPathEnvironmentKey = "CIPHERDEX_EXTRACT_HELPER"
 
-    /// The helper's path; nil means `locateHelper()` at each extraction.
+    /// The helper's path; nil means `locateHelper()` when a helper starts.
     public let helperPath: String?
     /// The limits applied to each extraction.
     public let limits: Limits
+    /// The pool the helpers come from; nil means `IsolatedExtractorPool.shared(helperPath:limits:)`.
+    public let pool: IsolatedExtractorPool?
 
-    /// Creates an extractor using the helper at `helperPath` (or the one `locateHelper()` finds).
+    /// Creates an extractor using the helper at `helperPath` (or the one `locateHelper()` finds),
+    /// with helpers from the process-wide pool for that path and `limits`.
     public init(helperPath: String? = nil, limits: Limits = Limits()) {
         self.helperPath = helperPath
         self.limits = limits
+        self.pool = nil
     }
 
-    /// Extracts the PDF in `data` in the helper process, under `limits`.
+    /// Creates an extractor with helpers from `pool` (and its path and limits).
+    public init(pool: IsolatedExtractorPool) {
+        self.helperPath = pool.helperPath
+        self.limits = pool.limits
+        self.pool = pool
+    }
+
+    /// Extracts the PDF in `data` in a helper process, under `limits`.
     public func extract(data: [UInt8], password: String?) throws -> ExtractedDocument {
         guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
         guard data.count < HelperProtocol.maximumFrameLength else { throw ExtractionError.memoryLimitExceeded(bytes: limits.memoryBytes) }
-        guard let path = helperPath ?? Self.locateHelper() else {
-            throw ExtractionError.helperUnavailable(reason: "\(Self.helperName) was not found next to the executable; set \(Self.helperPathEnvironmentKey)")
-        }
-        let process = ChildProcess(
-            executable: path,
-            arguments: ["--memory-limit", String(limits.memoryBytes), "--cpu-limit", String(limits.cpuSeconds)],
-            environment: ["SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local"],
-            timeout: limits.wallClockSeconds,
-            maximumOutput: limits.maximumOutputBytes
-        )
-        let outcome = try process.run(input: HelperProtocol.encodeRequest(document: data, password: password))
-        switch try interpret(outcome) {
-        case .success(let document): return document
-        case .failure(let error): throw error
-        }
+        return try (pool ?? IsolatedExtractorPool.shared(helperPath: helperPath, limits: limits)).extract(data: data, password: password)
     }
 
-    /// Maps what the helper did to a document or an error.
-    func interpret(_ outcome: ChildProcess.Outcome) throws -> Result<ExtractedDocument, ExtractionError> {
-        if outcome.timedOut { return .failure(.timedOut(seconds: limits.wallClockSeconds)) }
-        if outcome.outputLimitExceeded { return .failure(.memoryLimitExceeded(bytes: limits.maximumOutputBytes)) }
-        let reportsAllocationFailure = Self.reportsAllocationFailure(outcome.errorTail)
-        switch outcome.termination {
-        case .exited(let status):
-            if let answer = try? HelperProtocol.decodeAnswer(outcome.output) { return answer }
-            if reportsAllocationFailure { return .failure(.memoryLimitExceeded(bytes: limits.memoryBytes)) }
-            return .failure(.helperCrashed(signal: nil, exitStatus: status))
-        case .signaled(let signal):
-            switch signal {
-            case SIGXCPU:
-                return .failure(.timedOut(seconds: Double(limits.cpuSeconds)))
-            case SIGKILL:
-                return .failure(.memoryLimitExceeded(bytes: limits.memoryBytes))
-            default:
-                if reportsAllocationFailure { return .failure(.memoryLimitExceeded(bytes: limits.memoryBytes)) }
-                return .failure(.helperCrashed(signal: signal, exitStatus: nil))
+    /// Maps a request that got no answer to an error.
+    static func interpret(_ exchange: HelperProcess.Exchange, limits: Limits) -> ExtractionError {
+        switch exchange {
+        case .answer(.failure(let error), _):
+            return error
+        case .answer(.success, _):
+            return .helperCrashed(signal: nil, exitStatus: nil)
+        case .timedOut:
+            return .timedOut(seconds: limits.wallClockSeconds)
+        case .outputLimitExceeded:
+            return .memoryLimitExceeded(bytes: limits.maximumOutputBytes)
+        case .malformed(let termination, let errorTail):
+            if reportsAllocationFailure(errorTail) { return .memoryLimitExceeded(bytes: limits.memoryBytes) }
+            switch termination {
+            case .exited(let status): return .helperCrashed(signal: nil, exitStatus: status)
+            case .signaled(let signal): return .helperCrashed(signal: signal, exitStatus: nil)
+            case nil: return .helperCrashed(signal: nil, exitStatus: nil)
+            }
+        case .ended(let termination, let errorTail):
+            let reportsAllocationFailure = reportsAllocationFailure(errorTail)
+            switch termination {
+            case .exited(let status):
+                if reportsAllocationFailure { return .memoryLimitExceeded(bytes: limits.memoryBytes) }
+                return .helperCrashed(signal: nil, exitStatus: status)
+            case .signaled(let signal):
+                switch signal {
+                case SIGXCPU:
+                    return .timedOut(seconds: Double(limits.cpuSeconds))
+                case SIGKILL:
+                    return .memoryLimitExceeded(bytes: limits.memoryBytes)
+                default:
+                    if reportsAllocationFailure { return .memoryLimitExceeded(bytes: limits.memoryBytes) }
+                    return .helperCrashed(signal: signal, exitStatus: nil)
+                }
             }
         }
     }

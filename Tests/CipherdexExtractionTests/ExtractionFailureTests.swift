@@ -55,8 +55,10 @@ final class ExtractionFailureTests: XCTestCase {
             ("kill -KILL $$", .memoryLimitExceeded(bytes: 1 << 30)),
             ("kill -SEGV $$", .helperCrashed(signal: SIGSEGV, exitStatus: nil)),
             ("echo 'terminate called after throwing an instance of std::bad_alloc' >&2; kill -ABRT $$", .memoryLimitExceeded(bytes: 1 << 30)),
-            ("cat >/dev/null; exit 3", .helperCrashed(signal: nil, exitStatus: 3)),
-            ("cat >/dev/null; printf 'CDXA\\001garbage'", .helperCrashed(signal: nil, exitStatus: 0)),
+            ("head -c 5 >/dev/null; exit 3", .helperCrashed(signal: nil, exitStatus: 3)),
+            ("head -c 5 >/dev/null; printf 'CDXA\\001garbage'", .helperCrashed(signal: nil, exitStatus: 0)),
+            // A malformed answer from a helper that keeps running: stopped, not waited for.
+            ("head -c 5 >/dev/null; printf 'CDXA\\001garbage'; exec sleep 30", .helperCrashed(signal: nil, exitStatus: nil)),
         ]
         for (body, expected) in expectations {
             let extractor = IsolatedPDFExtractor(helperPath: try ExtractionTestSupport.script(body), limits: .init(cpuSeconds: 7))
@@ -85,9 +87,10 @@ final class ExtractionFailureTests: XCTestCase {
         XCTAssertEqual(IsolatedPDFExtractor.Limits(memoryBytes: 1 << 20).memoryBytes, 128 << 20)
     }
 
-    /// Output larger than the limit kills the helper.
+    /// An answer announcing more than the output limit kills the helper.
     func testOversizedAnswerIsRejected() throws {
-        let helper = try ExtractionTestSupport.script("cat >/dev/null; head -c 5000000 /dev/zero")
+        // A `J` frame header announcing 4 MiB, then zeros.
+        let helper = try ExtractionTestSupport.script("head -c 5 >/dev/null; printf 'CDXA\\001J\\000\\100\\000\\000'; head -c 5000000 /dev/zero")
         let extractor = IsolatedPDFExtractor(helperPath: helper, limits: .init(maximumOutputBytes: 1 << 20))
         XCTAssertThrowsError(try extractor.extract(data: makePDF(pages: ["x"], title: nil), password: nil)) {
             XCTAssertEqual($0 as? ExtractionError, .memoryLimitExceeded(bytes: 1 << 20))

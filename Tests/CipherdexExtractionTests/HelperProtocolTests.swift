@@ -33,4 +33,56 @@ final class HelperProtocolTests: XCTestCase {
         XCTAssertThrowsError(try HelperProtocol.decodeRequest(encoded))
         XCTAssertThrowsError(try HelperProtocol.decodeRequest(HelperProtocol.requestMagic + HelperProtocol.header(.end, length: 0)))
     }
+
+    /// Requests read frame by frame; several back to back; end of input between requests.
+    func testStreamedRequests() throws {
+        let stream = HelperProtocol.encodeRequest(document: Array("one".utf8), password: "pw")
+            + HelperProtocol.encodeRequest(document: Array("two".utf8), password: nil)
+        var offset = 0
+        let read: (Int) -> [UInt8] = { count in
+            defer { offset = min(stream.count, offset + count) }
+            return Array(stream[offset..<min(stream.count, offset + count)])
+        }
+        let first = try XCTUnwrap(try HelperProtocol.readRequest(read))
+        XCTAssertEqual(first.document, Array("one".utf8))
+        XCTAssertEqual(first.password, "pw")
+        let second = try XCTUnwrap(try HelperProtocol.readRequest(read))
+        XCTAssertEqual(second.document, Array("two".utf8))
+        XCTAssertNil(second.password)
+        XCTAssertNil(try HelperProtocol.readRequest(read))
+
+        let single = HelperProtocol.encodeRequest(document: Array("doc".utf8), password: nil)
+        for length in 1..<single.count {
+            var position = 0
+            let truncated = Array(single.prefix(length))
+            XCTAssertThrowsError(try HelperProtocol.readRequest { count in
+                defer { position = min(truncated.count, position + count) }
+                return Array(truncated[position..<min(truncated.count, position + count)])
+            }, "prefix \(length)")
+        }
+    }
+
+    /// An answer fed a byte at a time completes exactly at its end frame; garbage is rejected at
+    /// the first wrong byte, and an oversized frame as soon as its header is in.
+    func testAnswerReader() {
+        let document = ExtractedDocument(title: "T", pages: [ExtractedPage(index: 0, text: "x")])
+        let encoded = HelperProtocol.encodeAnswer(.success(document))
+        var reader = HelperProtocol.AnswerReader(maximumLength: 1 << 20)
+        for (index, byte) in encoded.enumerated() {
+            switch reader.append([byte]) {
+            case .incomplete: XCTAssertLessThan(index, encoded.count - 1)
+            case .complete(let answer, let trailing):
+                XCTAssertEqual(index, encoded.count - 1)
+                XCTAssertEqual(answer, .success(document))
+                XCTAssertEqual(trailing, 0)
+            default: XCTFail("byte \(index)")
+            }
+        }
+        var trailing = HelperProtocol.AnswerReader(maximumLength: 1 << 20)
+        guard case .complete(_, 2) = trailing.append(encoded + [1, 2]) else { return XCTFail("trailing bytes") }
+        var garbage = HelperProtocol.AnswerReader(maximumLength: 1 << 20)
+        guard case .malformed = garbage.append(Array("CDXB".utf8)) else { return XCTFail("bad magic") }
+        var small = HelperProtocol.AnswerReader(maximumLength: 10)
+        guard case .tooLarge = small.append(HelperProtocol.answerMagic + HelperProtocol.header(.result, length: 11)) else { return XCTFail("too large") }
+    }
 }

@@ -29,11 +29,25 @@ extension SearchLibrary {
         if fileExtension == "pdf" {
             switch configuration.pdfExtraction {
             case .inProcess: return PDFTextExtractor()
-            case .isolated(let limits): return IsolatedPDFExtractor(limits: limits)
+            case .isolated(let limits): return IsolatedPDFExtractor(pool: helperPool(limits: limits, idleHelpers: configuration.workerCount))
             }
         }
         if PlainTextExtractor.supportedExtensions.contains(fileExtension) { return PlainTextExtractor() }
         return nil
+    }
+
+    /// The library's helper pool for `limits`, replacing (and closing) one made for other limits
+    /// or another worker count.
+    private func helperPool(limits: IsolatedPDFExtractor.Limits, idleHelpers: Int) -> IsolatedExtractorPool {
+        let (pool, replaced): (IsolatedExtractorPool, IsolatedExtractorPool?) = state.withLock {
+            if let pool = pdfPool, pool.limits == limits, pool.policy.maximumIdleHelpers == idleHelpers { return (pool, nil) }
+            let replaced = pdfPool
+            let pool = IsolatedExtractorPool(limits: limits, policy: .init(maximumIdleHelpers: idleHelpers))
+            if !isStopped { pdfPool = pool }
+            return (pool, replaced)
+        }
+        replaced?.close()
+        return pool
     }
 
     private func workerLoop() {

@@ -7,15 +7,16 @@ import Foundation
 /// encrypted database. Obtain it as `store.library`.
 ///
 /// Indexing runs in the background: documents are extracted on every core (PDFs by default in
-/// the `cipherdex-extract` helper process, with time and memory limits), and one writer batches
-/// the inserts. Searching works while indexing runs.
+/// `cipherdex-extract` helper processes, with time and memory limits per document, reused from a
+/// pool the library owns), and one writer batches the inserts. Searching works while indexing runs.
 public final class SearchLibrary: @unchecked Sendable {
     /// How documents are turned into text.
     public struct Configuration: Sendable {
         /// Where PDFs are parsed.
         public enum PDFExtraction: Sendable, Equatable {
-            /// In the `cipherdex-extract` helper process with these limits (the default: a
-            /// hostile PDF cannot crash, hang or balloon the calling process).
+            /// In `cipherdex-extract` helper processes with these limits per document (the
+            /// default: a hostile PDF cannot crash, hang or balloon the calling process). Helpers
+            /// are reused from a pool the library owns (see `IsolatedExtractorPool`).
             case isolated(IsolatedPDFExtractor.Limits)
             /// In this process: for trusted input only (no time or memory limit).
             case inProcess
@@ -47,6 +48,9 @@ public final class SearchLibrary: @unchecked Sendable {
     var workersStarted = 0
     var cancelledUIDs: Set<String> = []
     var subscribers: [UUID: AsyncStream<IndexingEvent>.Continuation] = [:]
+    /// The helpers of isolated PDF extraction: one pool per library, for the configured limits,
+    /// keeping up to `workerCount` idle helpers; closed when the store closes.
+    var pdfPool: IsolatedExtractorPool?
 
     init(store: Store) {
         self.store = store
@@ -201,13 +205,14 @@ public final class SearchLibrary: @unchecked Sendable {
 
     /// Stops the workers (the store is closing).
     func shutdown() {
-        let continuations = state.withLock {
+        let (continuations, pool) = state.withLock {
             isStopped = true
             pending.removeAll()
             state.broadcast()
-            defer { subscribers.removeAll() }
-            return Array(subscribers.values)
+            defer { subscribers.removeAll(); pdfPool = nil }
+            return (Array(subscribers.values), pdfPool)
         }
+        pool?.close()
         for continuation in continuations { continuation.finish() }
     }
 

@@ -21,6 +21,27 @@ final class SearchIndexingTests: XCTestCase {
         store?.close()
     }
 
+    /// The library reuses its own pool of helpers (at most one idle per worker) and closes them
+    /// when the store closes.
+    func testIsolatedHelpersAreReusedAndClosedWithTheStore() throws {
+        store.library.configure { $0.workerCount = 2 }
+        for index in 0..<8 {
+            SearchLibraryTestSupport.writePDF(["document \(index) about pelicans"], to: files, name: "doc\(index).pdf")
+            try store.library.add(fileAt: files + "/doc\(index).pdf")
+        }
+        store.library.waitUntilIdle()
+        XCTAssertEqual(try store.library.search("pelicans").documents.count, 8)
+        let pool = try XCTUnwrap(store.library.state.withLock { store.library.pdfPool })
+        let statistics = pool.statistics
+        XCTAssertEqual(statistics.requests, 8)
+        XCTAssertLessThanOrEqual(statistics.helpersStarted, 2)
+        XCTAssertGreaterThanOrEqual(statistics.idleHelpers, 1)
+        XCTAssertLessThanOrEqual(statistics.idleHelpers, 2)
+        store.close()
+        XCTAssertEqual(pool.statistics.idleHelpers, 0)
+        XCTAssertNil(store.library.state.withLock { store.library.pdfPool })
+    }
+
     func testDamagedTruncatedEmptyAndLockedPDFs() throws {
         let good = makePDF(pages: ["a perfectly fine page about walruses"], title: "ok")
         FileManager.default.createFile(atPath: files + "/good.pdf", contents: Data(good))

@@ -1,0 +1,219 @@
+@testable import CipherdexExtraction
+import CipherdexPDFWriter
+import Foundation
+import Synchronization
+import XCTest
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Helpers are reused across requests, and discarded after any failure, after K requests, when
+/// idle too long or when the pool closes.
+final class IsolatedExtractorPoolTests: XCTestCase {
+    /// A one-page PDF whose text is `text`.
+    private static func pdf(_ text: String) -> [UInt8] { makePDF(pages: [text], title: nil) }
+
+    /// Runs `text`'s PDF in `pool`: the extracted text and the helper's pid.
+    private static func extract(_ text: String, in pool: IsolatedExtractorPool) throws -> (String, pid_t) {
+        let (result, pid) = try pool.run(data: Self.pdf(text), password: nil)
+        let document = try result.get()
+        return (ExtractionTestSupport.normalized(document.pages.map(\.text).joined(separator: " ")), pid)
+    }
+
+    /// Whether `pid` is gone (reaped, not a zombie of ours).
+    private func isGone(_ pid: pid_t) -> Bool {
+        kill(pid, 0) == -1 && errno == ESRCH
+    }
+
+    /// The path of the real helper.
+    private func realHelper() throws -> String { try XCTUnwrap(IsolatedPDFExtractor.locateHelper()) }
+
+    /// The same helper process serves consecutive requests, each with its own answer.
+    func testHelperIsReused() throws {
+        let pool = IsolatedExtractorPool(policy: .init(maximumIdleHelpers: 1))
+        let (first, pid1) = try Self.extract("alpha document", in: pool)
+        let (second, pid2) = try Self.extract("beta document", in: pool)
+        XCTAssertEqual(first, "alpha document")
+        XCTAssertEqual(second, "beta document")
+        XCTAssertEqual(pid1, pid2)
+        let statistics = pool.statistics
+        XCTAssertEqual(statistics.helpersStarted, 1)
+        XCTAssertEqual(statistics.requests, 2)
+        XCTAssertEqual(statistics.idleHelpers, 1)
+        // Typed errors are answers too: the helper stays.
+        XCTAssertThrowsError(try pool.extract(data: Array("hello".utf8), password: nil)) {
+            XCTAssertEqual(($0 as? ExtractionError)?.name, "unsupportedFormat")
+        }
+        XCTAssertEqual(try Self.extract("gamma", in: pool).1, pid1)
+        pool.close()
+        XCTAssertEqual(pool.statistics.idleHelpers, 0)
+        XCTAssertTrue(isGone(pid1))
+    }
+
+    /// A helper stand-in that hangs the first time it is started, then is the real helper: the
+    /// hung one is killed at the deadline, and the next request gets a fresh helper and the right
+    /// answer, which then stays for the request after.
+    func testTimedOutHelperIsDiscardedAndReplaced() throws {
+        let counter = NSTemporaryDirectory() + "cipherdex-pool-count-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: counter) }
+        let script = try ExtractionTestSupport.script("""
+            n=$(( $(cat '\(counter)' 2>/dev/null || echo 0) + 1 )); echo $n > '\(counter)'
+            if [ $n -eq 1 ]; then exec sleep 30; fi
+            exec '\(try realHelper())' "$@"
+            """)
+        let pool = IsolatedExtractorPool(helperPath: script, limits: .init(wallClockSeconds: 3))
+        let start = Date()
+        XCTAssertThrowsError(try pool.run(data: Self.pdf("never"), password: nil).result.get()) {
+            XCTAssertEqual($0 as? ExtractionError, .timedOut(seconds: 3))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+        XCTAssertEqual(pool.statistics.idleHelpers, 0)
+        let (text, pid) = try Self.extract("after the timeout", in: pool)
+        XCTAssertEqual(text, "after the timeout")
+        XCTAssertEqual(try Self.extract("and again", in: pool).1, pid)
+        XCTAssertEqual(pool.statistics.helpersStarted, 2)
+        XCTAssertEqual(pool.statistics.helpersDiscarded, 1)
+    }
+
+    /// A reused helper that stops answering times out and is replaced; one that dies while idle
+    /// is noticed before use; one killed mid-request is replaced and the request retried once.
+    func testFailedReusedHelpersAreNeverReused() throws {
+        let pool = IsolatedExtractorPool(limits: .init(wallClockSeconds: 2))
+        let (_, stopped) = try Self.extract("one", in: pool)
+        kill(stopped, SIGSTOP)
+        XCTAssertThrowsError(try pool.extract(data: Self.pdf("stuck"), password: nil)) {
+            XCTAssertEqual($0 as? ExtractionError, .timedOut(seconds: 2))
+        }
+        XCTAssertTrue(isGone(stopped))
+        let (text, fresh) = try Self.extract("two", in: pool)
+        XCTAssertEqual(text, "two")
+        XCTAssertNotEqual(fresh, stopped)
+
+        kill(fresh, SIGKILL)
+        usleep(50_000)
+        let (afterIdleDeath, third) = try Self.extract("three", in: pool)
+        XCTAssertEqual(afterIdleDeath, "three")
+        XCTAssertNotEqual(third, fresh)
+
+        // Stopped so that the request is surely in flight when the helper dies.
+        kill(third, SIGSTOP)
+        let killer = Thread { usleep(300_000); kill(third, SIGKILL) }
+        killer.start()
+        let (retried, fourth) = try Self.extract("four", in: pool)
+        XCTAssertEqual(retried, "four")
+        XCTAssertNotEqual(fourth, third)
+        XCTAssertTrue(isGone(third))
+    }
+
+    /// The real helper, over its address-space limit, fails with a typed error; the next
+    /// document gets a fresh helper.
+    func testMemoryFailureDiscardsTheHelper() throws {
+        let pool = IsolatedExtractorPool(limits: .init(memoryBytes: 128 << 20), policy: .init(maximumAddressSpaceFraction: 10))
+        let (_, first) = try Self.extract("small", in: pool)
+        let huge = Array("%PDF-1.4\n".utf8) + [UInt8](repeating: 0x20, count: 100 << 20)
+        XCTAssertThrowsError(try pool.extract(data: huge, password: nil)) {
+            XCTAssertEqual($0 as? ExtractionError, .memoryLimitExceeded(bytes: 128 << 20))
+        }
+        let (text, next) = try Self.extract("small again", in: pool)
+        XCTAssertEqual(text, "small again")
+        XCTAssertNotEqual(next, first)
+        XCTAssertTrue(isGone(first))
+    }
+
+    /// A helper retires after `requestsPerHelper` requests, or when its memory passes a threshold.
+    func testRetirement() throws {
+        let pool = IsolatedExtractorPool(policy: .init(maximumIdleHelpers: 1, requestsPerHelper: 3))
+        var pids: [pid_t] = []
+        for index in 0..<7 {
+            let (text, pid) = try Self.extract("document \(index)", in: pool)
+            XCTAssertEqual(text, "document \(index)")
+            pids.append(pid)
+        }
+        XCTAssertEqual(Set(pids[0..<3]).count, 1)
+        XCTAssertEqual(Set(pids[3..<6]).count, 1)
+        XCTAssertEqual(Set(pids).count, 3)
+        XCTAssertTrue(isGone(pids[0]))
+        XCTAssertTrue(isGone(pids[3]))
+        XCTAssertEqual(pool.statistics.helpersRetired, 2)
+
+        let greedy = IsolatedExtractorPool(policy: .init(maximumResidentBytes: 1))
+        let (_, a) = try Self.extract("x", in: greedy)
+        let (_, b) = try Self.extract("y", in: greedy)
+        XCTAssertNotEqual(a, b)
+        XCTAssertEqual(greedy.statistics.helpersRetired, 2)
+    }
+
+    /// Several threads at once each get their own document's text back.
+    func testConcurrentRequestsGetTheirOwnAnswers() throws {
+        let pool = IsolatedExtractorPool(policy: .init(maximumIdleHelpers: 2, requestsPerHelper: 7))
+        let threads = 4, perThread = 8
+        let failures = Mutex<[String]>([])
+        let pids = Mutex<Set<pid_t>>([])
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for request in 0..<perThread {
+                let expected = "thread \(thread) request \(request) " + String(repeating: "word\(thread) ", count: request + 1)
+                do {
+                    let (text, pid) = try Self.extract(expected, in: pool)
+                    pids.withLock { _ = $0.insert(pid) }
+                    if text != ExtractionTestSupport.normalized(expected) { failures.withLock { $0.append("\(expected) → \(text)") } }
+                } catch {
+                    failures.withLock { $0.append("\(expected): \(error)") }
+                }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let statistics = pool.statistics
+        XCTAssertEqual(statistics.requests, threads * perThread)
+        XCTAssertLessThan(statistics.helpersStarted, threads * perThread / 2, "helpers were reused")
+        XCTAssertLessThanOrEqual(statistics.idleHelpers, 2)
+        pool.close()
+        for pid in pids.withLock({ $0 }) { XCTAssertTrue(isGone(pid)) }
+    }
+
+    /// Idle helpers close after the idle timeout.
+    func testIdleHelpersCloseAfterTheTimeout() throws {
+        let pool = IsolatedExtractorPool(policy: .init(idleTimeoutSeconds: 0.3))
+        let (_, pid) = try Self.extract("idle", in: pool)
+        XCTAssertEqual(pool.statistics.idleHelpers, 1)
+        let deadline = Date() + 5
+        while pool.statistics.idleHelpers > 0 && Date() < deadline { usleep(50_000) }
+        XCTAssertEqual(pool.statistics.idleHelpers, 0)
+        XCTAssertTrue(isGone(pid))
+    }
+
+    /// The CPU budget is per request: one helper serves requests whose CPU time adds up to more
+    /// than `cpuSeconds`.
+    func testCPUBudgetIsPerRequest() throws {
+        let pages = (0..<150).map { page in
+            (0..<30).map { "Page \(page) line \($0): encrypted searchable document store, quarterly invoice." }.joined(separator: "\n")
+        }
+        let big = makePDF(pages: pages, title: nil)
+        let pool = IsolatedExtractorPool(limits: .init(wallClockSeconds: 60, cpuSeconds: 1), policy: .init(maximumIdleHelpers: 1, requestsPerHelper: 200))
+        var pid: pid_t?
+        var cpu = 0.0
+        var requests = 0
+        while cpu < 2.0 && requests < 200 {
+            let (result, helper) = try pool.run(data: big, password: nil)
+            XCTAssertEqual(try result.get().pages.count, 150)
+            if let pid { XCTAssertEqual(helper, pid) }
+            pid = helper
+            requests += 1
+            let stat = try String(contentsOfFile: "/proc/\(helper)/stat", encoding: .utf8)
+            let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+            cpu = Double(Int(fields[11])! + Int(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        print(String(format: "CPU BUDGET: one helper used %.2f s of CPU over %d requests (1 s each)", cpu, requests))
+        XCTAssertGreaterThanOrEqual(cpu, 2.0)
+        // The soft limit was moved to the time used before the last request plus 1 s; the hard
+        // cap is 200 requests × (1 + 1) s; the address space stays capped.
+        let limits = try String(contentsOfFile: "/proc/\(pid!)/limits", encoding: .utf8).split(separator: "\n")
+        let cpuLimit = try XCTUnwrap(limits.first { $0.hasPrefix("Max cpu time") }).split(separator: " ").compactMap { Int($0) }
+        XCTAssertEqual(cpuLimit.count, 2)
+        XCTAssertGreaterThanOrEqual(Double(cpuLimit[0]), cpu.rounded(.down) + 1)
+        XCTAssertLessThanOrEqual(Double(cpuLimit[0]), cpu.rounded(.up) + 1)
+        XCTAssertEqual(cpuLimit[1], 400)
+        let addressSpace = try XCTUnwrap(limits.first { $0.hasPrefix("Max address space") }).split(separator: " ").compactMap { Int($0) }
+        XCTAssertEqual(addressSpace, [1 << 30, 1 << 30])
+    }
+}
