@@ -115,16 +115,19 @@ enum FTSTokenizerModule {
         guard let opaque = own.pointee.state else { return SQLITE_MISUSE }
         let state = Unmanaged<CursorState>.fromOpaque(opaque).takeUnretainedValue()
         guard let raw = state.scanner.next() else { return SQLITE_DONE }
-        if raw.text.count > state.capacity {
-            state.text.deallocate()
-            state.capacity = raw.text.count * 2
-            state.text = .allocate(capacity: state.capacity)
-        }
-        raw.text.withUnsafeBytes { bytes in
-            UnsafeMutableRawPointer(state.text).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        let count = state.scanner.text.withUnsafeBytes { bytes in
+            if bytes.count > state.capacity {
+                state.text.deallocate()
+                state.capacity = bytes.count * 2
+                state.text = .allocate(capacity: state.capacity)
+            }
+            if let base = bytes.baseAddress {
+                UnsafeMutableRawPointer(state.text).copyMemory(from: base, byteCount: bytes.count)
+            }
+            return bytes.count
         }
         token?.pointee = UnsafePointer(state.text)
-        length?.pointee = Int32(raw.text.count)
+        length?.pointee = Int32(count)
         start?.pointee = Int32(raw.range.lowerBound)
         end?.pointee = Int32(raw.range.upperBound)
         position?.pointee = Int32(raw.position)

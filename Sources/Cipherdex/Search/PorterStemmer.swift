@@ -11,8 +11,17 @@ struct PorterStemmer {
 
     /// The stem of `word` (lower-case ASCII letters).
     static func stem(_ word: [UInt8]) -> [UInt8] {
-        guard word.count > 2 else { return word }
-        var stemmer = PorterStemmer(b: word, k: word.count - 1)
+        var stemmed = word
+        stem(&stemmed)
+        return stemmed
+    }
+
+    /// Stems `word` (lower-case ASCII letters) in place, in its own storage: no allocation when
+    /// the word is uniquely referenced and has room for the longest replacement.
+    static func stem(_ word: inout [UInt8]) {
+        guard word.count > 2 else { return }
+        var stemmer = PorterStemmer(b: [], k: word.count - 1)
+        swap(&stemmer.b, &word)
         stemmer.step1ab()
         if stemmer.k > 0 {
             stemmer.step1c()
@@ -21,7 +30,8 @@ struct PorterStemmer {
             stemmer.step4()
             stemmer.step5()
         }
-        return Array(stemmer.b[0...stemmer.k])
+        swap(&stemmer.b, &word)
+        word.removeSubrange((stemmer.k + 1)...)
     }
 
     /// The stem of `word`, as a string (convenience for tests).
@@ -103,9 +113,9 @@ struct PorterStemmer {
 
     /// Replaces `b[j+1...k]` with `replacement`.
     private mutating func setTo(_ replacement: StaticString) {
-        let bytes = replacement.withUTF8Buffer { Array($0) }
-        b.replaceSubrange((j + 1)..<(k + 1), with: bytes)
-        k = j + bytes.count
+        let count = replacement.utf8CodeUnitCount
+        replacement.withUTF8Buffer { b.replaceSubrange((j + 1)..<(k + 1), with: $0) }
+        k = j + count
     }
 
     /// `setTo` when the measure is positive.

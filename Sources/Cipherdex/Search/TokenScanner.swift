@@ -3,11 +3,15 @@
 ///
 /// The buffer must stay valid while the scanner is used (SQLite guarantees that for an FTS cursor;
 /// `SearchTokenizer.tokens(in:)` scans inside `withUTF8`).
+///
+/// The hot path allocates nothing: the current token's folded text lives in `text`, a buffer the
+/// scanner reuses (valid until the next call of `next()`); ASCII letters and digits are lower-cased
+/// straight into it; a CJK run's folded characters go into another reused buffer and its bigrams
+/// are produced one by one; stemming works in place. Output is byte-for-byte that of the previous
+/// implementation (kept as `ReferenceTokenizer` in the tests, which compare both).
 struct TokenScanner {
-    /// A token before conversion to `SearchToken`: its folded text as UTF-8 bytes.
-    struct RawToken {
-        /// Folded UTF-8 text.
-        var text: [UInt8]
+    /// A token's place in the input; its folded text is `TokenScanner.text`.
+    struct RawToken: Equatable {
         /// Byte range in the input.
         var range: Range<Int>
         /// Ordinal position.
@@ -20,8 +24,8 @@ struct TokenScanner {
     private struct CJKUnit {
         /// Byte range in the input.
         var range: Range<Int>
-        /// Folded UTF-8 text.
-        var text: [UInt8]
+        /// Its folded UTF-8 in `cjkText`.
+        var text: Range<Int>
     }
 
     /// The input.
@@ -32,34 +36,60 @@ struct TokenScanner {
     private var offset = 0
     /// The next token's position.
     private var position = 0
-    /// Tokens of the last CJK run not yet returned.
-    private var pending: [RawToken] = []
-    /// The next index into `pending`.
-    private var pendingIndex = 0
+    /// The folded UTF-8 text of the token `next()` returned last.
+    private(set) var text: [UInt8] = []
+    /// The characters of the last CJK run.
+    private var cjkUnits: [CJKUnit] = []
+    /// The folded UTF-8 of the last CJK run's characters, one after another.
+    private var cjkText: [UInt8] = []
+    /// The next bigram of the last CJK run to return (its first character's index in `cjkUnits`).
+    private var cjkNext = 0
+    /// A CJK character and its marks, when it has marks.
+    private var cjkScalars: [Unicode.Scalar] = []
 
     /// A scanner over `input`.
     init(_ input: UnsafeBufferPointer<UInt8>, stemming: Bool) {
         self.input = input
         self.stemming = stemming
+        text.reserveCapacity(SearchTokenizer.maximumTokenBytes * 2 + 16)
     }
 
-    /// The next token, or nil at the end of the input.
+    /// The next token (its text in `text`), or nil at the end of the input.
     mutating func next() -> RawToken? {
-        while true {
-            if pendingIndex < pending.count {
-                defer { pendingIndex += 1 }
-                return pending[pendingIndex]
+        if cjkNext + 1 < cjkUnits.count { return nextBigram() }
+        let count = input.count
+        while offset < count {
+            let lead = input[offset]
+            if lead < 0x80 {
+                // ASCII: a letter or digit starts a word; anything else (an apostrophe here joins
+                // nothing) separates.
+                if Self.asciiFolded(lead) != 0 {
+                    if let token = scanWord() { return token }
+                } else {
+                    offset += 1
+                }
+                continue
             }
-            guard offset < input.count else { return nil }
             let (scalar, length) = decode(at: offset)
             switch scalar.map(ScalarClass.of) ?? .separator {
             case .letter:
                 if let token = scanWord() { return token }
             case .cjk:
-                scanCJKRun()
+                return scanCJKRun()
             case .separator, .mark, .joiner:
                 offset += length
             }
+        }
+        return nil
+    }
+
+    /// The lower-cased ASCII letter or digit `byte`, or 0 when it is neither.
+    @inline(__always)
+    private static func asciiFolded(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case 0x30...0x39, 0x61...0x7A: return byte
+        case 0x41...0x5A: return byte | 0x20
+        default: return 0
         }
     }
 
@@ -67,27 +97,43 @@ struct TokenScanner {
     private mutating func scanWord() -> RawToken? {
         let start = offset
         var end = offset
-        var text: [UInt8] = []
+        let count = input.count
+        let limit = SearchTokenizer.maximumTokenBytes
+        text.removeAll(keepingCapacity: true)
         var truncated = false
         var index = offset
-        while index < input.count {
+        while index < count {
+            let byte = input[index]
+            if byte < 0x80 {
+                let folded = Self.asciiFolded(byte)
+                if folded != 0 {
+                    if !truncated {
+                        if text.count + 1 > limit { truncated = true } else { text.append(folded) }
+                    }
+                    index += 1
+                    end = index
+                    continue
+                }
+                // An apostrophe joins two letters and is dropped from the text.
+                guard byte == 0x27, index + 1 < count, isLetter(at: index + 1) else { break }
+                index += 1
+                continue
+            }
             let (scalar, length) = decode(at: index)
             guard let scalar else { break }
             let kind = ScalarClass.of(scalar)
             if kind == .joiner {
-                // An apostrophe joins two letters and is dropped from the text.
-                let (following, _) = index + length < input.count ? decode(at: index + length) : (nil, 0)
-                guard let following, ScalarClass.of(following) == .letter else { break }
+                guard index + length < count, isLetter(at: index + length) else { break }
                 index += length
                 continue
             }
             guard kind == .letter || kind == .mark else { break }
             if !truncated {
-                let folded = Folding.fold(scalar)
-                if text.count + folded.count > SearchTokenizer.maximumTokenBytes {
+                let before = text.count
+                Folding.appendFold(of: scalar, to: &text)
+                if text.count > limit {
+                    text.removeSubrange(before...)
                     truncated = true
-                } else {
-                    text.append(contentsOf: folded)
                 }
             }
             index += length
@@ -96,48 +142,75 @@ struct TokenScanner {
         offset = end
         guard !text.isEmpty else { return nil }
         if stemming, text.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) {
-            text = PorterStemmer.stem(text)
+            PorterStemmer.stem(&text)
         }
         defer { position += 1 }
-        return RawToken(text: text, range: start..<end, position: position, kind: .word)
+        return RawToken(range: start..<end, position: position, kind: .word)
     }
 
-    /// Scans the CJK run starting at `offset` into `pending` (bigrams, or one unigram).
-    private mutating func scanCJKRun() {
-        var units: [CJKUnit] = []
+    /// Whether the scalar at `index` is a letter (false for an invalid sequence).
+    private func isLetter(at index: Int) -> Bool {
+        let lead = input[index]
+        if lead < 0x80 { return Self.asciiFolded(lead) != 0 }
+        guard let scalar = decode(at: index).0 else { return false }
+        return ScalarClass.of(scalar) == .letter
+    }
+
+    /// Scans the CJK run starting at `offset` and returns its first token: a unigram for a run of
+    /// one character, else its first bigram (the others follow from `nextBigram()`).
+    private mutating func scanCJKRun() -> RawToken {
+        cjkUnits.removeAll(keepingCapacity: true)
+        cjkText.removeAll(keepingCapacity: true)
+        let count = input.count
         var index = offset
-        while index < input.count {
+        while index < count {
             let (scalar, length) = decode(at: index)
             guard let scalar, ScalarClass.of(scalar) == .cjk else { break }
             let start = index
-            var scalars = [scalar]
             index += length
-            while index < input.count {
+            cjkScalars.removeAll(keepingCapacity: true)
+            while index < count {
                 let (mark, markLength) = decode(at: index)
                 guard let mark, ScalarClass.of(mark) == .mark else { break }
-                scalars.append(mark)
+                if cjkScalars.isEmpty { cjkScalars.append(scalar) }
+                cjkScalars.append(mark)
                 index += markLength
             }
-            units.append(CJKUnit(range: start..<index, text: Folding.foldCJK(scalars)))
+            let textStart = cjkText.count
+            if cjkScalars.isEmpty {
+                Folding.appendFoldCJK(of: scalar, to: &cjkText)
+            } else {
+                Folding.appendFoldCJK(of: cjkScalars, to: &cjkText)
+            }
+            cjkUnits.append(CJKUnit(range: start..<index, text: textStart..<cjkText.count))
         }
         offset = index
-        pending.removeAll(keepingCapacity: true)
-        pendingIndex = 0
-        if units.count == 1 {
-            pending.append(RawToken(text: units[0].text, range: units[0].range, position: position, kind: .cjkUnigram))
-            position += 1
-            return
+        cjkNext = 0
+        if cjkUnits.count == 1 {
+            let unit = cjkUnits[0]
+            text.removeAll(keepingCapacity: true)
+            text.append(contentsOf: cjkText[unit.text])
+            cjkNext = 1
+            defer { position += 1 }
+            return RawToken(range: unit.range, position: position, kind: .cjkUnigram)
         }
-        for pair in 0..<max(units.count - 1, 0) {
-            let first = units[pair], second = units[pair + 1]
-            pending.append(RawToken(text: first.text + second.text, range: first.range.lowerBound..<second.range.upperBound,
-                                    position: position, kind: .cjkBigram))
-            position += 1
-        }
+        return nextBigram()
+    }
+
+    /// The next bigram of the current CJK run (there must be one).
+    private mutating func nextBigram() -> RawToken {
+        let first = cjkUnits[cjkNext], second = cjkUnits[cjkNext + 1]
+        cjkNext += 1
+        text.removeAll(keepingCapacity: true)
+        text.append(contentsOf: cjkText[first.text])
+        text.append(contentsOf: cjkText[second.text])
+        defer { position += 1 }
+        return RawToken(range: first.range.lowerBound..<second.range.upperBound, position: position, kind: .cjkBigram)
     }
 
     /// Decodes the scalar at `index`: nil (and a length of 1) for an invalid or truncated
     /// sequence, which then separates tokens.
+    @inline(__always)
     private func decode(at index: Int) -> (Unicode.Scalar?, Int) {
         let lead = input[index]
         if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
