@@ -22,31 +22,18 @@ enum Folding {
         0x017F: "s", 0x03C2: "σ", 0x0180: "b", 0x0268: "i", 0x0249: "j",
     ]
 
-    /// Appends the folded UTF-8 of a letter or mark (nothing for a diacritic) to `buffer`,
-    /// without allocating (non-ASCII folds are computed once and cached).
-    @inline(__always)
-    static func appendFold(of scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
+    /// The folded UTF-8 of a letter or mark (empty for a diacritic). Non-ASCII folds are computed
+    /// once and then returned from the cache (shared storage, no allocation); the tokenizer folds
+    /// ASCII itself.
+    static func fold(_ scalar: Unicode.Scalar) -> [UInt8] {
         let value = scalar.value
         if value < 0x80 {
             let byte = UInt8(value)
-            buffer.append((byte >= 0x41 && byte <= 0x5A) ? byte + 0x20 : byte)
-            return
+            return [(byte >= 0x41 && byte <= 0x5A) ? byte + 0x20 : byte]
         }
-        let found = cache.withLock { cached -> Bool in
-            guard let known = cached[value] else { return false }
-            buffer.append(contentsOf: known)
-            return true
-        }
-        if found { return }
+        if let known = cache.withLock({ $0[value] }) { return known }
         let folded = computeFold(scalar)
         cache.withLock { $0[value] = folded }
-        buffer.append(contentsOf: folded)
-    }
-
-    /// The folded UTF-8 of a letter or mark (empty for a diacritic).
-    static func fold(_ scalar: Unicode.Scalar) -> [UInt8] {
-        var folded: [UInt8] = []
-        appendFold(of: scalar, to: &folded)
         return folded
     }
 

@@ -5,11 +5,12 @@
 /// `SearchTokenizer.tokens(in:)` scans inside `withUTF8`).
 ///
 /// The hot path allocates nothing: the current token's folded text lives in `text`, a buffer the
-/// scanner reuses (valid until the next call of `next()`); ASCII letters and digits are lower-cased
-/// straight into it; a CJK run's folded characters go into another reused buffer and its bigrams
-/// are produced one by one; stemming works in place. Output is byte-for-byte that of the previous
-/// implementation (kept as `ReferenceTokenizer` in the tests, which compare both).
-struct TokenScanner {
+/// scanner owns and reuses (valid until the next call of `next()`); ASCII letters and digits are
+/// lower-cased straight into it; non-ASCII folds come from `Folding`'s cache; a CJK run's folded
+/// characters go into another reused buffer and its bigrams are produced one by one; stemming
+/// works in place. Output is byte-for-byte that of the previous implementation (kept as
+/// `ReferenceTokenizer` in the tests, which compare both). Not copyable: it owns its buffer.
+struct TokenScanner: ~Copyable {
     /// A token's place in the input; its folded text is `TokenScanner.text`.
     struct RawToken: Equatable {
         /// Byte range in the input.
@@ -36,8 +37,12 @@ struct TokenScanner {
     private var offset = 0
     /// The next token's position.
     private var position = 0
-    /// The folded UTF-8 text of the token `next()` returned last.
-    private(set) var text: [UInt8] = []
+    /// The current token's folded UTF-8 (`textCount` bytes of `capacity`).
+    private var storage: UnsafeMutablePointer<UInt8>
+    /// Bytes of `storage` in use.
+    private var textCount = 0
+    /// Bytes allocated at `storage`.
+    private var capacity: Int
     /// The characters of the last CJK run.
     private var cjkUnits: [CJKUnit] = []
     /// The folded UTF-8 of the last CJK run's characters, one after another.
@@ -51,14 +56,39 @@ struct TokenScanner {
     init(_ input: UnsafeBufferPointer<UInt8>, stemming: Bool) {
         self.input = input
         self.stemming = stemming
-        text.reserveCapacity(SearchTokenizer.maximumTokenBytes * 2 + 16)
+        capacity = SearchTokenizer.maximumTokenBytes * 2 + 16
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// The folded UTF-8 text of the token `next()` returned last, valid until the next call of
+    /// `next()` (or the end of the scanner).
+    var text: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: textCount) }
+
+    /// Appends `bytes` to the current token's text.
+    private mutating func append<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+        let needed = textCount + bytes.count
+        if needed > capacity {
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: needed * 2)
+            grown.update(from: storage, count: textCount)
+            storage.deallocate()
+            storage = grown
+            capacity = needed * 2
+        }
+        var index = textCount
+        for byte in bytes {
+            storage[index] = byte
+            index += 1
+        }
+        textCount = needed
     }
 
     /// The next token (its text in `text`), or nil at the end of the input.
     mutating func next() -> RawToken? {
         if cjkNext + 1 < cjkUnits.count { return nextBigram() }
-        let count = input.count
-        while offset < count {
+        let inputCount = input.count
+        while offset < inputCount {
             let lead = input[offset]
             if lead < 0x80 {
                 // ASCII: a letter or digit starts a word; anything else (an apostrophe here joins
@@ -97,61 +127,84 @@ struct TokenScanner {
     private mutating func scanWord() -> RawToken? {
         let start = offset
         var end = offset
-        let count = input.count
+        let inputCount = input.count
         let limit = SearchTokenizer.maximumTokenBytes
-        text.removeAll(keepingCapacity: true)
+        textCount = 0
         var truncated = false
         var index = offset
-        while index < count {
+        while index < inputCount {
             let byte = input[index]
             if byte < 0x80 {
                 let folded = Self.asciiFolded(byte)
                 if folded != 0 {
                     if !truncated {
-                        if text.count + 1 > limit { truncated = true } else { text.append(folded) }
+                        // limit < capacity, so the byte always fits.
+                        if textCount + 1 > limit { truncated = true } else { storage[textCount] = folded; textCount += 1 }
                     }
                     index += 1
                     end = index
                     continue
                 }
                 // An apostrophe joins two letters and is dropped from the text.
-                guard byte == 0x27, index + 1 < count, isLetter(at: index + 1) else { break }
+                guard byte == 0x27, index + 1 < inputCount, isLetter(at: index + 1) else { break }
                 index += 1
                 continue
             }
-            let (scalar, length) = decode(at: index)
-            guard let scalar else { break }
-            let kind = ScalarClass.of(scalar)
-            if kind == .joiner {
-                guard index + length < count, isLetter(at: index + length) else { break }
-                index += length
-                continue
+            let step = scanNonASCII(at: index, truncated: &truncated)
+            if step > 0 {
+                index += step
+                end = index
+            } else if step < 0 {
+                index -= step
+            } else {
+                break
             }
-            guard kind == .letter || kind == .mark else { break }
-            if !truncated {
-                let before = text.count
-                Folding.appendFold(of: scalar, to: &text)
-                if text.count > limit {
-                    text.removeSubrange(before...)
-                    truncated = true
-                }
-            }
-            index += length
-            end = index
         }
         offset = end
-        guard !text.isEmpty else { return nil }
+        guard textCount > 0 else { return nil }
         if stemming, text.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) {
-            PorterStemmer.stem(&text)
+            textCount = PorterStemmer.stem(UnsafeMutableBufferPointer(start: storage, count: capacity), count: textCount)
         }
         defer { position += 1 }
         return RawToken(range: start..<end, position: position, kind: .word)
     }
 
+    /// One non-ASCII scalar inside a word: a letter or mark is folded onto the text (unless
+    /// `truncated`) and its length returned; a joiner followed by a letter returns minus its
+    /// length; anything else ends the word (0). Kept out of line so `scanWord`'s ASCII loop stays
+    /// small.
+    @inline(never)
+    private mutating func scanNonASCII(at index: Int, truncated: inout Bool) -> Int {
+        let (scalar, length) = decode(at: index)
+        guard let scalar else { return 0 }
+        let kind = ScalarClass.of(scalar)
+        if kind == .joiner {
+            guard index + length < input.count, isLetter(at: index + length) else { return 0 }
+            return -length
+        }
+        guard kind == .letter || kind == .mark else { return 0 }
+        if !truncated {
+            let folded = Folding.fold(scalar)
+            if textCount + folded.count > SearchTokenizer.maximumTokenBytes {
+                truncated = true
+            } else {
+                append(folded)
+            }
+        }
+        return length
+    }
+
     /// Whether the scalar at `index` is a letter (false for an invalid sequence).
+    @inline(__always)
     private func isLetter(at index: Int) -> Bool {
         let lead = input[index]
         if lead < 0x80 { return Self.asciiFolded(lead) != 0 }
+        return isNonASCIILetter(at: index)
+    }
+
+    /// Whether the non-ASCII scalar at `index` is a letter (false for an invalid sequence).
+    @inline(never)
+    private func isNonASCIILetter(at index: Int) -> Bool {
         guard let scalar = decode(at: index).0 else { return false }
         return ScalarClass.of(scalar) == .letter
     }
@@ -161,15 +214,15 @@ struct TokenScanner {
     private mutating func scanCJKRun() -> RawToken {
         cjkUnits.removeAll(keepingCapacity: true)
         cjkText.removeAll(keepingCapacity: true)
-        let count = input.count
+        let inputCount = input.count
         var index = offset
-        while index < count {
+        while index < inputCount {
             let (scalar, length) = decode(at: index)
             guard let scalar, ScalarClass.of(scalar) == .cjk else { break }
             let start = index
             index += length
             cjkScalars.removeAll(keepingCapacity: true)
-            while index < count {
+            while index < inputCount {
                 let (mark, markLength) = decode(at: index)
                 guard let mark, ScalarClass.of(mark) == .mark else { break }
                 if cjkScalars.isEmpty { cjkScalars.append(scalar) }
@@ -188,8 +241,8 @@ struct TokenScanner {
         cjkNext = 0
         if cjkUnits.count == 1 {
             let unit = cjkUnits[0]
-            text.removeAll(keepingCapacity: true)
-            text.append(contentsOf: cjkText[unit.text])
+            textCount = 0
+            append(cjkText[unit.text])
             cjkNext = 1
             defer { position += 1 }
             return RawToken(range: unit.range, position: position, kind: .cjkUnigram)
@@ -201,9 +254,9 @@ struct TokenScanner {
     private mutating func nextBigram() -> RawToken {
         let first = cjkUnits[cjkNext], second = cjkUnits[cjkNext + 1]
         cjkNext += 1
-        text.removeAll(keepingCapacity: true)
-        text.append(contentsOf: cjkText[first.text])
-        text.append(contentsOf: cjkText[second.text])
+        textCount = 0
+        append(cjkText[first.text])
+        append(cjkText[second.text])
         defer { position += 1 }
         return RawToken(range: first.range.lowerBound..<second.range.upperBound, position: position, kind: .cjkBigram)
     }

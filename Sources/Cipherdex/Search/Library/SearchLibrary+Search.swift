@@ -15,7 +15,8 @@ extension SearchLibrary {
         if options.excludeAnnotations && options.excludeDocumentText || options.maximumResults <= 0 { return empty }
         return try Store.mappingDatabaseErrors {
             try store.read { db in
-                let compiled = try query.compiled(stemming: try SearchSchema.tokenizer(db) == .englishStemming)
+                let stemming = try SearchSchema.tokenizer(db) == .englishStemming
+                let compiled = try query.compiled(stemming: stemming)
                 var (sql, arguments) = compiled.condition(table: "search_text")
                 if options.excludeAnnotations { sql += " AND p.kind = 0" }
                 if options.excludeDocumentText { sql += " AND p.kind = 1" }
@@ -43,7 +44,7 @@ extension SearchLibrary {
                         score: hit.score, isAnnotation: hit.isAnnotation, annotationIndex: hit.isAnnotation ? hit.ordinal : nil)
                 }
                 if options.includePreviews && !kept.isEmpty {
-                    let texts = try Self.bodiesAndOffsets(of: kept.map(\.docid), match: compiled.match, db: db)
+                    let texts = try Self.bodiesAndMatches(of: kept.map(\.docid), match: compiled.match, stemming: stemming, db: db)
                     for index in previews.indices {
                         guard let (body, offsets) = texts[kept[index].docid] else { continue }
                         let preview = PreviewBuilder(body: body, byteRanges: offsets)
@@ -94,7 +95,33 @@ extension SearchLibrary {
         return kept
     }
 
-    /// The original text and the matched byte ranges (from FTS `offsets()`) of the given rows.
+    /// The original text and the matched byte ranges of the given rows (which match `match`):
+    /// the bodies by docid, the ranges from `MatchLocator`, the same as FTS `offsets()` gives
+    /// (`bodiesAndOffsets`) without running the full-text query again or re-tokenising each page
+    /// through the SQLite tokenizer interface.
+    static func bodiesAndMatches(of docids: [Int64], match: String, stemming: Bool, db: Connection) throws -> [Int64: (String, [Range<Int>])] {
+        var locator = MatchLocator(match: match, stemming: stemming)
+        var result: [Int64: (String, [Range<Int>])] = [:]
+        result.reserveCapacity(docids.count)
+        for start in stride(from: 0, to: docids.count, by: 500) {
+            let slice = docids[start..<min(start + 500, docids.count)]
+            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
+            // From FTS4's content table (`%_content(docid INTEGER PRIMARY KEY, c0<column>)`, the
+            // documented shadow table): a `docid IN` on the FTS table itself is one xFilter per
+            // docid, and SQLCipher 3.4.1's FTS4 prepares a new seek statement in each.
+            try db.forEachRow(
+                "SELECT * FROM search_text_content WHERE docid IN (\(placeholders))", slice.map { .integer($0) }
+            ) { row in
+                var body = row[1].textValue ?? ""
+                let ranges = body.withUTF8 { locator.byteRanges(in: $0) }
+                result[row[0].integerValue ?? 0] = (body, ranges)
+            }
+        }
+        return result
+    }
+
+    /// The original text and the matched byte ranges (from FTS `offsets()`) of the given rows:
+    /// what `bodiesAndMatches` computes, the slow way (kept for the tests that compare both).
     static func bodiesAndOffsets(of docids: [Int64], match: String, db: Connection) throws -> [Int64: (String, [Range<Int>])] {
         var result: [Int64: (String, [Range<Int>])] = [:]
         for start in stride(from: 0, to: docids.count, by: 500) {
