@@ -12,6 +12,10 @@
 /// `offsets()`'s: one range per (phrase token, occurrence), ordered by position and then by the
 /// token's index in the expression, duplicates included (`SearchLibraryMatchLocatorTests`
 /// compares both on many queries and pages).
+///
+/// Like `offsets()`, which stops tokenising after the last match the index lists, it can stop
+/// early: given each phrase's number of occurrences in the page (matchinfo `x`'s "hits in this
+/// row", read from the same position lists `offsets()` walks), it stops once it has found them all.
 struct MatchLocator {
     /// One query token.
     private struct Term: Equatable {
@@ -27,12 +31,19 @@ struct MatchLocator {
     private var terms: [Term] = []
     /// The phrases in expression order, as indices into `terms`.
     private var phrases: [[Int]] = []
+    /// Each phrase's first token's index among all phrase tokens of the expression.
+    private var phraseFirstToken: [Int] = []
     /// Scratch, reused from page to page: each token's byte range, by position.
     private var tokenRanges: [Range<Int>] = []
     /// Scratch: the positions where each of `terms` matches.
     private var termPositions: [[Int]] = []
     /// Scratch: (position, index of the phrase token in the expression) of every match.
     private var hits: [(position: Int, token: Int)] = []
+    /// Scratch: occurrences found of each phrase.
+    private var found: [Int] = []
+
+    /// The number of phrases (matchinfo's `p`).
+    var phraseCount: Int { phrases.count }
 
     /// A locator for `match` (a compiled MATCH expression) over an index that stems or not.
     init(match: String, stemming: Bool) {
@@ -52,6 +63,11 @@ struct MatchLocator {
             }
         }
         termPositions = Array(repeating: [], count: terms.count)
+        var first = 0
+        for phrase in phrases {
+            phraseFirstToken.append(first)
+            first += phrase.count
+        }
     }
 
     /// Tokenises a quoted string as FTS's query parser does.
@@ -71,31 +87,41 @@ struct MatchLocator {
         if !indices.isEmpty { phrases.append(indices) }
     }
 
-    /// The byte ranges `offsets()` lists for a page whose UTF-8 text is `body`.
-    mutating func byteRanges(in body: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+    /// The byte ranges `offsets()` lists for a page whose UTF-8 text is `body`. With
+    /// `occurrences` (each phrase's number of occurrences in the page, in expression order), the
+    /// scan stops once they are all found; without, or when the count of phrases differs, it
+    /// reads the whole page.
+    mutating func byteRanges(in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]? = nil) -> [Range<Int>] {
         tokenRanges.removeAll(keepingCapacity: true)
         for index in termPositions.indices { termPositions[index].removeAll(keepingCapacity: true) }
+        hits.removeAll(keepingCapacity: true)
+        found.removeAll(keepingCapacity: true)
+        found.append(contentsOf: repeatElement(0, count: phrases.count))
+        let expected = occurrences?.count == phrases.count ? occurrences : nil
+        // Occurrences still to find (up to the expected number per phrase).
+        var remaining = expected.map { $0.reduce(0) { $0 + max($1, 0) } } ?? Int.max
         var scanner = TokenScanner(body, stemming: stemming)
-        while let token = scanner.next() {
+        while remaining > 0, let token = scanner.next() {
+            let position = token.position
             tokenRanges.append(token.range)
             let text = scanner.text
+            var matchedAny = false
             for index in terms.indices where Self.matches(terms[index], text) {
-                termPositions[index].append(token.position)
+                termPositions[index].append(position)
+                matchedAny = true
             }
-        }
-        hits.removeAll(keepingCapacity: true)
-        var first = 0
-        for phrase in phrases {
-            if phrase.count == 1 {
-                for position in termPositions[phrase[0]] { hits.append((position, first)) }
-            } else {
-                for start in termPositions[phrase[0]] where start + phrase.count <= tokenRanges.count {
-                    let complete = (1..<phrase.count).allSatisfy { Self.contains(termPositions[phrase[$0]], start + $0) }
-                    guard complete else { continue }
-                    for offset in phrase.indices { hits.append((start + offset, first + offset)) }
-                }
+            guard matchedAny else { continue }
+            // Phrases whose last token matches here: an occurrence ends here when every earlier
+            // token matched at the positions before.
+            for (number, phrase) in phrases.enumerated() {
+                let last = phrase.count - 1
+                guard position >= last, termPositions[phrase[last]].last == position else { continue }
+                let start = position - last
+                guard (0..<last).allSatisfy({ Self.contains(termPositions[phrase[$0]], start + $0) }) else { continue }
+                for offset in 0...last { hits.append((start + offset, phraseFirstToken[number] + offset)) }
+                found[number] += 1
+                if let expected, found[number] <= expected[number] { remaining -= 1 }
             }
-            first += phrase.count
         }
         hits.sort { $0.position != $1.position ? $0.position < $1.position : $0.token < $1.token }
         return hits.map { tokenRanges[$0.position] }

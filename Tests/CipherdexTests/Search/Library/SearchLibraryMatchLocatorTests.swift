@@ -6,15 +6,15 @@ import XCTest
 /// `MatchLocator` (match offsets computed in Swift) against FTS4 `offsets()`, which previews used
 /// before: the same byte ranges, in the same order, duplicates included, for every matching page
 /// of many compiled queries over generated English pages and random mixed-script pages, with and
-/// without stemming.
+/// without stemming, scanning whole pages and stopping after the occurrences matchinfo counts.
 final class SearchLibraryMatchLocatorTests: XCTestCase {
-    typealias SplitMix = TokenizerEquivalenceTests.SplitMix
+    typealias SplitMix = SearchTokenizerEquivalenceTests.SplitMix
 
     /// Pages: the benchmark's English corpus, random mixed-script texts and a few crafted ones.
     static let pages: [String] = {
         var pages = SampleCorpus(documentCount: 20, pagesPerDocument: 12).documents.flatMap(\.pages)
         var rng = SplitMix(state: 0xFACE)
-        for _ in 0..<200 { pages.append(TokenizerEquivalenceTests.randomText(&rng, count: Int.random(in: 1...120, using: &rng))) }
+        for _ in 0..<200 { pages.append(SearchTokenizerEquivalenceTests.randomText(&rng, count: Int.random(in: 1...120, using: &rng))) }
         pages += [
             "the the the the patient the patient patient", "of the of the of the court of the court",
             "東京都庁は新宿にあります。東京都の東京", "猫 猫が好き 猫猫猫", "한국어 문서 검색 한국", "Crème brûlée ÉCOLE école ecole",
@@ -86,16 +86,29 @@ final class SearchLibraryMatchLocatorTests: XCTestCase {
                       let compiled = try? query.compiled(stemming: stemming) else { continue }
                 var locator = MatchLocator(match: compiled.match, stemming: stemming)
                 var docids: [Int64] = []
+                var occurrences: [[Int]?] = []
                 try db.forEachRow(
-                    "SELECT docid, body, offsets(search_text) FROM search_text WHERE search_text MATCH ?", [.text(compiled.match)]
+                    """
+                    SELECT docid, body, offsets(search_text), matchinfo(search_text, 'pcnalx') FROM search_text
+                    WHERE search_text MATCH ?
+                    """, [.text(compiled.match)]
                 ) { row in
                     let docid = row[0].integerValue ?? 0
                     docids.append(docid)
+                    let info = (row[3].blobValue ?? []).withUnsafeBytes { raw in
+                        (0..<(raw.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self) }
+                    }
+                    let counts = SearchLibrary.phraseOccurrences(matchInfo: info)
+                    XCTAssertEqual(counts?.count, locator.phraseCount, compiled.match)
+                    occurrences.append(counts)
                     var body = row[1].textValue ?? ""
                     let numbers = (row[2].textValue ?? "").split(separator: " ").compactMap { Int($0) }
                     let expected = stride(from: 0, to: numbers.count - 3, by: 4).map { numbers[$0 + 2]..<(numbers[$0 + 2] + numbers[$0 + 3]) }
                     let located = body.withUTF8 { locator.byteRanges(in: $0) }
                     XCTAssertEqual(located, expected, "query \(text) (\(compiled.match)), stemming \(stemming), docid \(docid)")
+                    // Stopping after the last occurrence matchinfo counts gives the same.
+                    let early = body.withUTF8 { locator.byteRanges(in: $0, occurrences: counts) }
+                    XCTAssertEqual(early, expected, "early stop: query \(text) (\(compiled.match)), stemming \(stemming), docid \(docid)")
                     comparedRows += 1
                     comparedRanges += expected.count
                 }
@@ -103,7 +116,8 @@ final class SearchLibraryMatchLocatorTests: XCTestCase {
                 // fourth query: the FTS path is slow in a debug build).
                 guard number % 4 == 0 else { continue }
                 let kept = Array(docids.prefix(500))
-                let fast = try SearchLibrary.bodiesAndMatches(of: kept, match: compiled.match, stemming: stemming, db: db)
+                let fast = try SearchLibrary.bodiesAndMatches(
+                    of: kept, occurrences: Array(occurrences.prefix(500)), match: compiled.match, stemming: stemming, db: db)
                 let slow = try SearchLibrary.bodiesAndOffsets(of: kept, match: compiled.match, db: db)
                 XCTAssertEqual(Set(fast.keys), Set(slow.keys), text)
                 for (docid, (body, ranges)) in slow {

@@ -6,7 +6,7 @@ import XCTest
 /// The fast tokenizer (`TokenScanner`) against the implementation it replaced (`ReferenceTokenizer`,
 /// a verbatim copy in `Reference/`): the same token bytes, byte ranges, positions and kinds, with
 /// and without stemming, on a large seeded random corpus of mixed scripts and on invalid UTF-8.
-final class TokenizerEquivalenceTests: XCTestCase {
+final class SearchTokenizerEquivalenceTests: XCTestCase {
     /// One token as raw bytes, so no String normalisation or repair can hide a difference.
     struct Observed: Equatable, CustomStringConvertible {
         var text: [UInt8]
