@@ -8,7 +8,8 @@ internal import CSQLCipher
 /// interface declared in the CSQLCipher shim), registered per connection by `register(on:)`.
 ///
 /// Each cursor wraps a `TokenScanner` over SQLite's input buffer; the current token's text lives
-/// in a buffer owned by the cursor until the next `xNext` or `xClose`, as FTS requires.
+/// in the scanner's own buffer, owned by the cursor, until the next `xNext` or `xClose`, as FTS
+/// requires.
 enum FTSTokenizerModule {
     /// The module without stemming (`tokenize=cipherdex`); never freed.
     nonisolated(unsafe) static let plain = makeModule { argc, argv, tokenizer in
@@ -25,23 +26,30 @@ enum FTSTokenizerModule {
         Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafeMutablePointer<UnsafeMutablePointer<sqlite3_tokenizer>?>?
     ) -> Int32
 
-    /// The state behind one cursor: the scanner and the current token's bytes.
+    /// The state behind one cursor: the scanner (which holds the current token's bytes).
     private final class CursorState {
         /// The scanner over SQLite's input.
         var scanner: TokenScanner
-        /// The current token's bytes (not NUL-terminated).
-        var text: UnsafeMutablePointer<CChar>
-        /// `text`'s capacity.
-        var capacity: Int
 
-        /// State for a cursor over `scanner`.
-        init(scanner: TokenScanner) {
-            self.scanner = scanner
-            capacity = SearchTokenizer.maximumTokenBytes * 2 + 16
-            text = .allocate(capacity: capacity)
+        /// State for a cursor over `input`.
+        init(_ input: UnsafeBufferPointer<UInt8>, stemming: Bool) {
+            scanner = TokenScanner(input, stemming: stemming)
         }
 
-        deinit { text.deallocate() }
+        /// `xNext`'s work: the next token into the out-parameters, or SQLITE_DONE.
+        func next(
+            _ token: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int32>?,
+            _ start: UnsafeMutablePointer<Int32>?, _ end: UnsafeMutablePointer<Int32>?, _ position: UnsafeMutablePointer<Int32>?
+        ) -> Int32 {
+            guard let raw = scanner.next() else { return SQLITE_DONE }
+            let text = scanner.text
+            token?.pointee = text.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+            length?.pointee = Int32(text.count)
+            start?.pointee = Int32(raw.range.lowerBound)
+            end?.pointee = Int32(raw.range.upperBound)
+            position?.pointee = Int32(raw.position)
+            return SQLITE_OK
+        }
     }
 
     /// A module whose `xCreate` is `create`.
@@ -87,7 +95,7 @@ enum FTSTokenizerModule {
             let count = nBytes < 0 ? strlen(input) : Int(nBytes)
             buffer = UnsafeBufferPointer(start: UnsafeRawPointer(input).assumingMemoryBound(to: UInt8.self), count: count)
         }
-        let state = CursorState(scanner: TokenScanner(buffer, stemming: instance.pointee.stemming != 0))
+        let state = CursorState(buffer, stemming: instance.pointee.stemming != 0)
         let cursor = UnsafeMutablePointer<cipherdex_tokenizer_cursor>.allocate(capacity: 1)
         cursor.initialize(to: cipherdex_tokenizer_cursor(base: sqlite3_tokenizer_cursor(pTokenizer: tokenizer),
                                                          state: Unmanaged.passRetained(state).toOpaque()))
@@ -113,22 +121,10 @@ enum FTSTokenizerModule {
         guard let cursor else { return SQLITE_MISUSE }
         let own = UnsafeMutableRawPointer(cursor).assumingMemoryBound(to: cipherdex_tokenizer_cursor.self)
         guard let opaque = own.pointee.state else { return SQLITE_MISUSE }
-        let state = Unmanaged<CursorState>.fromOpaque(opaque).takeUnretainedValue()
-        guard let raw = state.scanner.next() else { return SQLITE_DONE }
-        if raw.text.count > state.capacity {
-            state.text.deallocate()
-            state.capacity = raw.text.count * 2
-            state.text = .allocate(capacity: state.capacity)
+        // The cursor holds the state for as long as SQLite uses it: no retain needed here.
+        return Unmanaged<CursorState>.fromOpaque(opaque)._withUnsafeGuaranteedRef { state in
+            state.next(token, length, start, end, position)
         }
-        raw.text.withUnsafeBytes { bytes in
-            UnsafeMutableRawPointer(state.text).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        }
-        token?.pointee = UnsafePointer(state.text)
-        length?.pointee = Int32(raw.text.count)
-        start?.pointee = Int32(raw.range.lowerBound)
-        end?.pointee = Int32(raw.range.upperBound)
-        position?.pointee = Int32(raw.position)
-        return SQLITE_OK
     }
 }
 

@@ -22,7 +22,9 @@ enum Folding {
         0x017F: "s", 0x03C2: "σ", 0x0180: "b", 0x0268: "i", 0x0249: "j",
     ]
 
-    /// The folded UTF-8 of a letter or mark (empty for a diacritic).
+    /// The folded UTF-8 of a letter or mark (empty for a diacritic). Non-ASCII folds are computed
+    /// once and then returned from the cache (shared storage, no allocation); the tokenizer folds
+    /// ASCII itself.
     static func fold(_ scalar: Unicode.Scalar) -> [UInt8] {
         let value = scalar.value
         if value < 0x80 {
@@ -35,18 +37,33 @@ enum Folding {
         return folded
     }
 
-    /// The folded UTF-8 of one CJK character and the marks attached to it.
-    static func foldCJK(_ scalars: [Unicode.Scalar]) -> [UInt8] {
-        if scalars.count == 1 {
-            let value = scalars[0].value
-            if let known = cjkCache.withLock({ $0[value] }) { return known }
-            let folded = Array(String(scalars[0]).precomposedStringWithCompatibilityMapping.utf8)
-            cjkCache.withLock { $0[value] = folded }
-            return folded
+    /// Appends the folded UTF-8 of one CJK character without marks to `buffer`.
+    static func appendFoldCJK(of scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
+        let value = scalar.value
+        let found = cjkCache.withLock { cached -> Bool in
+            guard let known = cached[value] else { return false }
+            buffer.append(contentsOf: known)
+            return true
         }
+        if found { return }
+        let folded = Array(String(scalar).precomposedStringWithCompatibilityMapping.utf8)
+        cjkCache.withLock { $0[value] = folded }
+        buffer.append(contentsOf: folded)
+    }
+
+    /// Appends the folded UTF-8 of one CJK character and the marks attached to it to `buffer`.
+    static func appendFoldCJK(of scalars: [Unicode.Scalar], to buffer: inout [UInt8]) {
+        if scalars.count == 1 { return appendFoldCJK(of: scalars[0], to: &buffer) }
         var text = String.UnicodeScalarView()
         text.append(contentsOf: scalars)
-        return Array(String(text).precomposedStringWithCompatibilityMapping.utf8)
+        buffer.append(contentsOf: String(text).precomposedStringWithCompatibilityMapping.utf8)
+    }
+
+    /// The folded UTF-8 of one CJK character and the marks attached to it.
+    static func foldCJK(_ scalars: [Unicode.Scalar]) -> [UInt8] {
+        var folded: [UInt8] = []
+        appendFoldCJK(of: scalars, to: &folded)
+        return folded
     }
 
     /// Decompose, lower-case, strip diacritics, map specials.

@@ -1,9 +1,12 @@
 /// The Porter (1980) English stemmer, a direct port of Martin Porter's reference ANSI C
 /// implementation (including its two documented departures: `bli` → `ble` and `logi` → `log`).
 /// Works on lower-case ASCII letters; words of one or two letters are returned unchanged.
+///
+/// It stems in place in the caller's buffer (`stem(_:count:)`), without allocating: no suffix
+/// replacement ever makes the stem longer than the word.
 struct PorterStemmer {
-    /// The word being stemmed; `b[0...k]` is the current stem.
-    private var b: [UInt8]
+    /// The buffer holding the word; `b[0...k]` is the current stem.
+    private var b: UnsafeMutableBufferPointer<UInt8>
     /// The end of the current stem.
     private var k: Int
     /// The end of the stem before a matched suffix (set by `ends`).
@@ -11,8 +14,17 @@ struct PorterStemmer {
 
     /// The stem of `word` (lower-case ASCII letters).
     static func stem(_ word: [UInt8]) -> [UInt8] {
-        guard word.count > 2 else { return word }
-        var stemmer = PorterStemmer(b: word, k: word.count - 1)
+        var stemmed = word
+        let count = stemmed.withUnsafeMutableBufferPointer { stem($0, count: $0.count) }
+        stemmed.removeSubrange(count...)
+        return stemmed
+    }
+
+    /// Stems the word in `buffer[0..<count]` (lower-case ASCII letters) in place and returns the
+    /// stem's length; bytes after it are left undefined.
+    static func stem(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
+        guard count > 2 else { return count }
+        var stemmer = PorterStemmer(b: buffer, k: count - 1)
         stemmer.step1ab()
         if stemmer.k > 0 {
             stemmer.step1c()
@@ -21,7 +33,7 @@ struct PorterStemmer {
             stemmer.step4()
             stemmer.step5()
         }
-        return Array(stemmer.b[0...stemmer.k])
+        return stemmer.k + 1
     }
 
     /// The stem of `word`, as a string (convenience for tests).
@@ -30,7 +42,7 @@ struct PorterStemmer {
     }
 
     /// Creates a stemmer over `b` ending at `k`.
-    private init(b: [UInt8], k: Int) {
+    private init(b: UnsafeMutableBufferPointer<UInt8>, k: Int) {
         self.b = b
         self.k = k
     }
@@ -101,11 +113,14 @@ struct PorterStemmer {
         return true
     }
 
-    /// Replaces `b[j+1...k]` with `replacement`.
+    /// Replaces `b[j+1...k]` with `replacement` (bytes after the stem are never read again).
     private mutating func setTo(_ replacement: StaticString) {
-        let bytes = replacement.withUTF8Buffer { Array($0) }
-        b.replaceSubrange((j + 1)..<(k + 1), with: bytes)
-        k = j + bytes.count
+        let count = replacement.utf8CodeUnitCount
+        precondition(j + count < b.count, "a Porter replacement never lengthens the word")
+        replacement.withUTF8Buffer { bytes in
+            for index in 0..<count { b[j + 1 + index] = bytes[index] }
+        }
+        k = j + count
     }
 
     /// `setTo` when the measure is positive.

@@ -11,7 +11,9 @@ enum ScalarClass: Equatable {
     /// A CJK character: Han, Hiragana, Katakana, Hangul, Bopomofo.
     case cjk
 
-    /// The class of `scalar`.
+    /// The class of `scalar`. Out of line: the tokenizer classifies ASCII itself, and inlining
+    /// the Unicode property lookup would slow its ASCII loops.
+    @inline(never)
     static func of(_ scalar: Unicode.Scalar) -> ScalarClass {
         let value = scalar.value
         if value < 0x80 {

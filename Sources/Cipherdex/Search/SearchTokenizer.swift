@@ -22,14 +22,17 @@ public enum SearchTokenizer {
     /// All tokens of `text`.
     public static func tokens(in text: String, stemming: Bool = false) -> [SearchToken] {
         var copy = text
-        return copy.withUTF8 { buffer in
-            var scanner = TokenScanner(buffer, stemming: stemming)
-            var tokens: [SearchToken] = []
-            while let token = scanner.next() {
-                tokens.append(SearchToken(text: String(decoding: token.text, as: UTF8.self), byteRange: token.range,
-                                          position: token.position, kind: token.kind))
-            }
-            return tokens
+        return copy.withUTF8 { tokens(inUTF8: $0, stemming: stemming) }
+    }
+
+    /// All tokens of UTF-8 bytes (invalid sequences separate tokens).
+    static func tokens(inUTF8 buffer: UnsafeBufferPointer<UInt8>, stemming: Bool = false) -> [SearchToken] {
+        var scanner = TokenScanner(buffer, stemming: stemming)
+        var tokens: [SearchToken] = []
+        while let token = scanner.next() {
+            tokens.append(SearchToken(text: String(decoding: scanner.text, as: UTF8.self), byteRange: token.range,
+                                      position: token.position, kind: token.kind))
         }
+        return tokens
     }
 }

@@ -3,11 +3,16 @@
 ///
 /// The buffer must stay valid while the scanner is used (SQLite guarantees that for an FTS cursor;
 /// `SearchTokenizer.tokens(in:)` scans inside `withUTF8`).
-struct TokenScanner {
-    /// A token before conversion to `SearchToken`: its folded text as UTF-8 bytes.
-    struct RawToken {
-        /// Folded UTF-8 text.
-        var text: [UInt8]
+///
+/// The hot path allocates nothing: the current token's folded text lives in `text`, a buffer the
+/// scanner owns and reuses (valid until the next call of `next()`); ASCII letters and digits are
+/// lower-cased straight into it; non-ASCII folds come from `Folding`'s cache; a CJK run's folded
+/// characters go into another reused buffer and its bigrams are produced one by one; stemming
+/// works in place. Output is byte-for-byte that of the previous implementation (kept as
+/// `ReferenceTokenizer` in the tests, which compare both). Not copyable: it owns its buffer.
+struct TokenScanner: ~Copyable {
+    /// A token's place in the input; its folded text is `TokenScanner.text`.
+    struct RawToken: Equatable {
         /// Byte range in the input.
         var range: Range<Int>
         /// Ordinal position.
@@ -20,8 +25,8 @@ struct TokenScanner {
     private struct CJKUnit {
         /// Byte range in the input.
         var range: Range<Int>
-        /// Folded UTF-8 text.
-        var text: [UInt8]
+        /// Its folded UTF-8 in `cjkText`.
+        var text: Range<Int>
     }
 
     /// The input.
@@ -32,34 +37,89 @@ struct TokenScanner {
     private var offset = 0
     /// The next token's position.
     private var position = 0
-    /// Tokens of the last CJK run not yet returned.
-    private var pending: [RawToken] = []
-    /// The next index into `pending`.
-    private var pendingIndex = 0
+    /// The current token's folded UTF-8 (`textCount` bytes of `capacity`).
+    private var storage: UnsafeMutablePointer<UInt8>
+    /// Bytes of `storage` in use.
+    private var textCount = 0
+    /// Bytes allocated at `storage`.
+    private var capacity: Int
+    /// The characters of the last CJK run.
+    private var cjkUnits: [CJKUnit] = []
+    /// The folded UTF-8 of the last CJK run's characters, one after another.
+    private var cjkText: [UInt8] = []
+    /// The next bigram of the last CJK run to return (its first character's index in `cjkUnits`).
+    private var cjkNext = 0
+    /// A CJK character and its marks, when it has marks.
+    private var cjkScalars: [Unicode.Scalar] = []
 
     /// A scanner over `input`.
     init(_ input: UnsafeBufferPointer<UInt8>, stemming: Bool) {
         self.input = input
         self.stemming = stemming
+        capacity = SearchTokenizer.maximumTokenBytes * 2 + 16
+        storage = .allocate(capacity: capacity)
     }
 
-    /// The next token, or nil at the end of the input.
+    deinit { storage.deallocate() }
+
+    /// The folded UTF-8 text of the token `next()` returned last, valid until the next call of
+    /// `next()` (or the end of the scanner).
+    var text: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: textCount) }
+
+    /// Appends `bytes` to the current token's text.
+    private mutating func append<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+        let needed = textCount + bytes.count
+        if needed > capacity {
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: needed * 2)
+            grown.update(from: storage, count: textCount)
+            storage.deallocate()
+            storage = grown
+            capacity = needed * 2
+        }
+        var index = textCount
+        for byte in bytes {
+            storage[index] = byte
+            index += 1
+        }
+        textCount = needed
+    }
+
+    /// The next token (its text in `text`), or nil at the end of the input.
     mutating func next() -> RawToken? {
-        while true {
-            if pendingIndex < pending.count {
-                defer { pendingIndex += 1 }
-                return pending[pendingIndex]
+        if cjkNext + 1 < cjkUnits.count { return nextBigram() }
+        let inputCount = input.count
+        while offset < inputCount {
+            let lead = input[offset]
+            if lead < 0x80 {
+                // ASCII: a letter or digit starts a word; anything else (an apostrophe here joins
+                // nothing) separates.
+                if Self.asciiFolded(lead) != 0 {
+                    if let token = scanWord() { return token }
+                } else {
+                    offset += 1
+                }
+                continue
             }
-            guard offset < input.count else { return nil }
             let (scalar, length) = decode(at: offset)
             switch scalar.map(ScalarClass.of) ?? .separator {
             case .letter:
                 if let token = scanWord() { return token }
             case .cjk:
-                scanCJKRun()
+                return scanCJKRun()
             case .separator, .mark, .joiner:
                 offset += length
             }
+        }
+        return nil
+    }
+
+    /// The lower-cased ASCII letter or digit `byte`, or 0 when it is neither.
+    @inline(__always)
+    private static func asciiFolded(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case 0x30...0x39, 0x61...0x7A: return byte
+        case 0x41...0x5A: return byte | 0x20
+        default: return 0
         }
     }
 
@@ -67,77 +127,143 @@ struct TokenScanner {
     private mutating func scanWord() -> RawToken? {
         let start = offset
         var end = offset
-        var text: [UInt8] = []
+        let inputCount = input.count
+        let limit = SearchTokenizer.maximumTokenBytes
+        textCount = 0
         var truncated = false
         var index = offset
-        while index < input.count {
-            let (scalar, length) = decode(at: index)
-            guard let scalar else { break }
-            let kind = ScalarClass.of(scalar)
-            if kind == .joiner {
+        while index < inputCount {
+            let byte = input[index]
+            if byte < 0x80 {
+                let folded = Self.asciiFolded(byte)
+                if folded != 0 {
+                    if !truncated {
+                        // limit < capacity, so the byte always fits.
+                        if textCount + 1 > limit { truncated = true } else { storage[textCount] = folded; textCount += 1 }
+                    }
+                    index += 1
+                    end = index
+                    continue
+                }
                 // An apostrophe joins two letters and is dropped from the text.
-                let (following, _) = index + length < input.count ? decode(at: index + length) : (nil, 0)
-                guard let following, ScalarClass.of(following) == .letter else { break }
-                index += length
+                guard byte == 0x27, index + 1 < inputCount, isLetter(at: index + 1) else { break }
+                index += 1
                 continue
             }
-            guard kind == .letter || kind == .mark else { break }
-            if !truncated {
-                let folded = Folding.fold(scalar)
-                if text.count + folded.count > SearchTokenizer.maximumTokenBytes {
-                    truncated = true
-                } else {
-                    text.append(contentsOf: folded)
-                }
+            let step = scanNonASCII(at: index, truncated: &truncated)
+            if step > 0 {
+                index += step
+                end = index
+            } else if step < 0 {
+                index -= step
+            } else {
+                break
             }
-            index += length
-            end = index
         }
         offset = end
-        guard !text.isEmpty else { return nil }
+        guard textCount > 0 else { return nil }
         if stemming, text.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) {
-            text = PorterStemmer.stem(text)
+            textCount = PorterStemmer.stem(UnsafeMutableBufferPointer(start: storage, count: capacity), count: textCount)
         }
         defer { position += 1 }
-        return RawToken(text: text, range: start..<end, position: position, kind: .word)
+        return RawToken(range: start..<end, position: position, kind: .word)
     }
 
-    /// Scans the CJK run starting at `offset` into `pending` (bigrams, or one unigram).
-    private mutating func scanCJKRun() {
-        var units: [CJKUnit] = []
+    /// One non-ASCII scalar inside a word: a letter or mark is folded onto the text (unless
+    /// `truncated`) and its length returned; a joiner followed by a letter returns minus its
+    /// length; anything else ends the word (0). Kept out of line so `scanWord`'s ASCII loop stays
+    /// small.
+    @inline(never)
+    private mutating func scanNonASCII(at index: Int, truncated: inout Bool) -> Int {
+        let (scalar, length) = decode(at: index)
+        guard let scalar else { return 0 }
+        let kind = ScalarClass.of(scalar)
+        if kind == .joiner {
+            guard index + length < input.count, isLetter(at: index + length) else { return 0 }
+            return -length
+        }
+        guard kind == .letter || kind == .mark else { return 0 }
+        if !truncated {
+            let folded = Folding.fold(scalar)
+            if textCount + folded.count > SearchTokenizer.maximumTokenBytes {
+                truncated = true
+            } else {
+                append(folded)
+            }
+        }
+        return length
+    }
+
+    /// Whether the scalar at `index` is a letter (false for an invalid sequence).
+    @inline(__always)
+    private func isLetter(at index: Int) -> Bool {
+        let lead = input[index]
+        if lead < 0x80 { return Self.asciiFolded(lead) != 0 }
+        return isNonASCIILetter(at: index)
+    }
+
+    /// Whether the non-ASCII scalar at `index` is a letter (false for an invalid sequence).
+    @inline(never)
+    private func isNonASCIILetter(at index: Int) -> Bool {
+        guard let scalar = decode(at: index).0 else { return false }
+        return ScalarClass.of(scalar) == .letter
+    }
+
+    /// Scans the CJK run starting at `offset` and returns its first token: a unigram for a run of
+    /// one character, else its first bigram (the others follow from `nextBigram()`).
+    private mutating func scanCJKRun() -> RawToken {
+        cjkUnits.removeAll(keepingCapacity: true)
+        cjkText.removeAll(keepingCapacity: true)
+        let inputCount = input.count
         var index = offset
-        while index < input.count {
+        while index < inputCount {
             let (scalar, length) = decode(at: index)
             guard let scalar, ScalarClass.of(scalar) == .cjk else { break }
             let start = index
-            var scalars = [scalar]
             index += length
-            while index < input.count {
+            cjkScalars.removeAll(keepingCapacity: true)
+            while index < inputCount {
                 let (mark, markLength) = decode(at: index)
                 guard let mark, ScalarClass.of(mark) == .mark else { break }
-                scalars.append(mark)
+                if cjkScalars.isEmpty { cjkScalars.append(scalar) }
+                cjkScalars.append(mark)
                 index += markLength
             }
-            units.append(CJKUnit(range: start..<index, text: Folding.foldCJK(scalars)))
+            let textStart = cjkText.count
+            if cjkScalars.isEmpty {
+                Folding.appendFoldCJK(of: scalar, to: &cjkText)
+            } else {
+                Folding.appendFoldCJK(of: cjkScalars, to: &cjkText)
+            }
+            cjkUnits.append(CJKUnit(range: start..<index, text: textStart..<cjkText.count))
         }
         offset = index
-        pending.removeAll(keepingCapacity: true)
-        pendingIndex = 0
-        if units.count == 1 {
-            pending.append(RawToken(text: units[0].text, range: units[0].range, position: position, kind: .cjkUnigram))
-            position += 1
-            return
+        cjkNext = 0
+        if cjkUnits.count == 1 {
+            let unit = cjkUnits[0]
+            textCount = 0
+            append(cjkText[unit.text])
+            cjkNext = 1
+            defer { position += 1 }
+            return RawToken(range: unit.range, position: position, kind: .cjkUnigram)
         }
-        for pair in 0..<max(units.count - 1, 0) {
-            let first = units[pair], second = units[pair + 1]
-            pending.append(RawToken(text: first.text + second.text, range: first.range.lowerBound..<second.range.upperBound,
-                                    position: position, kind: .cjkBigram))
-            position += 1
-        }
+        return nextBigram()
+    }
+
+    /// The next bigram of the current CJK run (there must be one).
+    private mutating func nextBigram() -> RawToken {
+        let first = cjkUnits[cjkNext], second = cjkUnits[cjkNext + 1]
+        cjkNext += 1
+        textCount = 0
+        append(cjkText[first.text])
+        append(cjkText[second.text])
+        defer { position += 1 }
+        return RawToken(range: first.range.lowerBound..<second.range.upperBound, position: position, kind: .cjkBigram)
     }
 
     /// Decodes the scalar at `index`: nil (and a length of 1) for an invalid or truncated
     /// sequence, which then separates tokens.
+    @inline(__always)
     private func decode(at index: Int) -> (Unicode.Scalar?, Int) {
         let lead = input[index]
         if lead < 0x80 { return (Unicode.Scalar(lead), 1) }

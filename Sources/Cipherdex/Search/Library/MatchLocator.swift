@@ -1,0 +1,154 @@
+/// What FTS4 `offsets()` reports for a compiled MATCH expression, computed in Swift from a page's
+/// text: the byte ranges of the tokens that make up each occurrence of each of its phrases.
+///
+/// `offsets()` re-runs the full-text query for the rows and re-tokenises every page through the
+/// SQLite tokenizer interface; this tokenises the page once with `TokenScanner` directly. The
+/// expression must be a `CompiledSearchQuery.match`: double-quoted strings joined by spaces (AND)
+/// and `OR`. Each quoted string is cut exactly as FTS cuts it (our tokenizer; a token directly
+/// followed by `*` is a prefix), and a phrase matches where its tokens are at consecutive
+/// positions, each equal to (or, for a prefix, beginning with the bytes of) its query token.
+///
+/// For a page that matches the expression (and only those are asked about), the result equals
+/// `offsets()`'s: one range per (phrase token, occurrence), ordered by position and then by the
+/// token's index in the expression, duplicates included (`SearchLibraryMatchLocatorTests`
+/// compares both on many queries and pages).
+///
+/// Like `offsets()`, which stops tokenising after the last match the index lists, it can stop
+/// early: given each phrase's number of occurrences in the page (matchinfo `x`'s "hits in this
+/// row", read from the same position lists `offsets()` walks), it stops once it has found them all.
+struct MatchLocator {
+    /// One query token.
+    private struct Term: Equatable {
+        /// Its folded (and stemmed) UTF-8.
+        var text: [UInt8]
+        /// Whether it matches every token it begins.
+        var prefix: Bool
+    }
+
+    /// Whether the index stems English words.
+    private let stemming: Bool
+    /// The distinct query tokens.
+    private var terms: [Term] = []
+    /// The phrases in expression order, as indices into `terms`.
+    private var phrases: [[Int]] = []
+    /// Each phrase's first token's index among all phrase tokens of the expression.
+    private var phraseFirstToken: [Int] = []
+    /// Scratch, reused from page to page: each token's byte range, by position.
+    private var tokenRanges: [Range<Int>] = []
+    /// Scratch: the positions where each of `terms` matches.
+    private var termPositions: [[Int]] = []
+    /// Scratch: (position, index of the phrase token in the expression) of every match.
+    private var hits: [(position: Int, token: Int)] = []
+    /// Scratch: occurrences found of each phrase.
+    private var found: [Int] = []
+
+    /// The number of phrases (matchinfo's `p`).
+    var phraseCount: Int { phrases.count }
+
+    /// A locator for `match` (a compiled MATCH expression) over an index that stems or not.
+    init(match: String, stemming: Bool) {
+        self.stemming = stemming
+        var expression = match
+        expression.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                guard bytes[index] == UInt8(ascii: "\"") else {
+                    index += 1  // spaces and `OR` between phrases
+                    continue
+                }
+                var close = index + 1
+                while close < bytes.count && bytes[close] != UInt8(ascii: "\"") { close += 1 }
+                addPhrase(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<close]))
+                index = close + 1
+            }
+        }
+        termPositions = Array(repeating: [], count: terms.count)
+        var first = 0
+        for phrase in phrases {
+            phraseFirstToken.append(first)
+            first += phrase.count
+        }
+    }
+
+    /// Tokenises a quoted string as FTS's query parser does.
+    private mutating func addPhrase(_ phrase: UnsafeBufferPointer<UInt8>) {
+        var scanner = TokenScanner(phrase, stemming: stemming)
+        var indices: [Int] = []
+        while let token = scanner.next() {
+            let upper = token.range.upperBound
+            let term = Term(text: Array(scanner.text), prefix: upper < phrase.count && phrase[upper] == UInt8(ascii: "*"))
+            if let known = terms.firstIndex(of: term) {
+                indices.append(known)
+            } else {
+                indices.append(terms.count)
+                terms.append(term)
+            }
+        }
+        if !indices.isEmpty { phrases.append(indices) }
+    }
+
+    /// The byte ranges `offsets()` lists for a page whose UTF-8 text is `body`. With
+    /// `occurrences` (each phrase's number of occurrences in the page, in expression order), the
+    /// scan stops once they are all found; without, or when the count of phrases differs, it
+    /// reads the whole page.
+    mutating func byteRanges(in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]? = nil) -> [Range<Int>] {
+        tokenRanges.removeAll(keepingCapacity: true)
+        for index in termPositions.indices { termPositions[index].removeAll(keepingCapacity: true) }
+        hits.removeAll(keepingCapacity: true)
+        found.removeAll(keepingCapacity: true)
+        found.append(contentsOf: repeatElement(0, count: phrases.count))
+        let expected = occurrences?.count == phrases.count ? occurrences : nil
+        // Occurrences still to find (up to the expected number per phrase).
+        var remaining = expected.map { $0.reduce(0) { $0 + max($1, 0) } } ?? Int.max
+        var scanner = TokenScanner(body, stemming: stemming)
+        while remaining > 0, let token = scanner.next() {
+            let position = token.position
+            tokenRanges.append(token.range)
+            let text = scanner.text
+            var matchedAny = false
+            for index in terms.indices where Self.matches(terms[index], text) {
+                termPositions[index].append(position)
+                matchedAny = true
+            }
+            guard matchedAny else { continue }
+            // Phrases whose last token matches here: an occurrence ends here when every earlier
+            // token matched at the positions before.
+            for (number, phrase) in phrases.enumerated() {
+                let last = phrase.count - 1
+                guard position >= last, termPositions[phrase[last]].last == position else { continue }
+                let start = position - last
+                guard (0..<last).allSatisfy({ Self.contains(termPositions[phrase[$0]], start + $0) }) else { continue }
+                for offset in 0...last { hits.append((start + offset, phraseFirstToken[number] + offset)) }
+                found[number] += 1
+                if let expected, found[number] <= expected[number] { remaining -= 1 }
+            }
+        }
+        hits.sort { $0.position != $1.position ? $0.position < $1.position : $0.token < $1.token }
+        return hits.map { tokenRanges[$0.position] }
+    }
+
+    /// Whether a page token's text matches a query token.
+    @inline(__always)
+    private static func matches(_ term: Term, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = term.text.count
+        guard term.prefix ? text.count >= count : text.count == count else { return false }
+        return term.text.withUnsafeBufferPointer { query in
+            var index = 0
+            while index < count {
+                if query[index] != text[index] { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+
+    /// Whether the ascending `positions` contain `position`.
+    private static func contains(_ positions: [Int], _ position: Int) -> Bool {
+        var low = 0, high = positions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if positions[middle] < position { low = middle + 1 } else { high = middle }
+        }
+        return low < positions.count && positions[low] == position
+    }
+}

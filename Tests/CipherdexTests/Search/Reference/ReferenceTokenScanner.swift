@@ -1,0 +1,166 @@
+// A verbatim copy of the tokenizer before the fast path (commit dd3d0af), kept as the
+// reference the equivalence tests compare the production tokenizer with. Do not optimise.
+
+@testable import Cipherdex
+
+/// The segmentation engine behind `SearchTokenizer`: walks UTF-8 bytes once and produces tokens on
+/// demand, so the FTS module can stream a large document without materialising every token.
+///
+/// The buffer must stay valid while the scanner is used (SQLite guarantees that for an FTS cursor;
+/// `SearchTokenizer.tokens(in:)` scans inside `withUTF8`).
+struct ReferenceTokenScanner {
+    /// A token before conversion to `SearchToken`: its folded text as UTF-8 bytes.
+    struct RawToken {
+        /// Folded UTF-8 text.
+        var text: [UInt8]
+        /// Byte range in the input.
+        var range: Range<Int>
+        /// Ordinal position.
+        var position: Int
+        /// Word, CJK bigram or CJK unigram.
+        var kind: SearchToken.Kind
+    }
+
+    /// One CJK character (with any marks attached) of the run being bigrammed.
+    private struct CJKUnit {
+        /// Byte range in the input.
+        var range: Range<Int>
+        /// Folded UTF-8 text.
+        var text: [UInt8]
+    }
+
+    /// The input.
+    private let input: UnsafeBufferPointer<UInt8>
+    /// Whether ASCII words are Porter-stemmed.
+    private let stemming: Bool
+    /// The next byte to look at.
+    private var offset = 0
+    /// The next token's position.
+    private var position = 0
+    /// Tokens of the last CJK run not yet returned.
+    private var pending: [RawToken] = []
+    /// The next index into `pending`.
+    private var pendingIndex = 0
+
+    /// A scanner over `input`.
+    init(_ input: UnsafeBufferPointer<UInt8>, stemming: Bool) {
+        self.input = input
+        self.stemming = stemming
+    }
+
+    /// The next token, or nil at the end of the input.
+    mutating func next() -> RawToken? {
+        while true {
+            if pendingIndex < pending.count {
+                defer { pendingIndex += 1 }
+                return pending[pendingIndex]
+            }
+            guard offset < input.count else { return nil }
+            let (scalar, length) = decode(at: offset)
+            switch scalar.map(ReferenceScalarClass.of) ?? .separator {
+            case .letter:
+                if let token = scanWord() { return token }
+            case .cjk:
+                scanCJKRun()
+            case .separator, .mark, .joiner:
+                offset += length
+            }
+        }
+    }
+
+    /// Scans the word starting at `offset`; nil when it folds to nothing.
+    private mutating func scanWord() -> RawToken? {
+        let start = offset
+        var end = offset
+        var text: [UInt8] = []
+        var truncated = false
+        var index = offset
+        while index < input.count {
+            let (scalar, length) = decode(at: index)
+            guard let scalar else { break }
+            let kind = ReferenceScalarClass.of(scalar)
+            if kind == .joiner {
+                // An apostrophe joins two letters and is dropped from the text.
+                let (following, _) = index + length < input.count ? decode(at: index + length) : (nil, 0)
+                guard let following, ReferenceScalarClass.of(following) == .letter else { break }
+                index += length
+                continue
+            }
+            guard kind == .letter || kind == .mark else { break }
+            if !truncated {
+                let folded = ReferenceFolding.fold(scalar)
+                if text.count + folded.count > SearchTokenizer.maximumTokenBytes {
+                    truncated = true
+                } else {
+                    text.append(contentsOf: folded)
+                }
+            }
+            index += length
+            end = index
+        }
+        offset = end
+        guard !text.isEmpty else { return nil }
+        if stemming, text.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) {
+            text = ReferencePorterStemmer.stem(text)
+        }
+        defer { position += 1 }
+        return RawToken(text: text, range: start..<end, position: position, kind: .word)
+    }
+
+    /// Scans the CJK run starting at `offset` into `pending` (bigrams, or one unigram).
+    private mutating func scanCJKRun() {
+        var units: [CJKUnit] = []
+        var index = offset
+        while index < input.count {
+            let (scalar, length) = decode(at: index)
+            guard let scalar, ReferenceScalarClass.of(scalar) == .cjk else { break }
+            let start = index
+            var scalars = [scalar]
+            index += length
+            while index < input.count {
+                let (mark, markLength) = decode(at: index)
+                guard let mark, ReferenceScalarClass.of(mark) == .mark else { break }
+                scalars.append(mark)
+                index += markLength
+            }
+            units.append(CJKUnit(range: start..<index, text: ReferenceFolding.foldCJK(scalars)))
+        }
+        offset = index
+        pending.removeAll(keepingCapacity: true)
+        pendingIndex = 0
+        if units.count == 1 {
+            pending.append(RawToken(text: units[0].text, range: units[0].range, position: position, kind: .cjkUnigram))
+            position += 1
+            return
+        }
+        for pair in 0..<max(units.count - 1, 0) {
+            let first = units[pair], second = units[pair + 1]
+            pending.append(RawToken(text: first.text + second.text, range: first.range.lowerBound..<second.range.upperBound,
+                                    position: position, kind: .cjkBigram))
+            position += 1
+        }
+    }
+
+    /// Decodes the scalar at `index`: nil (and a length of 1) for an invalid or truncated
+    /// sequence, which then separates tokens.
+    private func decode(at index: Int) -> (Unicode.Scalar?, Int) {
+        let lead = input[index]
+        if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
+        let length: Int, minimum: UInt32
+        var value: UInt32
+        switch lead {
+        case 0xC2...0xDF: (length, minimum, value) = (2, 0x80, UInt32(lead & 0x1F))
+        case 0xE0...0xEF: (length, minimum, value) = (3, 0x800, UInt32(lead & 0x0F))
+        case 0xF0...0xF4: (length, minimum, value) = (4, 0x10000, UInt32(lead & 0x07))
+        default: return (nil, 1)
+        }
+        guard index + length <= input.count else { return (nil, 1) }
+        for next in (index + 1)..<(index + length) {
+            let byte = input[next]
+            guard byte & 0xC0 == 0x80 else { return (nil, 1) }
+            value = value << 6 | UInt32(byte & 0x3F)
+        }
+        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return (nil, 1) }
+        return (scalar, length)
+    }
+}
