@@ -130,3 +130,29 @@ final class SearchLibraryMatchLocatorTests: XCTestCase {
         }
     }
 }
+
+extension SearchLibrary {
+    /// The original text and the matched byte ranges (from FTS `offsets()`) of the given rows:
+    /// what `bodiesAndMatches` computes, the slow way: the oracle of these tests.
+    static func bodiesAndOffsets(of docids: [Int64], match: String, db: Connection) throws -> [Int64: (String, [Range<Int>])] {
+        var result: [Int64: (String, [Range<Int>])] = [:]
+        for start in stride(from: 0, to: docids.count, by: 500) {
+            let slice = Array(docids[start..<min(start + 500, docids.count)])
+            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
+            try db.forEachRow(
+                "SELECT docid, body, offsets(search_text) FROM search_text WHERE search_text MATCH ? AND docid IN (\(placeholders))",
+                [.text(match)] + slice.map { .integer($0) }
+            ) { row in
+                let numbers = (row[2].textValue ?? "").split(separator: " ").compactMap { Int($0) }
+                var ranges: [Range<Int>] = []
+                var index = 0
+                while index + 3 < numbers.count {
+                    ranges.append(numbers[index + 2]..<(numbers[index + 2] + numbers[index + 3]))
+                    index += 4
+                }
+                result[row[0].integerValue ?? 0] = (row[1].textValue ?? "", ranges)
+            }
+        }
+        return result
+    }
+}
