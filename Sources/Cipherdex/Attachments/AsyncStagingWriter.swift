@@ -6,7 +6,7 @@ final class AsyncStagingWriter {
     private let storage: AttachmentStorage
     private let id: String
     private let path: String
-    private let hash: Sodium.StreamingHash
+    private let hash: Sodium.ContentHash
     private let encrypted: AttachmentCipherWriter?
     private let plain: FileDescriptor?
     private var length: UInt64 = 0
@@ -19,7 +19,7 @@ final class AsyncStagingWriter {
         self.storage = storage
         id = Sodium.randomBytes(16).map { String(format: "%02x", $0) }.joined()
         path = storage.layout.staging + "/" + id
-        hash = Sodium.StreamingHash(key: storage.deduplicationKey)
+        hash = Sodium.ContentHash(key: storage.deduplicationKey)
         if let masterKey = storage.masterKey {
             encrypted = try AttachmentCipherWriter(path: path, attachmentID: id, masterKey: masterKey)
             plain = nil
@@ -35,8 +35,9 @@ final class AsyncStagingWriter {
     /// Adds a piece.
     func append(_ piece: Data) throws {
         try piece.withUnsafeBytes { bytes in
-            hash.update(bytes)
-            if let encrypted { try encrypted.write(bytes) } else { try plain?.writeAll(bytes) }
+            try hash.update(bytes) {
+                if let encrypted { try encrypted.write(bytes) } else { try plain?.writeAll(bytes) }
+            }
         }
         length += UInt64(piece.count)
     }

@@ -46,22 +46,20 @@ struct AttachmentStorage {
         }
         let id = Sodium.randomBytes(16).map { String(format: "%02x", $0) }.joined()
         let stagingPath = layout.staging + "/" + id
-        let hash = Sodium.StreamingHash(key: deduplicationKey)
+        let hash = Sodium.ContentHash(key: deduplicationKey)
         do {
             let length: UInt64
             if let masterKey {
                 let writer = try AttachmentCipherWriter(path: stagingPath, attachmentID: id, masterKey: masterKey)
                 try produce { bytes in
-                    hash.update(bytes)
-                    try writer.write(bytes)
+                    try hash.update(bytes, concurrentlyWith: { try writer.write(bytes) })
                 }
                 length = try writer.finish(synchronize: true)
             } else {
                 let file = try FileDescriptor(path: stagingPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
                 var written: UInt64 = 0
                 try produce { bytes in
-                    hash.update(bytes)
-                    try file.writeAll(bytes)
+                    try hash.update(bytes, concurrentlyWith: { try file.writeAll(bytes) })
                     written += UInt64(bytes.count)
                 }
                 try file.sync()

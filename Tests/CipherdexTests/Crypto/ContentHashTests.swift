@@ -1,0 +1,38 @@
+import XCTest
+
+@testable import Cipherdex
+
+final class ContentHashTests: XCTestCase {
+    private func digest(_ content: [UInt8], pieces: [Int], key: SecureBytes?) -> [UInt8] {
+        let hash = Sodium.ContentHash(key: key)
+        var offset = 0
+        var index = 0
+        while offset < content.count {
+            let size = min(pieces[index % pieces.count], content.count - offset)
+            content.withUnsafeBytes { raw in
+                hash.update(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + size)]), concurrentlyWith: {})
+            }
+            offset += size
+            index += 1
+        }
+        return hash.finish()
+    }
+
+    func testDigestDependsOnContentAndKeyOnlyNotOnPieces() {
+        var generator = SplitMix64(seed: 5)
+        let content = (0..<(700 * 1024 + 123)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        let key = SecureBytes.random(count: 32)
+        let reference = digest(content, pieces: [1 << 20], key: key)
+        for pieces in [[7, 65_536, 3], [65_536], [300_000], [1 << 20, 5], [100]] {
+            XCTAssertEqual(digest(content, pieces: pieces, key: key), reference, "\(pieces)")
+        }
+        XCTAssertEqual(digest(content, pieces: [4096], key: key), reference)
+        var changed = content
+        changed[400_000] ^= 1
+        XCTAssertNotEqual(digest(changed, pieces: [1 << 20], key: key), reference)
+        XCTAssertNotEqual(digest(Array(content.dropLast()), pieces: [1 << 20], key: key), reference)
+        XCTAssertNotEqual(digest(content, pieces: [1 << 20], key: SecureBytes.random(count: 32)), reference)
+        XCTAssertNotEqual(digest(content, pieces: [1 << 20], key: nil), reference)
+        XCTAssertEqual(digest([], pieces: [1], key: key), digest([], pieces: [5], key: key))
+    }
+}
