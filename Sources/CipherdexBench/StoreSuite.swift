@@ -60,7 +60,10 @@ enum StoreSuite {
                 let path = Bench.scratchDirectory("docs")
                 let rawBytes = (0..<32).map { UInt8($0 &* 3) }
                 let rawKey: KeyProvider = { try EncryptionKey.raw(rawBytes) }
-                let configuration = StoreConfiguration(path: path + "/store", keyProvider: encrypted ? rawKey : nil)
+                // A page cache that holds the working set (both stores alike): pages stay
+                // decrypted in memory, as in an application that reads the same data again.
+                let configuration = StoreConfiguration(
+                    path: path + "/store", keyProvider: encrypted ? rawKey : nil, cacheSizeKiB: 128 * 1024)
                 let store = try Store.open(configuration)
                 let (insert, cold, warm) =
                     api

@@ -1,6 +1,6 @@
 /// Streams plaintext into an encrypted attachment file (format: `AttachmentCipherFormat`).
 ///
-/// Memory is flat: one chunk of plaintext buffer and one sealed-chunk buffer, whatever the
+/// Memory is flat: one chunk of plaintext buffer and a batch of 16 sealed chunks, whatever the
 /// attachment size. A full buffered chunk is sealed only once more input arrives, because until
 /// then it might be the final chunk (whose nonce carries the last flag).
 ///
@@ -51,7 +51,15 @@ final class AttachmentCipherWriter {
     private var plaintext: UnsafeMutableRawBufferPointer { buffers.plaintext }
     /// How many bytes of `plaintext` are filled.
     private var buffered = 0
-    private var sealed: UnsafeMutableRawBufferPointer { buffers.sealed }
+    /// Sealed chunks waiting to be written with one `pwrite` (up to `batchChunks` of them):
+    /// ciphertext only, so it needs no wiping.
+    private let batch: UnsafeMutableRawBufferPointer
+    /// Bytes of `batch` in use.
+    private var batchCount = 0
+    /// File offset of `batch[0]`.
+    private var batchOffset = UInt64(AttachmentCipherFormat.headerBytes)
+    /// Chunks written per system call.
+    static let batchChunks = 16
     private var nonce: UnsafeMutableRawBufferPointer { buffers.nonce }
     /// Index of the next chunk to seal.
     private var chunkIndex: UInt64 = 0
@@ -122,9 +130,12 @@ final class AttachmentCipherWriter {
         self.aead = aead
         self.associatedData = AttachmentCipherFormat.associatedData(for: self.header, attachmentID: attachmentID)
         self.buffers = AttachmentChunkBuffers(chunkSize: chunkSize, nonceBytes: algorithm.nonceBytes)
+        self.batch = .allocate(
+            byteCount: Self.batchChunks * (chunkSize + AttachmentCipherFormat.chunkTagBytes), alignment: 64)
     }
 
     deinit {
+        batch.deallocate()
         // finish() already closed an owned descriptor; otherwise the file stays unfinished.
         if ownsFileDescriptor && !isFinished {
             AttachmentFileIO.close(fd)
@@ -183,6 +194,7 @@ final class AttachmentCipherWriter {
         try ensureOpen()
         do {
             try sealAndWrite(UnsafeRawBufferPointer(rebasing: plaintext[0..<buffered]), isFinal: true)
+            try flush()
             buffered = 0
             Sodium.memzero(plaintext)
             header.plaintextLength = length
@@ -221,17 +233,27 @@ final class AttachmentCipherWriter {
         Sodium.memzero(plaintext)
     }
 
-    /// Seals `chunk` as chunk `chunkIndex` and writes it at its offset.
+    /// Seals `chunk` as chunk `chunkIndex` into the batch, writing the batch out when it is full.
     private func sealAndWrite(_ chunk: UnsafeRawBufferPointer, isFinal: Bool) throws(AttachmentError) {
+        let sealedCount = chunk.count + AttachmentCipherFormat.chunkTagBytes
+        if batchCount + sealedCount > batch.count { try flush() }
         AttachmentCipherFormat.writeNonce(into: nonce, chunkIndex: chunkIndex, isFinal: isFinal)
-        let output = UnsafeMutableRawBufferPointer(
-            rebasing: sealed[0..<(chunk.count + AttachmentCipherFormat.chunkTagBytes)])
+        let output = UnsafeMutableRawBufferPointer(rebasing: batch[batchCount..<(batchCount + sealedCount)])
         associatedData.withUnsafeBytes { ad in
             aead.seal(chunk, into: output, nonce: UnsafeRawBufferPointer(nonce), associatedData: ad)
         }
         let offset = AttachmentCipherFormat.chunkOffset(chunkIndex, chunkSize: UInt64(chunkSize))
-        try AttachmentFileIO.write(fd, UnsafeRawBufferPointer(output), at: offset, id: attachmentID)
+        precondition(offset == batchOffset + UInt64(batchCount), "chunks are written in order")
+        batchCount += sealedCount
         chunkIndex += 1
-        endOffset = offset + UInt64(output.count)
+        endOffset = offset + UInt64(sealedCount)
+    }
+
+    /// Writes the batched chunks at their offset.
+    private func flush() throws(AttachmentError) {
+        guard batchCount > 0 else { return }
+        try AttachmentFileIO.write(fd, UnsafeRawBufferPointer(rebasing: batch[0..<batchCount]), at: batchOffset, id: attachmentID)
+        batchOffset += UInt64(batchCount)
+        batchCount = 0
     }
 }

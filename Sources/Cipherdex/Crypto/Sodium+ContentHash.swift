@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
+import Synchronization
 internal import CSodium
 
 extension Sodium {
     /// The keyed content hash used to find identical attachments: a two-level BLAKE2b tree.
     /// Content is cut into 64 KiB leaves (whatever pieces it arrives in); each leaf gets a keyed
     /// BLAKE2b-256, and the root is a keyed BLAKE2b-256 over a label, the leaf hashes and the
-    /// length. Leaves are independent, so while a piece is being encrypted and written on the
-    /// caller's thread, its leaves are hashed on the other core.
+    /// length. Leaves are independent, so both cores hash them: the other core while the caller's
+    /// thread encrypts and writes the piece, then both.
     final class ContentHash {
         /// Leaf size in bytes.
         static let leafBytes = 64 * 1024
@@ -32,8 +33,9 @@ extension Sodium {
             pending.deallocate()
         }
 
-        /// Adds `bytes`, hashing its whole leaves on another core while `work` runs here.
-        func update(_ bytes: UnsafeRawBufferPointer, concurrentlyWith work: () throws -> Void) rethrows {
+        /// Adds `bytes`, hashing its whole leaves on the other core while `workOnThisThread` runs,
+        /// then on both.
+        func update(_ bytes: UnsafeRawBufferPointer, concurrentlyWith workOnThisThread: () throws -> Void) rethrows {
             length += UInt64(bytes.count)
             var leaves: [UnsafeRawBufferPointer] = []
             var offset = 0
@@ -52,22 +54,21 @@ extension Sodium {
                 leaves.append(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Self.leafBytes)]))
                 offset += Self.leafBytes
             }
-            var digests: [UInt8]
+            let work = LeafWork(key: key, leaves: leaves)
             if leaves.count >= 4 {
-                // The caller's thread encrypts and writes (and makes the system calls); the
-                // leaves are hashed on the other core meanwhile.
-                let job = LeafJob(key: key, leaves: leaves)
-                let box = DigestBox()
+                // Both cores take leaves from one counter: the other core from the start, this
+                // one once it has encrypted and written the piece — so the hashing balances itself.
                 let group = DispatchGroup()
-                DispatchQueue.global(qos: .userInitiated).async(group: group) { box.digests = job.run() }
+                DispatchQueue.global(qos: .userInitiated).async(group: group) { work.drain() }
                 defer { group.wait() }
-                try work()
+                try workOnThisThread()
+                work.drain()
                 group.wait()
-                digests = box.digests
             } else {
-                try work()
-                digests = LeafJob(key: key, leaves: leaves).run()
+                try workOnThisThread()
+                work.drain()
             }
+            let digests = work.digests
             digests.withUnsafeBytes { root.update($0) }
             if pendingCount == Self.leafBytes { pendingCount = 0 }
             let rest = bytes.count - offset
@@ -82,8 +83,9 @@ extension Sodium {
             precondition(!finished, "hash already finished")
             finished = true
             if pendingCount > 0 {
-                let last = LeafJob(key: key, leaves: [UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount])]).run()
-                last.withUnsafeBytes { root.update($0) }
+                let last = LeafWork(key: key, leaves: [UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount])])
+                last.drain()
+                last.digests.withUnsafeBytes { root.update($0) }
             }
             var total = length.bigEndian
             withUnsafeBytes(of: &total) { root.update($0) }
@@ -92,33 +94,45 @@ extension Sodium {
     }
 }
 
-/// Leaves hashed on one thread; the caller keeps the buffers alive and waits for the result.
-private struct LeafJob: @unchecked Sendable {
+/// The leaves of one piece, hashed by whichever threads call `drain()`: each takes the next leaf
+/// from an atomic counter and writes its digest to that leaf's own slot. The caller keeps the
+/// buffers alive and waits for every drainer before reading `digests`.
+private final class LeafWork: @unchecked Sendable {
     let key: SecureBytes?
     let leaves: [UnsafeRawBufferPointer]
+    private let next = Atomic<Int>(0)
+    private let output: UnsafeMutableBufferPointer<UInt8>
 
-    func run() -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: leaves.count * 32)
-        output.withUnsafeMutableBufferPointer { out in
-            for (index, leaf) in leaves.enumerated() {
-                let destination = out.baseAddress! + index * 32
-                if let key {
-                    key.withUnsafeBytes { keyBytes in
-                        _ = crypto_generichash(
-                            destination, 32, leaf.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(leaf.count),
-                            keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes.count)
-                    }
-                } else {
+    init(key: SecureBytes?, leaves: [UnsafeRawBufferPointer]) {
+        self.key = key
+        self.leaves = leaves
+        self.output = .allocate(capacity: max(1, leaves.count * 32))
+    }
+
+    deinit {
+        output.deallocate()
+    }
+
+    /// The digests, in leaf order (read only after every `drain()` returned).
+    var digests: [UInt8] { Array(UnsafeBufferPointer(rebasing: output[0..<(leaves.count * 32)])) }
+
+    /// Hashes leaves until none is left.
+    func drain() {
+        while true {
+            let index = next.add(1, ordering: .relaxed).oldValue
+            guard index < leaves.count else { return }
+            let leaf = leaves[index]
+            let destination = output.baseAddress! + index * 32
+            if let key {
+                key.withUnsafeBytes { keyBytes in
                     _ = crypto_generichash(
-                        destination, 32, leaf.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(leaf.count), nil, 0)
+                        destination, 32, leaf.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(leaf.count),
+                        keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes.count)
                 }
+            } else {
+                _ = crypto_generichash(
+                    destination, 32, leaf.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(leaf.count), nil, 0)
             }
         }
-        return output
     }
-}
-
-/// Carries the other thread's digests back (written before the group is left, read after).
-private final class DigestBox: @unchecked Sendable {
-    var digests: [UInt8] = []
 }
