@@ -90,8 +90,11 @@ struct MatchLocator {
     /// The byte ranges `offsets()` lists for a page whose UTF-8 text is `body`. With
     /// `occurrences` (each phrase's number of occurrences in the page, in expression order), the
     /// scan stops once they are all found; without, or when the count of phrases differs, it
-    /// reads the whole page.
-    mutating func byteRanges(in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]? = nil) -> [Range<Int>] {
+    /// reads the whole page. With `windowBytes`, it also stops at the first token that starts
+    /// more than `windowBytes` bytes after the first match (a preview shows no more than that).
+    mutating func byteRanges(
+        in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]? = nil, windowBytes: Int? = nil
+    ) -> [Range<Int>] {
         tokenRanges.removeAll(keepingCapacity: true)
         for index in termPositions.indices { termPositions[index].removeAll(keepingCapacity: true) }
         hits.removeAll(keepingCapacity: true)
@@ -101,7 +104,9 @@ struct MatchLocator {
         // Occurrences still to find (up to the expected number per phrase).
         var remaining = expected.map { $0.reduce(0) { $0 + max($1, 0) } } ?? Int.max
         var scanner = TokenScanner(body, stemming: stemming)
+        var windowEnd = Int.max
         while remaining > 0, let token = scanner.next() {
+            if token.range.lowerBound > windowEnd { break }
             let position = token.position
             tokenRanges.append(token.range)
             let text = scanner.text
@@ -119,6 +124,7 @@ struct MatchLocator {
                 let start = position - last
                 guard (0..<last).allSatisfy({ Self.contains(termPositions[phrase[$0]], start + $0) }) else { continue }
                 for offset in 0...last { hits.append((start + offset, phraseFirstToken[number] + offset)) }
+                if let windowBytes { windowEnd = min(windowEnd, tokenRanges[start].lowerBound + windowBytes) }
                 found[number] += 1
                 if let expected, found[number] <= expected[number] { remaining -= 1 }
             }

@@ -38,7 +38,8 @@ struct PreviewBuilder {
             guard range[0] >= startOffset, range[0] < endOffset else { return nil }
             return [range[0] - startOffset, min(range[1], endOffset) - startOffset]
         }
-        return Preview(text: text, matchRanges: inPreview, pageMatchRanges: pageRanges)
+        let shown = pageRanges.filter { $0[0] >= startOffset && $0[0] < endOffset }
+        return Preview(text: text, matchRanges: inPreview, pageMatchRanges: shown)
     }
 
     private static func isBlankControl(_ byte: UInt8) -> Bool { byte == 0x0A || byte == 0x0D || byte == 0x09 }

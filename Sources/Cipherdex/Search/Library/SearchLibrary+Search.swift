@@ -46,7 +46,8 @@ extension SearchLibrary {
                 if options.includePreviews && !kept.isEmpty {
                     let texts = try Self.bodiesAndMatches(
                         of: kept.map(\.docid), occurrences: kept.map { Self.phraseOccurrences(matchInfo: $0.matchInfo) },
-                        match: compiled.match, stemming: stemming, db: db)
+                        match: compiled.match, stemming: stemming,
+                        windowBytes: Self.previewWindowBytes(options), db: db)
                     for index in previews.indices {
                         guard let (body, offsets) = texts[kept[index].docid] else { continue }
                         let preview = PreviewBuilder(body: body, byteRanges: offsets)
@@ -66,6 +67,12 @@ extension SearchLibrary {
                 return SearchResults(documents: documents.mapValues { $0.sorted() }, rankedUIDs: ranked, previews: previews)
             }
         }
+    }
+
+    /// How far past the first match a preview can reach, in UTF-8 bytes (generously: up to 8
+    /// bytes per character), so matching stops there instead of reading the whole page.
+    static func previewWindowBytes(_ options: SearchOptions) -> Int {
+        max(options.previewLength, 1) * 8
     }
 
     /// One matching row before limits.
@@ -115,7 +122,8 @@ extension SearchLibrary {
     /// `occurrences[i]`, when given, is each phrase's number of occurrences in row `docids[i]`
     /// (from matchinfo), so the scan of that page can stop after its last match.
     static func bodiesAndMatches(
-        of docids: [Int64], occurrences: [[Int]?]? = nil, match: String, stemming: Bool, db: Connection
+        of docids: [Int64], occurrences: [[Int]?]? = nil, match: String, stemming: Bool, windowBytes: Int? = nil,
+        db: Connection
     ) throws -> [Int64: (String, [Range<Int>])] {
         var expected: [Int64: [Int]] = [:]
         if let occurrences {
@@ -136,7 +144,7 @@ extension SearchLibrary {
             ) { row in
                 var body = row[1].textValue ?? ""
                 let docid = row[0].integerValue ?? 0
-                let ranges = body.withUTF8 { locator.byteRanges(in: $0, occurrences: expected[docid]) }
+                let ranges = body.withUTF8 { locator.byteRanges(in: $0, occurrences: expected[docid], windowBytes: windowBytes) }
                 result[docid] = (body, ranges)
             }
         }

@@ -20,7 +20,7 @@ public struct SearchPreview: Codable, Sendable, Equatable {
     /// Where the matched words are in `preview`: UTF-16 offsets (`NSRange`-compatible),
     /// `[start, end)`.
     public var matchRanges: [[Int]]
-    /// Where the matched words are in the page (or annotation) text: UTF-16 offsets.
+    /// Where the preview's matched words are in the page (or annotation) text: UTF-16 offsets.
     public var pageMatchRanges: [[Int]]
     /// The BM25 score (higher is better).
     public var score: Double
