@@ -42,11 +42,15 @@ struct MatchLocator {
     /// Scratch: occurrences found of each phrase.
     private var found: [Int] = []
 
+    /// Whether every phrase is one ASCII word (and no stemming): then an ASCII page is matched by
+    /// a byte-level scan that cuts words exactly as `TokenScanner` does for ASCII text.
+    private var asciiOnly = false
+
     /// The number of phrases (matchinfo's `p`).
     var phraseCount: Int { phrases.count }
 
     /// A locator for `match` (a compiled MATCH expression) over an index that stems or not.
-    init(match: String, stemming: Bool) {
+    init(match: String, stemming: Bool, allowASCIIScan: Bool = true) {
         self.stemming = stemming
         var expression = match
         expression.withUTF8 { bytes in
@@ -63,6 +67,8 @@ struct MatchLocator {
             }
         }
         termPositions = Array(repeating: [], count: terms.count)
+        asciiOnly = allowASCIIScan && !stemming && phrases.allSatisfy { $0.count == 1 }
+            && terms.allSatisfy { $0.text.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) } }
         var first = 0
         for phrase in phrases {
             phraseFirstToken.append(first)
@@ -95,6 +101,9 @@ struct MatchLocator {
     mutating func byteRanges(
         in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]? = nil, windowBytes: Int? = nil
     ) -> [Range<Int>] {
+        if asciiOnly, let ranges = asciiByteRanges(in: body, occurrences: occurrences, windowBytes: windowBytes) {
+            return ranges
+        }
         tokenRanges.removeAll(keepingCapacity: true)
         for index in termPositions.indices { termPositions[index].removeAll(keepingCapacity: true) }
         hits.removeAll(keepingCapacity: true)
@@ -131,6 +140,98 @@ struct MatchLocator {
         }
         hits.sort { $0.position != $1.position ? $0.position < $1.position : $0.token < $1.token }
         return hits.map { tokenRanges[$0.position] }
+    }
+
+    /// `byteRanges` for one-word ASCII phrases over a page, or nil as soon as the page turns out
+    /// not to be plain ASCII (the general scan then runs). Words are cut as `TokenScanner` cuts
+    /// ASCII: runs of letters and digits, lower-cased, an apostrophe followed by a letter or digit
+    /// joining (and dropped), at most `maximumTokenBytes` bytes of text kept. Words are compared
+    /// in place; only a word with a joining apostrophe is copied out first.
+    private mutating func asciiByteRanges(
+        in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]?, windowBytes: Int?
+    ) -> [Range<Int>]? {
+        found.removeAll(keepingCapacity: true)
+        found.append(contentsOf: repeatElement(0, count: phrases.count))
+        let expected = occurrences?.count == phrases.count ? occurrences : nil
+        var remaining = expected.map { $0.reduce(0) { $0 + max($1, 0) } } ?? Int.max
+        var matches: [(position: Int, phrase: Int, range: Range<Int>)] = []
+        var windowEnd = Int.max
+        var position = 0
+        var index = 0
+        let count = body.count
+        let limit = SearchTokenizer.maximumTokenBytes
+        let fold = Self.asciiFold
+        let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: limit)
+        defer { scratch.deallocate() }
+        while remaining > 0 && index < count {
+            let lead = body[index]
+            if lead >= 0x80 { return nil }
+            guard fold[Int(lead)] != 0 else {
+                index += 1
+                continue
+            }
+            let start = index
+            if start > windowEnd { break }
+            var end = index
+            var joined = false
+            while index < count {
+                let byte = body[index]
+                if byte >= 0x80 { return nil }
+                if fold[Int(byte)] != 0 {
+                    index += 1
+                    end = index
+                    continue
+                }
+                guard byte == 0x27, index + 1 < count else { break }
+                let next = body[index + 1]
+                if next >= 0x80 { return nil }
+                guard fold[Int(next)] != 0 else { break }
+                joined = true
+                index += 1
+            }
+            index = end
+            // The word's folded text: in place, or copied without its apostrophes.
+            var textStart = start
+            var textCount = min(end - start, limit)
+            var source = body
+            if joined {
+                textCount = 0
+                for offset in start..<end where body[offset] != 0x27 && textCount < limit {
+                    scratch[textCount] = body[offset]
+                    textCount += 1
+                }
+                textStart = 0
+                source = UnsafeBufferPointer(scratch)
+            }
+            for (termIndex, term) in terms.enumerated() {
+                let termCount = term.text.count
+                guard term.prefix ? textCount >= termCount : textCount == termCount else { continue }
+                var equal = true
+                for offset in 0..<termCount where fold[Int(source[textStart + offset])] != term.text[offset] {
+                    equal = false
+                    break
+                }
+                guard equal else { continue }
+                for (number, phrase) in phrases.enumerated() where phrase[0] == termIndex {
+                    matches.append((position, number, start..<end))
+                    found[number] += 1
+                    if let expected, found[number] <= expected[number] { remaining -= 1 }
+                    if let windowBytes { windowEnd = min(windowEnd, start + windowBytes) }
+                }
+            }
+            position += 1
+        }
+        matches.sort { $0.position != $1.position ? $0.position < $1.position : $0.phrase < $1.phrase }
+        return matches.map(\.range)
+    }
+
+    /// ASCII letters and digits lower-cased; 0 for every other byte.
+    private static let asciiFold: [UInt8] = (0..<256).map { byte in
+        switch byte {
+        case 0x30...0x39, 0x61...0x7A: return UInt8(byte)
+        case 0x41...0x5A: return UInt8(byte) | 0x20
+        default: return 0
+        }
     }
 
     /// Whether a page token's text matches a query token.
