@@ -12,10 +12,12 @@ struct PreviewBuilder {
     let byteRanges: [Range<Int>]
 
     /// A preview of `length` characters starting `before` characters ahead of the first match;
-    /// line breaks become spaces (the UTF-16 offsets stay the same).
-    func preview(before: Int, length: Int) -> Preview {
+    /// line breaks become spaces (the UTF-16 offsets stay the same). `allowASCII: false` forces
+    /// the general path (for the test comparing both).
+    func preview(before: Int, length: Int, allowASCII: Bool = true) -> Preview {
+        if allowASCII, let preview = asciiPreview(before: before, length: length) { return preview }
         let utf8Count = body.utf8.count
-        let ranges = Set(byteRanges.filter { $0.lowerBound >= 0 && $0.upperBound <= utf8Count }).sorted { $0.lowerBound < $1.lowerBound }
+        let ranges = Set(byteRanges.filter { $0.lowerBound >= 0 && $0.upperBound <= utf8Count }).sorted(by: Self.inOrder)
         let indexRanges: [Range<String.Index>] = ranges.map { range in
             let lower = body.utf8.index(body.utf8.startIndex, offsetBy: range.lowerBound)
             let upper = body.utf8.index(body.utf8.startIndex, offsetBy: range.upperBound)
@@ -42,7 +44,33 @@ struct PreviewBuilder {
         return Preview(text: text, matchRanges: inPreview, pageMatchRanges: shown)
     }
 
+    /// The same preview for a page of ASCII without carriage returns, where every character is
+    /// one byte and one UTF-16 unit (a CR LF pair would be one character of two bytes): plain
+    /// byte arithmetic instead of walking `String` indices. Nil for any other page.
+    private func asciiPreview(before: Int, length: Int) -> Preview? {
+        var body = body
+        return body.withUTF8 { bytes -> Preview? in
+            guard !bytes.contains(where: { $0 >= 0x80 || $0 == 0x0D }) else { return nil }
+            let ranges = Set(byteRanges.filter { $0.lowerBound >= 0 && $0.upperBound <= bytes.count })
+                .sorted(by: Self.inOrder)
+            let anchor = ranges.first?.lowerBound ?? 0
+            let start = max(0, anchor - max(0, before))
+            let end = min(bytes.count, start + max(0, length))
+            let text = String(decoding: bytes[start..<end].map { Self.isBlankControl($0) ? 0x20 : $0 }, as: UTF8.self)
+            let shown = ranges.filter { $0.lowerBound >= start && $0.lowerBound < end }
+            return Preview(
+                text: text,
+                matchRanges: shown.map { [$0.lowerBound - start, min($0.upperBound, end) - start] },
+                pageMatchRanges: shown.map { [$0.lowerBound, $0.upperBound] })
+        }
+    }
+
     private static func isBlankControl(_ byte: UInt8) -> Bool { byte == 0x0A || byte == 0x0D || byte == 0x09 }
+
+    /// Ranges by start, then end (a total order, so the result never depends on `Set` order).
+    private static func inOrder(_ lhs: Range<Int>, _ rhs: Range<Int>) -> Bool {
+        lhs.lowerBound != rhs.lowerBound ? lhs.lowerBound < rhs.lowerBound : lhs.upperBound < rhs.upperBound
+    }
 
     private func utf16Offset(_ index: String.Index) -> Int {
         body.utf16.distance(from: body.utf16.startIndex, to: index)

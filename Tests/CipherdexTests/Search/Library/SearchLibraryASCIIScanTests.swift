@@ -41,3 +41,35 @@ final class SearchLibraryASCIIScanTests: XCTestCase {
         XCTAssertGreaterThan(compared, 5000)
     }
 }
+
+/// The byte-arithmetic preview for ASCII pages must equal the general one.
+final class PreviewBuilderASCIITests: XCTestCase {
+    func testASCIIPreviewEqualsTheGeneralPreview() {
+        var generator = SplitMix64(seed: 21)
+        let alphabet = Array("abc DEF\n\t.,'-0123456789\r".utf8)
+        var compared = 0
+        for round in 0..<2000 {
+            let count = Int(generator.next() % 400)
+            var bytes = (0..<count).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            if round % 3 == 0 { bytes.removeAll { $0 == 0x0D } }  // most pages: the fast path
+            if round % 50 == 0 { bytes += Array("café".utf8) }  // some non-ASCII: the general path
+            let body = String(decoding: bytes, as: UTF8.self)
+            let utf8 = body.utf8.count
+            var ranges: [Range<Int>] = []
+            for _ in 0..<Int(generator.next() % 6) where utf8 > 0 {
+                let lower = Int(generator.next() % UInt64(utf8))
+                ranges.append(lower..<min(utf8, lower + 1 + Int(generator.next() % 8)))
+            }
+            for (before, length) in [(20, 160), (0, 10), (5, 1), (50, 400)] {
+                let builder = PreviewBuilder(body: body, byteRanges: ranges)
+                let fast = builder.preview(before: before, length: length)
+                let general = builder.preview(before: before, length: length, allowASCII: false)
+                XCTAssertEqual(fast.text, general.text)
+                XCTAssertEqual(fast.matchRanges, general.matchRanges)
+                XCTAssertEqual(fast.pageMatchRanges, general.pageMatchRanges)
+                compared += 1
+            }
+        }
+        XCTAssertEqual(compared, 8000)
+    }
+}
