@@ -45,6 +45,8 @@ struct MatchLocator {
     /// Whether every phrase is one ASCII word (and no stemming): then an ASCII page is matched by
     /// a byte-level scan that cuts words exactly as `TokenScanner` does for ASCII text.
     private var asciiOnly = false
+    /// Which folded bytes begin a query token (words starting otherwise are skipped unread).
+    private var termStarts: [Bool] = []
 
     /// The number of phrases (matchinfo's `p`).
     var phraseCount: Int { phrases.count }
@@ -69,6 +71,8 @@ struct MatchLocator {
         termPositions = Array(repeating: [], count: terms.count)
         asciiOnly = allowASCIIScan && !stemming && phrases.allSatisfy { $0.count == 1 }
             && terms.allSatisfy { $0.text.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) } }
+        termStarts = [Bool](repeating: false, count: 256)
+        for term in terms where !term.text.isEmpty { termStarts[Int(term.text[0])] = true }
         var first = 0
         for phrase in phrases {
             phraseFirstToken.append(first)
@@ -190,6 +194,10 @@ struct MatchLocator {
                 index += 1
             }
             index = end
+            guard termStarts[Int(fold[Int(lead)])] else {
+                position += 1
+                continue
+            }
             // The word's folded text: in place, or copied without its apostrophes.
             var textStart = start
             var textCount = min(end - start, limit)
