@@ -182,20 +182,9 @@ package final class Connection {
         }
     }
 
-    /// Rewrites the database key (`sqlite3_rekey`, given as a raw-key literal), re-encrypting
-    /// every page.
-    func rekey(to key: SecureBytes) throws {
-        let code = key.withUnsafeBytes { sqlite3_rekey(handle, $0.baseAddress, Int32($0.count)) }
-        guard code == SQLITE_OK else { throw error(code: code) }
-    }
-
     /// The SQLite library version this process uses.
     static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
 
     /// SQLITE_NOTADB: the file is not a database, or the key is wrong.
     static let notADatabaseCode = SQLITE_NOTADB
-    /// SQLITE_CORRUPT.
-    static let corruptCode = SQLITE_CORRUPT
-    /// SQLITE_BUSY.
-    static let busyCode = SQLITE_BUSY
 }

@@ -122,15 +122,9 @@ struct DocumentStorage {
 
     /// Visits every document of a collection in id order; `body` returns false to stop.
     func scan(collection: String, _ body: (Document) throws -> Bool) throws {
-        let statement = try db.cachedStatement("SELECT id, body FROM documents WHERE collection = ? ORDER BY id")
-        try statement.bind([.text(collection)])
-        defer { statement.reset() }
-        while try statement.step() {
-            let row = statement.row()
-            let document = Document(
-                uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection))
-            if try !body(document) { return }
-        }
+        try visit(
+            "SELECT id, body FROM documents WHERE collection = ? ORDER BY id", [.text(collection)],
+            collection: collection, body)
     }
 
     /// Visits, in id order, the documents whose index key for `field` lies in `lower...upper`.
@@ -141,8 +135,16 @@ struct DocumentStorage {
             SELECT d.id, d.body FROM document_index AS i JOIN documents AS d ON d.rowid = i.doc
             WHERE i.collection = ? AND i.field = ? AND i.key BETWEEN ? AND ? ORDER BY d.id
             """
+        try visit(
+            sql, [.text(collection), .text(field.rawValue), .blob(lower), .blob(upper)], collection: collection, body)
+    }
+
+    /// Steps through `sql`'s (id, body) rows as documents until `body` returns false.
+    private func visit(
+        _ sql: String, _ arguments: [SQLValue], collection: String, _ body: (Document) throws -> Bool
+    ) throws {
         let statement = try db.cachedStatement(sql)
-        try statement.bind([.text(collection), .text(field.rawValue), .blob(lower), .blob(upper)])
+        try statement.bind(arguments)
         defer { statement.reset() }
         while try statement.step() {
             let row = statement.row()

@@ -16,6 +16,15 @@ final class StoreDeletionTests: XCTestCase {
         XCTAssertThrowsCase("notAStore", try Store.delete(at: path))
     }
 
+    func testCloseAndDeleteFromAnOpenStore() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        _ = try store.addAttachment(Data("bytes".utf8))
+        try store.closeAndDelete()
+        XCTAssertFalse(store.isOpen)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+
     func testDeleteKeepsForeignFilesAndDirectory() throws {
         let path = TestSupport.temporaryPath()
         try Store.open(TestSupport.configuration(path, key: nil)).close()
