@@ -6,7 +6,7 @@ import Foundation
 enum AttachmentSuite {
     static func run(quick: Bool) throws -> String {
         let size = quick ? 256 << 20 : 1 << 30
-        let rounds = quick ? 2 : 3
+        let rounds = quick ? 2 : 5
         let directory = Bench.scratchDirectory("attachments")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let input = directory + "/input.bin"

@@ -35,8 +35,10 @@ final class AsyncStagingWriter {
     /// Adds a piece.
     func append(_ piece: Data) throws {
         try piece.withUnsafeBytes { bytes in
-            try hash.update(bytes) {
-                if let encrypted { try encrypted.write(bytes) } else { try plain?.writeAll(bytes) }
+            if let encrypted {
+                try encrypted.write(bytes, hashing: hash)
+            } else {
+                try hash.update(bytes) { try plain?.writeAll(bytes) }
             }
         }
         length += UInt64(piece.count)

@@ -1,8 +1,12 @@
+import Dispatch
+
 /// Streams plaintext into an encrypted attachment file (format: `AttachmentCipherFormat`).
 ///
-/// Memory is flat: one chunk of plaintext buffer and a batch of 16 sealed chunks, whatever the
-/// attachment size. A full buffered chunk is sealed only once more input arrives, because until
-/// then it might be the final chunk (whose nonce carries the last flag).
+/// Memory is flat: one chunk of plaintext buffer and two batches of 16 sealed chunks, whatever
+/// the attachment size. Sealing (and the optional content hash) is shared with a helper thread,
+/// which also writes each sealed batch out while the caller fetches more input. A full buffered
+/// chunk is sealed only once more input arrives, because until then it might be the final chunk
+/// (whose nonce carries the last flag).
 ///
 /// **The header is written last.** `init` writes 54 zero bytes where the header goes; chunks
 /// follow at their fixed offsets; `finish()` writes the real header (with the final plaintext
@@ -13,7 +17,7 @@
 /// header tag authenticates it instead (see `AttachmentCipherFormat`).
 ///
 /// The plaintext buffer is reused for every chunk and wiped with `sodium_memzero` when the
-/// writer finishes, fails or is deinitialised. Not thread-safe.
+/// writer finishes, fails or is deinitialised. Not thread-safe: one caller at a time.
 final class AttachmentCipherWriter {
     /// Where the writer is in its life.
     private enum State {
@@ -51,15 +55,17 @@ final class AttachmentCipherWriter {
     private var plaintext: UnsafeMutableRawBufferPointer { buffers.plaintext }
     /// How many bytes of `plaintext` are filled.
     private var buffered = 0
-    /// Sealed chunks waiting to be written with one `pwrite` (up to `batchChunks` of them):
-    /// ciphertext only, so it needs no wiping.
-    private let batch: UnsafeMutableRawBufferPointer
-    /// Bytes of `batch` in use.
-    private var batchCount = 0
-    /// File offset of `batch[0]`.
+    /// Two batch buffers of sealed chunks (ciphertext only, so they need no wiping): one is
+    /// written out by the helper thread while the next window is sealed into the other.
+    private let batches: [UnsafeMutableRawBufferPointer]
+    /// The batch buffer the next window is sealed into.
+    private var currentBatch = 0
+    /// File offset where the next batch goes.
     private var batchOffset = UInt64(AttachmentCipherFormat.headerBytes)
-    /// Chunks written per system call.
+    /// Chunks sealed per window and written per system call.
     static let batchChunks = 16
+    /// The helper thread: writes batches out, and helps seal and hash.
+    private let background = AttachmentBackgroundWrites(buffers: 2)
     private var nonce: UnsafeMutableRawBufferPointer { buffers.nonce }
     /// Index of the next chunk to seal.
     private var chunkIndex: UInt64 = 0
@@ -130,49 +136,118 @@ final class AttachmentCipherWriter {
         self.aead = aead
         self.associatedData = AttachmentCipherFormat.associatedData(for: self.header, attachmentID: attachmentID)
         self.buffers = AttachmentChunkBuffers(chunkSize: chunkSize, nonceBytes: algorithm.nonceBytes)
-        self.batch = .allocate(
-            byteCount: Self.batchChunks * (chunkSize + AttachmentCipherFormat.chunkTagBytes), alignment: 64)
+        self.batches = (0..<2).map { _ in
+            .allocate(byteCount: Self.batchChunks * (chunkSize + AttachmentCipherFormat.chunkTagBytes), alignment: 64)
+        }
     }
 
     deinit {
-        batch.deallocate()
+        // The helper thread may still be writing a batch.
+        background.waitForAll()
+        for batch in batches { batch.deallocate() }
         // finish() already closed an owned descriptor; otherwise the file stays unfinished.
         if ownsFileDescriptor && !isFinished {
             AttachmentFileIO.close(fd)
         }
     }
 
-    /// Appends plaintext. Full chunks are sealed and written as soon as they are known not to be
-    /// the last one; whole chunks are sealed straight from `bytes` without copying.
+    /// Appends plaintext, and feeds it to `hash` when one is given.
     ///
-    /// - Throws: `AttachmentError.io` on a failed write; the writer is then unusable.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(AttachmentError) {
+    /// Input is taken in windows of up to `batchChunks` chunks. The chunks of a window (sealed
+    /// straight from `bytes`, without copying) and its hash leaves are shared between this thread
+    /// and the helper thread; the sealed batch is then written out by the helper while this
+    /// thread returns for more input. A full chunk is sealed only once more input follows, since
+    /// until then it might be the final one.
+    ///
+    /// - Throws: `AttachmentError.io` on a failed write (possibly of an earlier window); the
+    ///   writer is then unusable.
+    func write(_ bytes: UnsafeRawBufferPointer, hashing hash: Sodium.ContentHash? = nil) throws(AttachmentError) {
         try ensureOpen()
         do {
+            try background.checkFailure()
             var position = 0
-            while position < bytes.count {
-                if buffered == chunkSize {
-                    // More input follows, so the buffered chunk is not the final one.
-                    try sealAndWrite(UnsafeRawBufferPointer(plaintext), isFinal: false)
-                    buffered = 0
-                }
-                let remaining = bytes.count - position
-                if buffered == 0 && remaining > chunkSize {
-                    let chunk = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + chunkSize)])
-                    try sealAndWrite(chunk, isFinal: false)
-                    position += chunkSize
-                    continue
-                }
-                let count = min(remaining, chunkSize - buffered)
-                (plaintext.baseAddress! + buffered).copyMemory(from: bytes.baseAddress! + position, byteCount: count)
-                buffered += count
-                position += count
-            }
+            repeat {
+                position = try writeWindow(bytes, from: position, hashing: hash)
+            } while position < bytes.count
             length += UInt64(bytes.count)
         } catch {
             fail(error)
             throw error
         }
+    }
+
+    /// Seals and queues one window of `bytes` starting at `start`; returns where it ended.
+    private func writeWindow(
+        _ bytes: UnsafeRawBufferPointer, from start: Int, hashing hash: Sodium.ContentHash?
+    ) throws(AttachmentError) -> Int {
+        var position = start
+        // Top up a partly filled chunk buffer first.
+        if buffered > 0 && buffered < chunkSize {
+            let count = min(bytes.count - position, chunkSize - buffered)
+            (plaintext.baseAddress! + buffered).copyMemory(from: bytes.baseAddress! + position, byteCount: count)
+            buffered += count
+            position += count
+        }
+        let batchIndex = currentBatch
+        background.waitForBuffer(batchIndex)
+        let batch = batches[batchIndex]
+        let sealedSize = chunkSize + AttachmentCipherFormat.chunkTagBytes
+        var jobs: [ChunkSealWork.Job] = []
+        func addJob(_ chunk: UnsafeRawBufferPointer) {
+            let slot = jobs.count * sealedSize
+            jobs.append(
+                .init(
+                    plaintext: chunk, index: chunkIndex + UInt64(jobs.count), isFinal: false,
+                    output: UnsafeMutableRawBufferPointer(rebasing: batch[slot..<(slot + sealedSize)])))
+        }
+        // The buffered chunk, now that more input follows.
+        let sealsBuffer = buffered == chunkSize && position < bytes.count
+        if sealsBuffer { addJob(UnsafeRawBufferPointer(plaintext)) }
+        // Whole chunks that are not the last bytes seen.
+        while jobs.count < Self.batchChunks && bytes.count - position > chunkSize {
+            addJob(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + chunkSize)]))
+            position += chunkSize
+        }
+        // What is left (at most a chunk) is buffered once the window is sealed.
+        let end = jobs.count < Self.batchChunks ? bytes.count : position
+        let window = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        let leaves = hash?.beginUpdate(window)
+        let seals = ChunkSealWork(jobs: jobs, aead: aead, associatedData: associatedData)
+        if seals.count + (leaves?.count ?? 0) >= 2 {
+            let helped = DispatchGroup()
+            background.help(
+                {
+                    leaves?.drain()
+                    seals.drain()
+                }, group: helped)
+            leaves?.drain()
+            seals.drain()
+            helped.wait()
+        } else {
+            leaves?.drain()
+            seals.drain()
+        }
+        if let leaves { hash?.endUpdate(leaves, window) }
+        if sealsBuffer { buffered = 0 }
+        if end > position {
+            (plaintext.baseAddress! + buffered).copyMemory(
+                from: bytes.baseAddress! + position, byteCount: end - position)
+            buffered += end - position
+        }
+        if !jobs.isEmpty {
+            precondition(
+                AttachmentCipherFormat.chunkOffset(chunkIndex, chunkSize: UInt64(chunkSize)) == batchOffset,
+                "chunks are written in order")
+            let count = jobs.count * sealedSize
+            background.submit(
+                fd: fd, bytes: UnsafeRawBufferPointer(rebasing: batch[0..<count]), offset: batchOffset,
+                buffer: batchIndex, id: attachmentID)
+            chunkIndex += UInt64(jobs.count)
+            batchOffset += UInt64(count)
+            endOffset = batchOffset
+            currentBatch = 1 - currentBatch
+        }
+        return end
     }
 
     /// Appends the bytes of an array (convenience for small inputs and tests).
@@ -193,8 +268,7 @@ final class AttachmentCipherWriter {
     func finish(synchronize: Bool = true) throws(AttachmentError) -> UInt64 {
         try ensureOpen()
         do {
-            try sealAndWrite(UnsafeRawBufferPointer(rebasing: plaintext[0..<buffered]), isFinal: true)
-            try flush()
+            try sealFinalChunk()
             buffered = 0
             Sodium.memzero(plaintext)
             header.plaintextLength = length
@@ -233,27 +307,23 @@ final class AttachmentCipherWriter {
         Sodium.memzero(plaintext)
     }
 
-    /// Seals `chunk` as chunk `chunkIndex` into the batch, writing the batch out when it is full.
-    private func sealAndWrite(_ chunk: UnsafeRawBufferPointer, isFinal: Bool) throws(AttachmentError) {
-        let sealedCount = chunk.count + AttachmentCipherFormat.chunkTagBytes
-        if batchCount + sealedCount > batch.count { try flush() }
-        AttachmentCipherFormat.writeNonce(into: nonce, chunkIndex: chunkIndex, isFinal: isFinal)
-        let output = UnsafeMutableRawBufferPointer(rebasing: batch[batchCount..<(batchCount + sealedCount)])
+    /// Seals the buffered bytes (possibly none) as the final chunk and writes it, after every
+    /// batch queued before it.
+    private func sealFinalChunk() throws(AttachmentError) {
+        background.waitForAll()
+        try background.checkFailure()
+        let sealedCount = buffered + AttachmentCipherFormat.chunkTagBytes
+        let output = UnsafeMutableRawBufferPointer(rebasing: batches[currentBatch][0..<sealedCount])
+        AttachmentCipherFormat.writeNonce(into: nonce, chunkIndex: chunkIndex, isFinal: true)
         associatedData.withUnsafeBytes { ad in
-            aead.seal(chunk, into: output, nonce: UnsafeRawBufferPointer(nonce), associatedData: ad)
+            aead.seal(
+                UnsafeRawBufferPointer(rebasing: plaintext[0..<buffered]), into: output,
+                nonce: UnsafeRawBufferPointer(nonce), associatedData: ad)
         }
         let offset = AttachmentCipherFormat.chunkOffset(chunkIndex, chunkSize: UInt64(chunkSize))
-        precondition(offset == batchOffset + UInt64(batchCount), "chunks are written in order")
-        batchCount += sealedCount
+        precondition(offset == batchOffset, "chunks are written in order")
+        try AttachmentFileIO.write(fd, UnsafeRawBufferPointer(output), at: offset, id: attachmentID)
         chunkIndex += 1
         endOffset = offset + UInt64(sealedCount)
-    }
-
-    /// Writes the batched chunks at their offset.
-    private func flush() throws(AttachmentError) {
-        guard batchCount > 0 else { return }
-        try AttachmentFileIO.write(fd, UnsafeRawBufferPointer(rebasing: batch[0..<batchCount]), at: batchOffset, id: attachmentID)
-        batchOffset += UInt64(batchCount)
-        batchCount = 0
     }
 }

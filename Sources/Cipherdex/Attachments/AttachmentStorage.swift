@@ -51,9 +51,7 @@ struct AttachmentStorage {
             let length: UInt64
             if let masterKey {
                 let writer = try AttachmentCipherWriter(path: stagingPath, attachmentID: id, masterKey: masterKey)
-                try produce { bytes in
-                    try hash.update(bytes, concurrentlyWith: { try writer.write(bytes) })
-                }
+                try produce { bytes in try writer.write(bytes, hashing: hash) }
                 length = try writer.finish(synchronize: true)
             } else {
                 let file = try FileDescriptor(path: stagingPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)

@@ -45,6 +45,43 @@ final class AttachmentCipherTests: AttachmentCipherTestCase {
         }
     }
 
+    /// Writes in windows shared with the helper thread: pieces smaller than a chunk, exactly a
+    /// chunk, a whole window and many windows at once all round-trip, chunks stay in order
+    /// across the two batch buffers, and the content hash fed alongside equals one computed on
+    /// its own.
+    func testWindowedWritesWithHashRoundTrip() throws {
+        let window = AttachmentCipherWriter.batchChunks * chunk
+        let data = randomBytes(5 * window + 333)
+        let dedupKey = SecureBytes.random(count: 32)
+        for pieces in [
+            [1, chunk - 1, chunk, chunk + 1], [window], [window + 1, 3], [3 * window + 5], [data.count], [777],
+        ] {
+            let path = directory.appendingPathComponent("windows-\(pieces)").path
+            let fd = Foundation.open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            defer { close(fd) }
+            let writer = try AttachmentCipherWriter(
+                fileDescriptor: fd, ownsFileDescriptor: false, attachmentID: "windows", masterKey: masterKey,
+                chunkSize: chunk, algorithm: .preferred)
+            let hash = Sodium.ContentHash(key: dedupKey)
+            var position = 0
+            var index = 0
+            while position < data.count {
+                let end = min(data.count, position + pieces[index % pieces.count])
+                try data.withUnsafeBytes { raw in
+                    try writer.write(UnsafeRawBufferPointer(rebasing: raw[position..<end]), hashing: hash)
+                }
+                position = end
+                index += 1
+            }
+            XCTAssertEqual(try writer.finish(synchronize: false), UInt64(data.count))
+            XCTAssertEqual(try readAll(path, id: "windows"), data, "pieces \(pieces)")
+            let reference = Sodium.ContentHash(key: dedupKey)
+            data.withUnsafeBytes { reference.update($0, concurrentlyWith: {}) }
+            XCTAssertEqual(hash.finish(), reference.finish(), "pieces \(pieces)")
+        }
+    }
+
     /// The default 64 KiB chunk size and the path initialiser work for a multi-chunk file.
     func testDefaultChunkSizeWithPathInitialiser() throws {
         let data = randomBytes(200_000)

@@ -35,4 +35,21 @@ final class ContentHashTests: XCTestCase {
         XCTAssertNotEqual(digest(content, pieces: [1 << 20], key: nil), reference)
         XCTAssertEqual(digest([], pieces: [1], key: key), digest([], pieces: [5], key: key))
     }
+
+    /// Pins the keyed construction (SipHash-128 leaves, keyed BLAKE2b root, label v2; the vector
+    /// was checked against a direct C computation with libsodium) and the
+    /// unkeyed one (BLAKE2b leaves, label v1): a change to either would silently stop
+    /// deduplication against content already stored, so it must be a deliberate format change.
+    func testDigestsArePinned() {
+        let content = (0..<200_000).map { UInt8($0 % 251) }
+        let key = SecureBytes(copying: (0..<32).map { UInt8($0) })
+        XCTAssertEqual(
+            hex(digest(content, pieces: [65_536], key: key)),
+            "de1eddb6bc0445d740d6a097d657caa529c4289caf265bcc09b5e9499d8cebbe")
+        XCTAssertEqual(
+            hex(digest(content, pieces: [65_536], key: nil)),
+            "4aa3bdddd15e1f28127f80061e18fd8bf2128902967324ee8679b4d25c8aa80e")
+    }
+
+    private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 }

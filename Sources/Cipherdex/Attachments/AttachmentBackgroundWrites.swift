@@ -1,0 +1,61 @@
+import Dispatch
+import Synchronization
+
+/// The serial helper thread of an `AttachmentCipherWriter`: it writes sealed batches out
+/// (`pwrite`) while the writer's caller reads and seals the next window, and in between it helps
+/// seal and hash. Work runs in submission order, so a batch is always written before the helper
+/// joins the window after it.
+///
+/// A failed write is kept and rethrown by `checkFailure()`; later writes are skipped.
+final class AttachmentBackgroundWrites: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "cipherdex.attachment-writer", qos: .userInitiated)
+    /// One group per batch buffer: leaves when the buffer's write is done.
+    private let groups: [DispatchGroup]
+    private let failure = Mutex<AttachmentError?>(nil)
+
+    /// Prepares for `buffers` batch buffers.
+    init(buffers: Int) {
+        groups = (0..<buffers).map { _ in DispatchGroup() }
+    }
+
+    /// Queues the write of `bytes` (batch buffer `buffer`) at `offset` of `fd`.
+    func submit(fd: Int32, bytes: UnsafeRawBufferPointer, offset: UInt64, buffer: Int, id: String) {
+        let write = PendingWrite(fd: fd, bytes: bytes, offset: offset, id: id)
+        queue.async(group: groups[buffer]) { [self] in
+            guard failure.withLock({ $0 == nil }) else { return }
+            do throws(AttachmentError) {
+                try AttachmentFileIO.write(write.fd, write.bytes, at: write.offset, id: write.id)
+            } catch {
+                failure.withLock { $0 = error }
+            }
+        }
+    }
+
+    /// Runs `body` on the helper thread once the writes queued before it are done.
+    func help(_ body: @escaping @Sendable () -> Void, group: DispatchGroup) {
+        queue.async(group: group, execute: body)
+    }
+
+    /// Waits until batch buffer `buffer` may be reused.
+    func waitForBuffer(_ buffer: Int) {
+        groups[buffer].wait()
+    }
+
+    /// Waits until everything queued is done.
+    func waitForAll() {
+        queue.sync {}
+    }
+
+    /// Throws the first failed write, if any.
+    func checkFailure() throws(AttachmentError) {
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+}
+
+/// A batch write handed to the helper thread; the writer keeps the buffer alive until it is done.
+private struct PendingWrite: @unchecked Sendable {
+    let fd: Int32
+    let bytes: UnsafeRawBufferPointer
+    let offset: UInt64
+    let id: String
+}

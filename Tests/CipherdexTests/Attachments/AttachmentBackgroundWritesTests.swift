@@ -1,0 +1,33 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+/// The attachment writer's helper thread: batches land where they were aimed, and a failed write
+/// is reported (once, typed) instead of being lost.
+final class AttachmentBackgroundWritesTests: XCTestCase {
+    func testQueuedWritesLandInOrderAndAFailureIsKept() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cdx-bg-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        let background = AttachmentBackgroundWrites(buffers: 2)
+        let first: [UInt8] = Array("first".utf8)
+        let second: [UInt8] = Array("second".utf8)
+        first.withUnsafeBytes { background.submit(fd: fd, bytes: $0, offset: 0, buffer: 0, id: "x") }
+        second.withUnsafeBytes { background.submit(fd: fd, bytes: $0, offset: 5, buffer: 1, id: "x") }
+        background.waitForAll()
+        XCTAssertNoThrow(try background.checkFailure())
+        XCTAssertEqual(try Array(Data(contentsOf: URL(fileURLWithPath: path))), first + second)
+
+        let readOnly = open(path, O_RDONLY)
+        defer { close(readOnly) }
+        let failing = AttachmentBackgroundWrites(buffers: 1)
+        first.withUnsafeBytes { failing.submit(fd: readOnly, bytes: $0, offset: 0, buffer: 0, id: "y") }
+        failing.waitForBuffer(0)
+        XCTAssertThrowsError(try failing.checkFailure()) { error in
+            XCTAssertEqual(error as? AttachmentError, .io(id: "y", operation: "pwrite", errno: EBADF))
+        }
+    }
+}
