@@ -47,6 +47,9 @@ struct MatchLocator {
     private var asciiOnly = false
     /// Which folded bytes begin a query token (words starting otherwise are skipped unread).
     private var termStarts: [Bool] = []
+    /// Each distinct first byte of a query token repeated in all eight bytes of a word, for the
+    /// eight-bytes-at-a-time candidate test.
+    private var firstBytePatterns: [UInt64] = []
 
     /// The number of phrases (matchinfo's `p`).
     var phraseCount: Int { phrases.count }
@@ -69,10 +72,12 @@ struct MatchLocator {
             }
         }
         termPositions = Array(repeating: [], count: terms.count)
-        asciiOnly = allowASCIIScan && !stemming && phrases.allSatisfy { $0.count == 1 }
+        asciiOnly =
+            allowASCIIScan && !stemming && phrases.allSatisfy { $0.count == 1 }
             && terms.allSatisfy { $0.text.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) } }
         termStarts = [Bool](repeating: false, count: 256)
         for term in terms where !term.text.isEmpty { termStarts[Int(term.text[0])] = true }
+        firstBytePatterns = (0..<256).filter { termStarts[$0] }.map { UInt64($0) &* 0x0101_0101_0101_0101 }
         var first = 0
         for phrase in phrases {
             phraseFirstToken.append(first)
@@ -86,7 +91,8 @@ struct MatchLocator {
         var indices: [Int] = []
         while let token = scanner.next() {
             let upper = token.range.upperBound
-            let term = Term(text: Array(scanner.text), prefix: upper < phrase.count && phrase[upper] == UInt8(ascii: "*"))
+            let term = Term(
+                text: Array(scanner.text), prefix: upper < phrase.count && phrase[upper] == UInt8(ascii: "*"))
             if let known = terms.firstIndex(of: term) {
                 indices.append(known)
             } else {
@@ -100,12 +106,15 @@ struct MatchLocator {
     /// The byte ranges `offsets()` lists for a page whose UTF-8 text is `body`. With
     /// `occurrences` (each phrase's number of occurrences in the page, in expression order), the
     /// scan stops once they are all found; without, or when the count of phrases differs, it
-    /// reads the whole page. With `windowBytes`, it also stops at the first token that starts
-    /// more than `windowBytes` bytes after the first match (a preview shows no more than that).
+    /// reads the whole page. With `windowCharacters`, it may also stop at the first token that
+    /// starts more than `windowCharacters` characters (grapheme clusters) after the first match:
+    /// a preview shows no more than that. Matches nearer than that are always all listed.
     mutating func byteRanges(
-        in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]? = nil, windowBytes: Int? = nil
+        in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]? = nil, windowCharacters: Int? = nil
     ) -> [Range<Int>] {
-        if asciiOnly, let ranges = asciiByteRanges(in: body, occurrences: occurrences, windowBytes: windowBytes) {
+        if asciiOnly,
+            let ranges = asciiByteRanges(in: body, occurrences: occurrences, windowCharacters: windowCharacters)
+        {
             return ranges
         }
         tokenRanges.removeAll(keepingCapacity: true)
@@ -117,9 +126,16 @@ struct MatchLocator {
         // Occurrences still to find (up to the expected number per phrase).
         var remaining = expected.map { $0.reduce(0) { $0 + max($1, 0) } } ?? Int.max
         var scanner = TokenScanner(body, stemming: stemming)
+        // Where the first match starts, and a guess in bytes of where the window ends.
+        var firstMatch = Int.max
         var windowEnd = Int.max
         while remaining > 0, let token = scanner.next() {
-            if token.range.lowerBound > windowEnd { break }
+            if let windowCharacters, token.range.lowerBound > windowEnd {
+                // Past the guess; stop only if it is past the window in characters too.
+                let between = UnsafeBufferPointer(rebasing: body[firstMatch..<token.range.lowerBound])
+                if Self.characterCount(between) > windowCharacters { break }
+                windowEnd = token.range.lowerBound + windowCharacters * Self.windowBytesPerCharacter
+            }
             let position = token.position
             tokenRanges.append(token.range)
             let text = scanner.text
@@ -137,7 +153,10 @@ struct MatchLocator {
                 let start = position - last
                 guard (0..<last).allSatisfy({ Self.contains(termPositions[phrase[$0]], start + $0) }) else { continue }
                 for offset in 0...last { hits.append((start + offset, phraseFirstToken[number] + offset)) }
-                if let windowBytes { windowEnd = min(windowEnd, tokenRanges[start].lowerBound + windowBytes) }
+                if let windowCharacters, tokenRanges[start].lowerBound < firstMatch {
+                    firstMatch = tokenRanges[start].lowerBound
+                    windowEnd = min(windowEnd, firstMatch + windowCharacters * Self.windowBytesPerCharacter)
+                }
                 found[number] += 1
                 if let expected, found[number] <= expected[number] { remaining -= 1 }
             }
@@ -149,88 +168,135 @@ struct MatchLocator {
     /// `byteRanges` for one-word ASCII phrases over a page, or nil as soon as the page turns out
     /// not to be plain ASCII (the general scan then runs). Words are cut as `TokenScanner` cuts
     /// ASCII: runs of letters and digits, lower-cased, an apostrophe followed by a letter or digit
-    /// joining (and dropped), at most `maximumTokenBytes` bytes of text kept. Words are compared
-    /// in place; only a word with a joining apostrophe is copied out first.
+    /// joining (and dropped), at most `maximumTokenBytes` bytes of text kept.
+    ///
+    /// Only words that begin with the first letter of a query token can match, so the page is
+    /// read eight bytes at a time: one test finds any non-ASCII byte, and a SWAR zero-byte test
+    /// per distinct first letter finds the candidate bytes (case-folded with `| 0x20`; false
+    /// candidates are dropped when checked). A candidate is a word start when the byte before
+    /// it is no letter or digit and no joining apostrophe; its word is then cut and compared in
+    /// place (a word with a joining apostrophe is copied out first). Every phrase is one word, so
+    /// ordering matches by their byte offset is ordering them by token position.
     private mutating func asciiByteRanges(
-        in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]?, windowBytes: Int?
+        in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]?, windowCharacters: Int?
     ) -> [Range<Int>]? {
         found.removeAll(keepingCapacity: true)
         found.append(contentsOf: repeatElement(0, count: phrases.count))
         let expected = occurrences?.count == phrases.count ? occurrences : nil
         var remaining = expected.map { $0.reduce(0) { $0 + max($1, 0) } } ?? Int.max
-        var matches: [(position: Int, phrase: Int, range: Range<Int>)] = []
+        var matches: [(start: Int, phrase: Int, range: Range<Int>)] = []
         var windowEnd = Int.max
-        var position = 0
-        var index = 0
         let count = body.count
+        guard count > 0, remaining > 0, let base = body.baseAddress else { return [] }
         let limit = SearchTokenizer.maximumTokenBytes
-        let fold = Self.asciiFold
-        let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: limit)
-        defer { scratch.deallocate() }
-        while remaining > 0 && index < count {
-            let lead = body[index]
-            if lead >= 0x80 { return nil }
-            guard fold[Int(lead)] != 0 else {
-                index += 1
-                continue
-            }
-            let start = index
-            if start > windowEnd { break }
-            var end = index
-            var joined = false
-            while index < count {
-                let byte = body[index]
-                if byte >= 0x80 { return nil }
-                if fold[Int(byte)] != 0 {
-                    index += 1
-                    end = index
-                    continue
+        let patterns = firstBytePatterns
+        let isFirst = termStarts
+        // For a word with joining apostrophes, copied out without them (allocated when needed).
+        var scratch: UnsafeMutableBufferPointer<UInt8>?
+        defer { scratch?.deallocate() }
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        return Self.asciiFold.withUnsafeBufferPointer { fold -> [Range<Int>]? in
+            /// Whether `byte` is a letter or digit (the caller has checked it is ASCII).
+            @inline(__always) func isWord(_ byte: UInt8) -> Bool { fold[Int(byte)] != 0 }
+            var scan = 0
+            /// Candidates before this offset lie inside a word already cut.
+            var wordEnd = 0
+            scanning: while scan < count {
+                var mask: UInt64 = 0
+                let blockBytes = min(8, count - scan)
+                if blockBytes == 8 {
+                    let word = UnsafeRawPointer(base + scan).loadUnaligned(as: UInt64.self)
+                    if word & highBits != 0 { return nil }
+                    let folded = word | 0x2020_2020_2020_2020
+                    for pattern in patterns {
+                        let difference = folded ^ pattern
+                        mask |= (difference &- ones) & ~difference & highBits
+                    }
+                } else {
+                    for offset in 0..<blockBytes {
+                        let byte = base[scan + offset]
+                        if byte >= 0x80 { return nil }
+                        if isFirst[Int(byte | 0x20)] { mask |= UInt64(0x80) << UInt64(8 * offset) }
+                    }
                 }
-                guard byte == 0x27, index + 1 < count else { break }
-                let next = body[index + 1]
-                if next >= 0x80 { return nil }
-                guard fold[Int(next)] != 0 else { break }
-                joined = true
-                index += 1
-            }
-            index = end
-            guard termStarts[Int(fold[Int(lead)])] else {
-                position += 1
-                continue
-            }
-            // The word's folded text: in place, or copied without its apostrophes.
-            var textStart = start
-            var textCount = min(end - start, limit)
-            var source = body
-            if joined {
-                textCount = 0
-                for offset in start..<end where body[offset] != 0x27 && textCount < limit {
-                    scratch[textCount] = body[offset]
-                    textCount += 1
+                var next = scan + blockBytes
+                while mask != 0 {
+                    let start = scan + mask.trailingZeroBitCount / 8
+                    mask &= mask &- 1
+                    guard start >= wordEnd, isWord(base[start]) else { continue }
+                    if start > 0 {
+                        let previous = base[start - 1]
+                        if isWord(previous) { continue }
+                        if previous == 0x27 && start >= 2 && isWord(base[start - 2]) { continue }
+                    }
+                    if start > windowEnd { break scanning }
+                    // Cut the word: letters and digits, joined by apostrophes.
+                    var index = start + 1
+                    var end = index
+                    var joined = false
+                    while index < count {
+                        let byte = base[index]
+                        if byte >= 0x80 { return nil }
+                        if isWord(byte) {
+                            index += 1
+                            end = index
+                            continue
+                        }
+                        guard byte == 0x27, index + 1 < count else { break }
+                        let following = base[index + 1]
+                        if following >= 0x80 { return nil }
+                        guard isWord(following) else { break }
+                        joined = true
+                        index += 1
+                    }
+                    wordEnd = end
+                    next = max(next, end)
+                    guard isFirst[Int(fold[Int(base[start])])] else { continue }
+                    var text = UnsafeBufferPointer(start: base + start, count: min(end - start, limit))
+                    if joined {
+                        let copy = scratch ?? .allocate(capacity: limit)
+                        scratch = copy
+                        var copied = 0
+                        for offset in start..<end where base[offset] != 0x27 && copied < limit {
+                            copy[copied] = base[offset]
+                            copied += 1
+                        }
+                        text = UnsafeBufferPointer(rebasing: copy[0..<copied])
+                    }
+                    for (termIndex, term) in terms.enumerated() {
+                        let termCount = term.text.count
+                        guard term.prefix ? text.count >= termCount : text.count == termCount else { continue }
+                        var equal = true
+                        for offset in 0..<termCount where fold[Int(text[offset])] != term.text[offset] {
+                            equal = false
+                            break
+                        }
+                        guard equal else { continue }
+                        for (number, phrase) in phrases.enumerated() where phrase[0] == termIndex {
+                            matches.append((start, number, start..<end))
+                            found[number] += 1
+                            if let expected, found[number] <= expected[number] { remaining -= 1 }
+                            // ASCII characters are one byte, or two for CR LF.
+                            if let windowCharacters { windowEnd = min(windowEnd, start + 2 * windowCharacters) }
+                        }
+                    }
+                    if remaining <= 0 { break scanning }
                 }
-                textStart = 0
-                source = UnsafeBufferPointer(scratch)
+                scan = next
             }
-            for (termIndex, term) in terms.enumerated() {
-                let termCount = term.text.count
-                guard term.prefix ? textCount >= termCount : textCount == termCount else { continue }
-                var equal = true
-                for offset in 0..<termCount where fold[Int(source[textStart + offset])] != term.text[offset] {
-                    equal = false
-                    break
-                }
-                guard equal else { continue }
-                for (number, phrase) in phrases.enumerated() where phrase[0] == termIndex {
-                    matches.append((position, number, start..<end))
-                    found[number] += 1
-                    if let expected, found[number] <= expected[number] { remaining -= 1 }
-                    if let windowBytes { windowEnd = min(windowEnd, start + windowBytes) }
-                }
-            }
-            position += 1
+            matches.sort { $0.start != $1.start ? $0.start < $1.start : $0.phrase < $1.phrase }
+            return matches.map(\.range)
         }
-        matches.sort { $0.position != $1.position ? $0.position < $1.position : $0.phrase < $1.phrase }
-        return matches.map(\.range)
+    }
+
+    /// The general scan's first guess of a window's size in bytes per character; a page whose
+    /// characters are longer (clusters of combining marks) is measured before the scan stops.
+    private static let windowBytesPerCharacter = 8
+
+    /// The number of characters (grapheme clusters) in a run of UTF-8 that starts on a scalar.
+    private static func characterCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        String(decoding: bytes, as: UTF8.self).count
     }
 
     /// ASCII letters and digits lower-cased; 0 for every other byte.
@@ -259,7 +325,8 @@ struct MatchLocator {
 
     /// Whether the ascending `positions` contain `position`.
     private static func contains(_ positions: [Int], _ position: Int) -> Bool {
-        var low = 0, high = positions.count
+        var low = 0
+        var high = positions.count
         while low < high {
             let middle = (low + high) / 2
             if positions[middle] < position { low = middle + 1 } else { high = middle }

@@ -17,7 +17,8 @@ struct PreviewBuilder {
     func preview(before: Int, length: Int, allowASCII: Bool = true) -> Preview {
         if allowASCII, let preview = asciiPreview(before: before, length: length) { return preview }
         let utf8Count = body.utf8.count
-        let ranges = Set(byteRanges.filter { $0.lowerBound >= 0 && $0.upperBound <= utf8Count }).sorted(by: Self.inOrder)
+        let ranges = Set(byteRanges.filter { $0.lowerBound >= 0 && $0.upperBound <= utf8Count }).sorted(
+            by: Self.inOrder)
         let indexRanges: [Range<String.Index>] = ranges.map { range in
             let lower = body.utf8.index(body.utf8.startIndex, offsetBy: range.lowerBound)
             let upper = body.utf8.index(body.utf8.startIndex, offsetBy: range.upperBound)
@@ -44,25 +45,48 @@ struct PreviewBuilder {
         return Preview(text: text, matchRanges: inPreview, pageMatchRanges: shown)
     }
 
-    /// The same preview for a page of ASCII without carriage returns, where every character is
-    /// one byte and one UTF-16 unit (a CR LF pair would be one character of two bytes): plain
-    /// byte arithmetic instead of walking `String` indices. Nil for any other page.
+    /// The same preview where the page is ASCII up to just past the preview, its anchor and its
+    /// matches, with no carriage return from just before the preview on: there every character is one byte and one
+    /// UTF-16 unit (a CR LF pair would be one character of two bytes, and a non-ASCII byte right
+    /// after the preview could be a combining mark extending its last character), so plain byte
+    /// arithmetic replaces walking `String` indices. Only that part of the page is read. Nil for
+    /// any other page.
     private func asciiPreview(before: Int, length: Int) -> Preview? {
         var body = body
         return body.withUTF8 { bytes -> Preview? in
-            guard !bytes.contains(where: { $0 >= 0x80 || $0 == 0x0D }) else { return nil }
             let ranges = Set(byteRanges.filter { $0.lowerBound >= 0 && $0.upperBound <= bytes.count })
                 .sorted(by: Self.inOrder)
             let anchor = ranges.first?.lowerBound ?? 0
             let start = max(0, anchor - max(0, before))
             let end = min(bytes.count, start + max(0, length))
-            let text = String(decoding: bytes[start..<end].map { Self.isBlankControl($0) ? 0x20 : $0 }, as: UTF8.self)
             let shown = ranges.filter { $0.lowerBound >= start && $0.lowerBound < end }
+            // Everything the character and UTF-16 counts depend on (the anchor may lie past the
+            // preview's end when `before` exceeds `length`), and one byte beyond.
+            let reach = min(bytes.count, max(end, anchor, shown.map(\.upperBound).max() ?? 0) + 1)
+            guard Self.isASCII(UnsafeBufferPointer(rebasing: bytes[0..<reach])) else { return nil }
+            guard !bytes[max(0, start - 1)..<reach].contains(0x0D) else { return nil }
+            let text = String(decoding: bytes[start..<end].map { Self.isBlankControl($0) ? 0x20 : $0 }, as: UTF8.self)
             return Preview(
                 text: text,
                 matchRanges: shown.map { [$0.lowerBound - start, min($0.upperBound, end) - start] },
                 pageMatchRanges: shown.map { [$0.lowerBound, $0.upperBound] })
         }
+    }
+
+    /// Whether every byte is below 0x80, eight bytes at a time.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var index = 0
+        var any: UInt64 = 0
+        while index + 8 <= bytes.count {
+            any |= UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            any |= UInt64(base[index])
+            index += 1
+        }
+        return any & 0x8080_8080_8080_8080 == 0
     }
 
     private static func isBlankControl(_ byte: UInt8) -> Bool { byte == 0x0A || byte == 0x0D || byte == 0x09 }

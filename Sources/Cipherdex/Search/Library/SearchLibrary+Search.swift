@@ -33,7 +33,8 @@ extension SearchLibrary {
                     }
                     hits.append(
                         Hit(
-                            docid: row[0].integerValue ?? 0, uid: row[2].textValue ?? "", pageIndex: Int(row[3].integerValue ?? 0),
+                            docid: row[0].integerValue ?? 0, uid: row[2].textValue ?? "",
+                            pageIndex: Int(row[3].integerValue ?? 0),
                             isAnnotation: row[4].integerValue == 1, ordinal: Int(row[5].integerValue ?? 0),
                             score: (try? BM25.score(matchInfo: words)) ?? 0, matchInfo: words))
                 }
@@ -41,13 +42,15 @@ extension SearchLibrary {
                 var previews = kept.map { hit in
                     SearchPreview(
                         uid: hit.uid, pageIndex: hit.pageIndex, preview: "", matchRanges: [], pageMatchRanges: [],
-                        score: hit.score, isAnnotation: hit.isAnnotation, annotationIndex: hit.isAnnotation ? hit.ordinal : nil)
+                        score: hit.score, isAnnotation: hit.isAnnotation,
+                        annotationIndex: hit.isAnnotation ? hit.ordinal : nil)
                 }
                 if options.includePreviews && !kept.isEmpty {
                     let texts = try Self.bodiesAndMatches(
-                        of: kept.map(\.docid), occurrences: kept.map { Self.phraseOccurrences(matchInfo: $0.matchInfo) },
+                        of: kept.map(\.docid),
+                        occurrences: kept.map { Self.phraseOccurrences(matchInfo: $0.matchInfo) },
                         match: compiled.match, stemming: stemming,
-                        windowBytes: Self.previewWindowBytes(options), db: db)
+                        windowCharacters: max(options.previewLength, 1), db: db)
                     for index in previews.indices {
                         guard let (body, offsets) = texts[kept[index].docid] else { continue }
                         let preview = PreviewBuilder(body: body, byteRanges: offsets)
@@ -64,15 +67,10 @@ extension SearchLibrary {
                     best[hit.uid] = max(best[hit.uid] ?? -.infinity, hit.score)
                 }
                 let ranked = best.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map(\.key)
-                return SearchResults(documents: documents.mapValues { $0.sorted() }, rankedUIDs: ranked, previews: previews)
+                return SearchResults(
+                    documents: documents.mapValues { $0.sorted() }, rankedUIDs: ranked, previews: previews)
             }
         }
-    }
-
-    /// How far past the first match a preview can reach, in UTF-8 bytes (generously: up to 8
-    /// bytes per character), so matching stops there instead of reading the whole page.
-    static func previewWindowBytes(_ options: SearchOptions) -> Int {
-        max(options.previewLength, 1) * 8
     }
 
     /// One matching row before limits.
@@ -122,7 +120,7 @@ extension SearchLibrary {
     /// `occurrences[i]`, when given, is each phrase's number of occurrences in row `docids[i]`
     /// (from matchinfo), so the scan of that page can stop after its last match.
     static func bodiesAndMatches(
-        of docids: [Int64], occurrences: [[Int]?]? = nil, match: String, stemming: Bool, windowBytes: Int? = nil,
+        of docids: [Int64], occurrences: [[Int]?]? = nil, match: String, stemming: Bool, windowCharacters: Int? = nil,
         db: Connection
     ) throws -> [Int64: (String, [Range<Int>])] {
         var expected: [Int64: [Int]] = [:]
@@ -140,11 +138,14 @@ extension SearchLibrary {
             // xFilter per docid, and SQLCipher 3.4.1's FTS4 prepares a new seek statement in each
             // (~15% of a 500-result query).
             try db.forEachRow(
-                "SELECT docid, c0body FROM search_text_content WHERE docid IN (\(placeholders))", slice.map { .integer($0) }
+                "SELECT docid, c0body FROM search_text_content WHERE docid IN (\(placeholders))",
+                slice.map { .integer($0) }
             ) { row in
                 var body = row[1].textValue ?? ""
                 let docid = row[0].integerValue ?? 0
-                let ranges = body.withUTF8 { locator.byteRanges(in: $0, occurrences: expected[docid], windowBytes: windowBytes) }
+                let ranges = body.withUTF8 {
+                    locator.byteRanges(in: $0, occurrences: expected[docid], windowCharacters: windowCharacters)
+                }
                 result[docid] = (body, ranges)
             }
         }

@@ -10,8 +10,21 @@ final class SearchLibraryPreviewWindowTests: XCTestCase {
         let corpus = SampleCorpus(documentCount: 6, pagesPerDocument: 5, wordsPerPage: 300)
         var pages = corpus.documents.flatMap(\.pages)
         pages.append("naïve café " + String(repeating: "Zürich résumé 東京都 naïve ", count: 40) + " café")
-        pages.append(String(repeating: "e\u{301}\u{301}\u{301} ", count: 200) + "otter " + String(repeating: "x ", count: 100) + "otter")
-        let queries = ["the", "patient", "analysis water", "\"of the\"", "ana*", "court OR witness", "naïve", "東京", "otter", "cafe resume"]
+        pages.append(
+            String(repeating: "e\u{301}\u{301}\u{301} ", count: 200) + "otter " + String(repeating: "x ", count: 100)
+                + "otter")
+        // Characters longer than the first guess of eight bytes (a Devanagari cluster is 12, a
+        // run of marks more), and CR LF pairs (one character, two bytes) in ASCII text.
+        pages.append(
+            "otter " + String(repeating: "क्षि", count: 110) + " otter "
+                + String(repeating: "a\u{301}\u{302}\u{303}\u{304}", count: 100) + " otter")
+        pages.append(
+            "the otter\r\n" + String(repeating: "x\r\n", count: 60) + "the otter "
+                + String(repeating: "y\r\n", count: 60) + "otter")
+        let queries = [
+            "the", "patient", "analysis water", "\"of the\"", "ana*", "court OR witness", "naïve", "東京", "otter",
+            "cafe resume",
+        ]
         var compared = 0
         for stemming in [false, true] {
             for text in queries {
@@ -22,7 +35,10 @@ final class SearchLibraryPreviewWindowTests: XCTestCase {
                     for page in pages {
                         var body = page
                         let (all, window) = body.withUTF8 {
-                            (full.byteRanges(in: $0), windowed.byteRanges(in: $0, windowBytes: SearchLibrary.previewWindowBytes(options)))
+                            (
+                                full.byteRanges(in: $0),
+                                windowed.byteRanges(in: $0, windowCharacters: options.previewLength)
+                            )
                         }
                         guard !all.isEmpty else { continue }
                         let expected = PreviewBuilder(body: page, byteRanges: all)
