@@ -192,12 +192,12 @@ final class AttachmentCipherWriter {
         background.waitForBuffer(batchIndex)
         let batch = batches[batchIndex]
         let sealedSize = chunkSize + AttachmentCipherFormat.chunkTagBytes
-        var jobs: [ChunkSealWork.Job] = []
+        var jobs: [ChunkAEADWork.Job] = []
         func addJob(_ chunk: UnsafeRawBufferPointer) {
             let slot = jobs.count * sealedSize
             jobs.append(
                 .init(
-                    plaintext: chunk, index: chunkIndex + UInt64(jobs.count), isFinal: false,
+                    input: chunk, index: chunkIndex + UInt64(jobs.count), isFinal: false,
                     output: UnsafeMutableRawBufferPointer(rebasing: batch[slot..<(slot + sealedSize)])))
         }
         // The buffered chunk, now that more input follows.
@@ -212,7 +212,7 @@ final class AttachmentCipherWriter {
         let end = jobs.count < Self.batchChunks ? bytes.count : position
         let window = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
         let leaves = hash?.beginUpdate(window)
-        let seals = ChunkSealWork(jobs: jobs, aead: aead, associatedData: associatedData)
+        let seals = ChunkAEADWork(.seal, jobs: jobs, aead: aead, associatedData: associatedData)
         if seals.count + (leaves?.count ?? 0) >= 2 {
             let helped = DispatchGroup()
             background.help(

@@ -57,7 +57,9 @@ public final class AttachmentReader {
         }
     }
 
-    /// Hands the content to `body` one chunk at a time (memory stays flat whatever the size).
+    /// Hands the content to `body` piece by piece, in order: up to 1 MiB at a time, each piece
+    /// authenticated before `body` sees it (memory stays flat whatever the size). If a later
+    /// piece fails authentication the call throws: discard what `body` received.
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }

@@ -92,6 +92,33 @@ final class AttachmentCipherTamperTests: AttachmentCipherTestCase {
         }
     }
 
+    /// Streaming reads windows of chunks opened on two threads: a damaged chunk in the middle
+    /// of a later window is reported by its own index (the lowest, when several are damaged),
+    /// nothing of its window is delivered, and a file that shrinks mid-window is truncated.
+    func testDamageInsideALaterWindow() throws {
+        let window = AttachmentCipherReader.windowChunks
+        let data = randomBytes((2 * window + 8) * chunk + 5)
+        let path = try write(data, id: "windows")
+        let original = try fileBytes(path)
+        XCTAssertEqual(try readAll(path, id: "windows"), data)
+        try mutate(path) {
+            $0[self.chunkStart(window + 9) + 7] ^= 0x04
+            $0[self.chunkStart(window + 5) + 7] ^= 0x04
+        }
+        var delivered: [UInt8] = []
+        assertError(.chunkAuthenticationFailed(id: "windows", chunkIndex: UInt64(window + 5))) {
+            try self.open(path, id: "windows").readAll { delivered.append(contentsOf: $0) }
+        }
+        XCTAssertEqual(delivered, Array(data[0..<(window * chunk)]))
+        try Data(original).write(to: URL(fileURLWithPath: path))
+        let reader = try open(path, id: "windows")
+        XCTAssertEqual(truncate(path, off_t(chunkStart(window + 3) + 10)), 0)
+        assertError(
+            .truncated(
+                id: "windows", expectedBytes: UInt64(original.count), actualBytes: UInt64(chunkStart(window + 3) + 10))
+        ) { try reader.readAll { _ in } }
+    }
+
     /// Flipping one bit at every byte of a small multi-chunk file never yields plaintext.
     func testEveryByteFlipIsDetected() throws {
         let data = randomBytes(100)

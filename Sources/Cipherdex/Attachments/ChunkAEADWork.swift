@@ -1,0 +1,85 @@
+import Synchronization
+
+/// The chunks of one window, sealed or opened by whichever threads call `drain()`: each takes
+/// the next chunk from an atomic counter and works on that chunk's own input and output.
+///
+/// Sealing and opening only read the AEAD context's key material, and every job has its own
+/// buffers, so any number of threads may drain at once. The caller keeps the buffers alive and
+/// waits for every drainer before using the output (or `firstFailure`).
+final class ChunkAEADWork: @unchecked Sendable {
+    /// Whether the window is being written or read.
+    enum Direction {
+        /// Plaintext in, ciphertext and tag out.
+        case seal
+        /// Ciphertext and tag in, verified plaintext out.
+        case open
+    }
+
+    /// One chunk.
+    struct Job {
+        /// Plaintext (sealing) or ciphertext and tag (opening).
+        let input: UnsafeRawBufferPointer
+        /// Its index in the file (bound into the nonce).
+        let index: UInt64
+        /// Whether it is the final chunk (bound into the nonce).
+        let isFinal: Bool
+        /// Ciphertext and tag (16 bytes more than the input) or plaintext (16 bytes fewer).
+        let output: UnsafeMutableRawBufferPointer
+    }
+
+    private let direction: Direction
+    private let jobs: [Job]
+    private let aead: Sodium.ChunkAEAD
+    private let associatedData: [UInt8]
+    private let next = Atomic<Int>(0)
+    /// Lowest job number that failed to open (`Int.max`: none).
+    private let failedJob = Atomic<Int>(Int.max)
+
+    init(_ direction: Direction, jobs: [Job], aead: Sodium.ChunkAEAD, associatedData: [UInt8]) {
+        self.direction = direction
+        self.jobs = jobs
+        self.aead = aead
+        self.associatedData = associatedData
+    }
+
+    /// How many chunks there are.
+    var count: Int { jobs.count }
+
+    /// The file index of the first chunk (in file order) that failed authentication, if any;
+    /// read only after every `drain()` returned. Its output, like every other, must be discarded.
+    var firstFailure: UInt64? {
+        let job = failedJob.load(ordering: .relaxed)
+        return job == Int.max ? nil : jobs[job].index
+    }
+
+    /// Seals or opens chunks until none is left.
+    func drain() {
+        guard next.load(ordering: .relaxed) < jobs.count else { return }
+        withUnsafeTemporaryAllocation(byteCount: aead.algorithm.nonceBytes, alignment: 8) { nonce in
+            associatedData.withUnsafeBytes { ad in
+                while true {
+                    let number = next.add(1, ordering: .relaxed).oldValue
+                    guard number < jobs.count else { return }
+                    let job = jobs[number]
+                    AttachmentCipherFormat.writeNonce(into: nonce, chunkIndex: job.index, isFinal: job.isFinal)
+                    switch direction {
+                    case .seal:
+                        aead.seal(job.input, into: job.output, nonce: UnsafeRawBufferPointer(nonce), associatedData: ad)
+                    case .open:
+                        let verified = aead.open(
+                            job.input, into: job.output, nonce: UnsafeRawBufferPointer(nonce), associatedData: ad)
+                        if !verified {
+                            var current = failedJob.load(ordering: .relaxed)
+                            while number < current {
+                                let exchange = failedJob.compareExchange(
+                                    expected: current, desired: number, ordering: .relaxed)
+                                if exchange.exchanged { break }
+                                current = exchange.original
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
