@@ -66,7 +66,6 @@ final class AttachmentCipherWriter {
     static let batchChunks = 16
     /// The helper thread: writes batches out, and helps seal and hash.
     private let background = AttachmentBackgroundWrites(buffers: 2)
-    private var nonce: UnsafeMutableRawBufferPointer { buffers.nonce }
     /// Index of the next chunk to seal.
     private var chunkIndex: UInt64 = 0
     /// File offset just past the last chunk written.
@@ -314,12 +313,10 @@ final class AttachmentCipherWriter {
         try background.checkFailure()
         let sealedCount = buffered + AttachmentCipherFormat.chunkTagBytes
         let output = UnsafeMutableRawBufferPointer(rebasing: batches[currentBatch][0..<sealedCount])
-        AttachmentCipherFormat.writeNonce(into: nonce, chunkIndex: chunkIndex, isFinal: true)
-        associatedData.withUnsafeBytes { ad in
-            aead.seal(
-                UnsafeRawBufferPointer(rebasing: plaintext[0..<buffered]), into: output,
-                nonce: UnsafeRawBufferPointer(nonce), associatedData: ad)
-        }
+        let job = ChunkAEADWork.Job(
+            input: UnsafeRawBufferPointer(rebasing: plaintext[0..<buffered]), index: chunkIndex, isFinal: true,
+            output: output)
+        ChunkAEADWork(.seal, jobs: [job], aead: aead, associatedData: associatedData).drain()
         let offset = AttachmentCipherFormat.chunkOffset(chunkIndex, chunkSize: UInt64(chunkSize))
         precondition(offset == batchOffset, "chunks are written in order")
         try AttachmentFileIO.write(fd, UnsafeRawBufferPointer(output), at: offset, id: attachmentID)
