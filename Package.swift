@@ -27,9 +27,10 @@ let package = Package(
             pkgConfig: "poppler-glib",
             providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"])]
         ),
+        .systemLibrary(name: "CSystemShims"),
         .target(
             name: "Cipherdex",
-            dependencies: ["CSQLCipher", "CSodium", "CipherdexExtraction"]
+            dependencies: ["CSQLCipher", "CSodium", "CSystemShims", "CipherdexExtraction"]
         ),
         .target(
             name: "CipherdexExtraction",

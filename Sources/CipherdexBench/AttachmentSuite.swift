@@ -42,6 +42,9 @@ enum AttachmentSuite {
             samples["age decrypt", default: []].append(
                 try shell("age -d -i age.key -o out.dec out.age && sync out.dec"))
             samples["plain copy (cp)", default: []].append(try shell("cp input.bin out.copy && sync out.copy"))
+            // Untimed: detach, so the next round's attach stores new content (rename, row and
+            // all) rather than finding the same content already stored and dropping its copy.
+            _ = try shell("'\(cipherdex)' detach store \(attachmentID) --key-file key")
             for name in ["out.bin", "out.age", "out.dec", "out.copy"] {
                 try? FileManager.default.removeItem(atPath: directory + "/" + name)
             }
@@ -71,6 +74,14 @@ enum AttachmentSuite {
                 format:
                     "\nsame run: write / age encrypt %.2fx, read / age decrypt %.2fx (target ≥ 1); write / copy %.2fx, read / copy %.2fx (target ≥ 0.5)\n",
                 write / throughput["age encrypt"]!, read / throughput["age decrypt"]!, write / copy, read / copy)
+                + """
+
+                per round, in this order: `cipherdex attach store input.bin --key-file key` (new content: the \
+                previous round's attachment is detached, untimed); `cipherdex cat store ID > out.bin && sync out.bin`; \
+                `age -r RECIPIENT -o out.age input.bin && sync out.age`; `age -d -i age.key -o out.dec out.age && \
+                sync out.dec`; `cp input.bin out.copy && sync out.copy`; peak RSS from `wait4`
+
+                """
     }
 
     /// Writes `size` pseudo-random bytes (SplitMix64, so every run has the same file).

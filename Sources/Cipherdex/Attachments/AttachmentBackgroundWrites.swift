@@ -6,9 +6,17 @@ import Synchronization
 /// seal and hash. Work runs in submission order, so a batch is always written before the helper
 /// joins the window after it.
 ///
+/// Every `writebackBytes` written, it asks the kernel to start writing them to storage
+/// (`AttachmentFileIO.startWriteback`), so disk writes overlap the sealing and the final `fsync`
+/// of a large attachment has little left to do.
+///
 /// A failed write is kept and rethrown by `checkFailure()`; later writes are skipped.
 final class AttachmentBackgroundWrites: @unchecked Sendable {
+    /// Bytes written between two write-back requests.
+    static let writebackBytes: UInt64 = 8 << 20
     private let queue = DispatchQueue(label: "cipherdex.attachment-writer", qos: .userInitiated)
+    /// Start of the written range not yet handed to write-back (touched only on `queue`).
+    private var writebackStart: UInt64?
     /// One group per batch buffer: leaves when the buffer's write is done.
     private let groups: [DispatchGroup]
     private let failure = Mutex<AttachmentError?>(nil)
@@ -25,6 +33,14 @@ final class AttachmentBackgroundWrites: @unchecked Sendable {
             guard failure.withLock({ $0 == nil }) else { return }
             do throws(AttachmentError) {
                 try AttachmentFileIO.write(write.fd, write.bytes, at: write.offset, id: write.id)
+                let start = writebackStart ?? write.offset
+                let end = write.offset + UInt64(write.bytes.count)
+                if end - start >= Self.writebackBytes {
+                    AttachmentFileIO.startWriteback(write.fd, offset: start, count: end - start)
+                    writebackStart = end
+                } else {
+                    writebackStart = start
+                }
             } catch {
                 failure.withLock { $0 = error }
             }

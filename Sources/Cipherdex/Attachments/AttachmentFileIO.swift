@@ -1,3 +1,5 @@
+internal import CSystemShims
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -107,6 +109,14 @@ enum AttachmentFileIO {
             if code == EINTR { continue }
             throw .io(id: id, operation: "fsync", errno: code)
         }
+    }
+
+    /// Asks the kernel to start writing `count` bytes at `offset` to storage now, without waiting
+    /// (Linux `sync_file_range(SYNC_FILE_RANGE_WRITE)`; nothing elsewhere), so the final `fsync`
+    /// of a large file does not have to write it all at once. A hint only: failures are ignored,
+    /// and durability still comes from `synchronize`.
+    static func startWriteback(_ fd: Int32, offset: UInt64, count: UInt64) {
+        _ = cdx_start_writeback(fd, Int64(offset), Int64(count))
     }
 
     /// Closes `fd`; errors are ignored because nothing useful can be done about them here.

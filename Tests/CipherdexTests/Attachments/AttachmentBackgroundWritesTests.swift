@@ -30,4 +30,30 @@ final class AttachmentBackgroundWritesTests: XCTestCase {
             XCTAssertEqual(error as? AttachmentError, .io(id: "y", operation: "pwrite", errno: EBADF))
         }
     }
+
+    /// Writes past the write-back threshold (where the helper asks the kernel to start writing)
+    /// land intact and in place.
+    func testWritesAcrossTheWritebackThresholdLandIntact() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cdx-wb-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        let piece = 3 << 20
+        var generator = SplitMix64(seed: 77)
+        let content = (0..<(4 * piece)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        XCTAssertGreaterThan(UInt64(content.count), AttachmentBackgroundWrites.writebackBytes)
+        let background = AttachmentBackgroundWrites(buffers: 2)
+        content.withUnsafeBytes { raw in
+            for index in 0..<4 {
+                background.waitForBuffer(index % 2)
+                background.submit(
+                    fd: fd, bytes: UnsafeRawBufferPointer(rebasing: raw[(index * piece)..<((index + 1) * piece)]),
+                    offset: UInt64(index * piece), buffer: index % 2, id: "wb")
+            }
+            background.waitForAll()
+        }
+        XCTAssertNoThrow(try background.checkFailure())
+        XCTAssertEqual(try Array(Data(contentsOf: URL(fileURLWithPath: path))), content)
+    }
 }
