@@ -1,4 +1,4 @@
-/// The buffers an attachment reader or writer reuses for every chunk: plaintext (`chunkSize`
+/// The buffers an attachment reader reuses for every chunk of a range read: plaintext (`chunkSize`
 /// bytes, wiped before it is freed), sealed chunk (`chunkSize + 16`) and nonce. Memory stays flat
 /// whatever the attachment's size.
 final class AttachmentChunkBuffers {

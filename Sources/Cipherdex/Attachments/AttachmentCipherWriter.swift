@@ -50,9 +50,8 @@ final class AttachmentCipherWriter {
     private let aead: Sodium.ChunkAEAD
     /// The associated data of every chunk (`header[0..<30] || id`).
     private let associatedData: [UInt8]
-    /// Reused chunk buffers (plaintext wiped when freed).
-    private let buffers: AttachmentChunkBuffers
-    private var plaintext: UnsafeMutableRawBufferPointer { buffers.plaintext }
+    /// The chunk held back until more input shows it is not the final one (wiped when freed).
+    private let plaintext: UnsafeMutableRawBufferPointer
     /// How many bytes of `plaintext` are filled.
     private var buffered = 0
     /// Two batch buffers of sealed chunks (ciphertext only, so they need no wiping): one is
@@ -134,7 +133,7 @@ final class AttachmentCipherWriter {
         self.headerKey = keys.headerKey
         self.aead = aead
         self.associatedData = AttachmentCipherFormat.associatedData(for: self.header, attachmentID: attachmentID)
-        self.buffers = AttachmentChunkBuffers(chunkSize: chunkSize, nonceBytes: algorithm.nonceBytes)
+        self.plaintext = .allocate(byteCount: chunkSize, alignment: 64)
         self.batches = (0..<2).map { _ in
             .allocate(byteCount: Self.batchChunks * (chunkSize + AttachmentCipherFormat.chunkTagBytes), alignment: 64)
         }
@@ -144,6 +143,8 @@ final class AttachmentCipherWriter {
         // The helper thread may still be writing a batch.
         background.waitForAll()
         for batch in batches { batch.deallocate() }
+        Sodium.memzero(plaintext)
+        plaintext.deallocate()
         // finish() already closed an owned descriptor; otherwise the file stays unfinished.
         if ownsFileDescriptor && !isFinished {
             AttachmentFileIO.close(fd)
