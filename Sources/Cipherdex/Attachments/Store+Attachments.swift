@@ -16,7 +16,7 @@ extension Store {
         do {
             file = try FileDescriptor(path: path, flags: O_RDONLY)
         } catch let error as SystemError {
-            throw StoreError.system(error)
+            throw StoreError.classifying(error)
         }
         let type = contentType ?? AttachmentStorage.contentType(forExtension: (path as NSString).pathExtension)
         return try addAttachment(contentType: type, metadata: metadata) { sink in

@@ -9,14 +9,26 @@ package final class Connection {
         case writer
         /// Read-write file access with `query_only`, a concurrent WAL reader.
         case reader
-        /// `immutable=1`, read-only: no lock, no -shm, no WAL recovery, no write of any kind.
-        /// Used to verify a key before anything opens the database read-write.
+        /// `immutable=1`, read-only: no lock, no -shm, no WAL recovery, no write of any kind, and
+        /// only page 1 is read on open. Used to verify that the data key decrypts the database
+        /// before anything else opens it.
         case verifyOnly
+        /// Read-only, WAL-aware: sees a crash-left write-ahead log (and rebuilds its index in
+        /// `-shm`, the one file it may write) but never checkpoints or writes the database or the
+        /// log. Used to check a crash-left store before the writer opens it.
+        case readOnlyProbe
     }
 
-    let handle: OpaquePointer
+    /// The open handle; nil once `close()` has run.
+    private var openHandle: OpaquePointer?
     let path: String
     private var statementCache: [String: Statement] = [:]
+
+    /// The open handle (a closed connection is a programming error: the pool never hands one out).
+    var handle: OpaquePointer {
+        guard let openHandle else { preconditionFailure("use of a closed connection to \(path)") }
+        return openHandle
+    }
 
     /// Opens `path`; with `key` (the data key as SQLCipher's raw-key literal `x'<hex>'`, see
     /// `SecureBytes.sqlcipherRawKeyLiteral()`) and `cipher`, the database is encrypted.
@@ -32,15 +44,19 @@ package final class Connection {
         case .verifyOnly:
             flags |= SQLITE_OPEN_READONLY
             filename = "file:" + Self.uriEscaped(path) + "?immutable=1"
+        case .readOnlyProbe:
+            flags |= SQLITE_OPEN_READONLY
         }
         var db: OpaquePointer?
         let code = sqlite3_open_v2(filename, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             if let db { sqlite3_close_v2(db) }
-            throw DatabaseError.sqlite(code: code, extendedCode: code, message: message)
+            throw DatabaseError.sqlite(
+                code: code & 0xff, extendedCode: code, message: message, systemErrno: systemErrno, path: path)
         }
-        self.handle = db
+        self.openHandle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         if let key {
@@ -58,7 +74,13 @@ package final class Connection {
         try execute("PRAGMA temp_store = MEMORY")
         try execute("PRAGMA cache_size = -\(max(cacheSizeKiB, 64))")
         // The first read of page 1: fails with SQLITE_NOTADB for a wrong key or a damaged header.
-        _ = try scalar("SELECT count(*) FROM sqlite_master")
+        // `user_version` reads page 1 alone; the schema read needs every page of sqlite_master,
+        // which an immutable connection may see mid-checkpoint (it ignores the WAL).
+        if mode == .verifyOnly {
+            _ = try scalar("PRAGMA user_version")
+        } else {
+            _ = try scalar("SELECT count(*) FROM sqlite_master")
+        }
         switch mode {
         case .writer:
             try execute("PRAGMA secure_delete = ON")
@@ -66,7 +88,8 @@ package final class Connection {
             try execute("PRAGMA busy_timeout = 5000")
             let journal = try scalar("PRAGMA journal_mode = WAL")
             guard journal?.textValue?.lowercased() == "wal" else {
-                throw DatabaseError.sqlite(code: SQLITE_ERROR, extendedCode: SQLITE_ERROR, message: "could not enable WAL")
+                throw DatabaseError.sqlite(
+                    code: SQLITE_ERROR, extendedCode: SQLITE_ERROR, message: "could not enable WAL", path: path)
             }
             try execute("PRAGMA synchronous = FULL")
         case .reader:
@@ -74,14 +97,26 @@ package final class Connection {
             try execute("PRAGMA foreign_keys = ON")
             try execute("PRAGMA busy_timeout = 5000")
             try execute("PRAGMA query_only = ON")
-        case .verifyOnly:
+        case .verifyOnly, .readOnlyProbe:
             break
         }
     }
 
     deinit {
+        close()
+    }
+
+    /// Finalizes every statement and closes the handle (idempotent). Once it returns, SQLite
+    /// holds no lock and no file of this connection: the store's lock may be released.
+    func close() {
+        guard let db = openHandle else { return }
         statementCache.removeAll()
-        sqlite3_close_v2(handle)
+        // Statements not in the cache (scalar, iterators) are finalized by their owners before
+        // this runs; close_v2 defers the close until the last one goes, close reports it.
+        if sqlite3_close(db) != SQLITE_OK {
+            sqlite3_close_v2(db)
+        }
+        openHandle = nil
     }
 
     private static func uriEscaped(_ path: String) -> String {
@@ -101,7 +136,9 @@ package final class Connection {
     func error(code: Int32) -> DatabaseError {
         let extended = sqlite3_extended_errcode(handle)
         let message = String(cString: sqlite3_errmsg(handle))
-        return .sqlite(code: code & 0xff, extendedCode: extended, message: message)
+        return .sqlite(
+            code: code & 0xff, extendedCode: extended, message: message, systemErrno: sqlite3_system_errno(handle),
+            path: path)
     }
 
     /// Runs one or more SQL statements that take no parameters.
@@ -187,4 +224,12 @@ package final class Connection {
 
     /// SQLITE_NOTADB: the file is not a database, or the key is wrong.
     static let notADatabaseCode = SQLITE_NOTADB
+    /// SQLITE_FULL: the disk (or quota) is full.
+    static let fullCode = SQLITE_FULL
+    /// SQLITE_READONLY: the database cannot be written.
+    static let readOnlyCode = SQLITE_READONLY
+    /// SQLITE_CANTOPEN: a file of the database cannot be opened.
+    static let cannotOpenCode = SQLITE_CANTOPEN
+    /// SQLITE_BUSY and SQLITE_LOCKED: another connection holds a lock.
+    static let busyCodes: Set<Int32> = [SQLITE_BUSY, SQLITE_LOCKED]
 }

@@ -4,20 +4,36 @@ import Foundation
 ///
 /// Messages are SQLite's own (they name tables and columns, never bound values).
 public enum DatabaseError: Error, LocalizedError, Equatable, Sendable {
-    /// A call returned `code` (primary result code), `extendedCode` and SQLite's message.
-    case sqlite(code: Int32, extendedCode: Int32, message: String)
+    /// A call returned `code` (primary result code), `extendedCode` and SQLite's message;
+    /// `systemErrno` is the `errno` of the failed system call behind it (0 when none) and `path`
+    /// the database file.
+    case sqlite(code: Int32, extendedCode: Int32, message: String, systemErrno: Int32 = 0, path: String = "")
 
     /// The primary SQLite result code.
     public var code: Int32 {
         switch self {
-        case .sqlite(let code, _, _): return code
+        case .sqlite(let code, _, _, _, _): return code
+        }
+    }
+
+    /// The `errno` of the system call behind the error (0 when none).
+    public var systemErrno: Int32 {
+        switch self {
+        case .sqlite(_, _, _, let systemErrno, _): return systemErrno
+        }
+    }
+
+    /// The database file the error is about ("" when unknown).
+    public var path: String {
+        switch self {
+        case .sqlite(_, _, _, _, let path): return path
         }
     }
 
     /// A one-line description.
     public var errorDescription: String? {
         switch self {
-        case .sqlite(let code, let extended, let message):
+        case .sqlite(let code, let extended, let message, _, _):
             return "SQLite error \(code) (extended \(extended)): \(message)"
         }
     }

@@ -13,6 +13,10 @@ final class DatabasePool: @unchecked Sendable {
     private let readerSlots: DispatchSemaphore
     private let makeReader: () throws -> Connection
     private var isClosed = false
+    /// Readers checked out right now.
+    private var readersInUse = 0
+    /// Run once the pool is closed and the last connection with it (see `close(then:)`).
+    private var afterLastClose: (() -> Void)?
 
     /// Wraps an open writer; `makeReader` opens a reader connection on demand, up to
     /// `maximumReaders` at once.
@@ -64,15 +68,44 @@ final class DatabasePool: @unchecked Sendable {
         }
     }
 
-    /// Closes every connection: readers first, then a checkpoint of the WAL by the writer.
-    func close() {
+    /// Closes every connection: idle readers first, then a checkpoint of the WAL by the writer and
+    /// the writer itself. A reader still in use is closed when its read ends. `then` runs once no
+    /// connection is left open — right away, or when the last reader in use is checked in — so
+    /// the store's lock is released only after SQLite has let go of every file.
+    func close(then: @escaping () -> Void = {}) {
         writerLock.lock()
         defer { writerLock.unlock() }
         readerLock.lock()
+        let idle = idleReaders
         idleReaders.removeAll()
+        let alreadyClosed = isClosed
         isClosed = true
+        if alreadyClosed {
+            if readersInUse > 0 {
+                let earlier = afterLastClose
+                afterLastClose = {
+                    earlier?()
+                    then()
+                }
+                readerLock.unlock()
+            } else {
+                readerLock.unlock()
+                then()
+            }
+            return
+        }
         readerLock.unlock()
+        for reader in idle { reader.close() }
         try? writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        writer.close()
+        readerLock.lock()
+        if readersInUse > 0 {
+            afterLastClose = then
+            readerLock.unlock()
+        } else {
+            readerLock.unlock()
+            then()
+        }
     }
 
     private func checkOpen() throws {
@@ -87,17 +120,32 @@ final class DatabasePool: @unchecked Sendable {
             readerLock.unlock()
             throw StoreError.closed
         }
+        readersInUse += 1
         if let reader = idleReaders.popLast() {
             readerLock.unlock()
             return reader
         }
         readerLock.unlock()
-        return try makeReader()
+        do {
+            return try makeReader()
+        } catch {
+            checkIn(nil)
+            throw error
+        }
     }
 
-    private func checkIn(_ reader: Connection) {
+    private func checkIn(_ reader: Connection?) {
         readerLock.lock()
-        defer { readerLock.unlock() }
-        if !isClosed { idleReaders.append(reader) }
+        readersInUse -= 1
+        guard isClosed else {
+            if let reader { idleReaders.append(reader) }
+            readerLock.unlock()
+            return
+        }
+        let last = readersInUse == 0 ? afterLastClose : nil
+        if readersInUse == 0 { afterLastClose = nil }
+        readerLock.unlock()
+        reader?.close()
+        last?()
     }
 }

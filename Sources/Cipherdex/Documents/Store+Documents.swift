@@ -93,7 +93,7 @@ extension Store {
         do {
             return try body()
         } catch let error as DatabaseError {
-            throw StoreError.database(error)
+            throw StoreError.classifying(error)
         }
     }
 }

@@ -16,6 +16,12 @@ public struct PassphraseCost: Codable, Equatable, Sendable {
     /// (see BENCHMARKS.md).
     public static let `default` = PassphraseCost(opsLimit: 3, memLimit: 128 << 20)
 
+    /// The Argon2id passes an open accepts from a keyslot (the metadata's cost is read before
+    /// it can be authenticated, so it is capped: at most 1 GiB and 16 passes, about 20 s here).
+    public static let acceptedOpsLimits: ClosedRange<UInt64> = Sodium.minimumOpsLimit...16
+    /// The Argon2id memory, in bytes, an open accepts from a keyslot.
+    public static let acceptedMemLimits: ClosedRange<Int> = Sodium.minimumMemLimit...(1 << 30)
+
     /// libsodium's minimum; for tests only, never for real data.
     public static let minimumForTesting = PassphraseCost(
         opsLimit: Sodium.minimumOpsLimit, memLimit: Sodium.minimumMemLimit)

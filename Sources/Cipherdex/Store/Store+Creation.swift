@@ -8,7 +8,10 @@ extension Store {
     static func create(layout: StoreLayout, configuration: StoreConfiguration, lock existingLock: StoreLock? = nil)
         throws -> Store
     {
-        try wrapSystem { try FileSystem.createDirectory(layout.directory) }
+        try wrapSystem {
+            try FileSystem.createDirectory(layout.directory)
+            try FileSystem.restrictMode(layout.directory, to: 0o700)
+        }
         let lock = try existingLock ?? StoreLock(layout: layout)
         try wrapSystem {
             for leftover in [
@@ -37,6 +40,12 @@ extension Store {
             ]
             dataKey = newDataKey
         }
+        // SQLite creates files 0644 (less the umask) and gives -wal and -shm the database's mode:
+        // create the file first, owner-only.
+        try wrapSystem {
+            let file = try FileDescriptor(path: layout.creatingDatabase, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            try FileDescriptor.retrying(operation: "fchmod", path: file.path) { fchmod(file.rawValue, 0o600) }
+        }
         do {
             let connection = try Connection(
                 path: layout.creatingDatabase, mode: .writer, key: dataKey?.sqlcipherRawKeyLiteral(),
@@ -45,8 +54,9 @@ extension Store {
             try connection.registerSearchSupport()
             try migrator.migrate(connection)
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            connection.close()
         } catch let error as DatabaseError {
-            throw StoreError.database(error)
+            throw StoreError.classifying(error)
         }
         try wrapSystem {
             try FileDescriptor(path: layout.creatingDatabase, flags: O_RDONLY).sync()

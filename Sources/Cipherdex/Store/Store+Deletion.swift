@@ -14,11 +14,12 @@ extension Store {
                 path: path, reason: FileSystem.exists(path) ? "not a directory" : "no such directory")
         }
         let lock = try StoreLock(layout: layout)
-        let markers = [
-            layout.metadata, layout.deletionTombstone, layout.database, layout.creatingDatabase, layout.lockFile,
-        ]
-        guard markers.contains(where: FileSystem.exists) else {
-            throw StoreError.notAStore(path: path, reason: "no store in this directory")
+        guard isProvablyCipherdexStore(layout) else {
+            let reason =
+                FileSystem.contents(of: path).isEmpty
+                ? "no store in this directory"
+                : "no Cipherdex metadata, tombstone or lock file: its files are not provably a store's"
+            throw StoreError.notAStore(path: path, reason: reason)
         }
         try wrapSystem {
             if FileSystem.exists(layout.metadata) {
@@ -29,6 +30,24 @@ extension Store {
         }
         lock.release()
         _ = rmdir(path)
+    }
+
+    /// Whether the directory provably holds a Cipherdex store (or what is left of one): a
+    /// deletion tombstone, the lock file every creation makes first, or metadata that parses as
+    /// Cipherdex metadata. A `store.db` or `attachments/` alone may be another program's.
+    static func isProvablyCipherdexStore(_ layout: StoreLayout) -> Bool {
+        if FileKind.of(layout.deletionTombstone).isRegular || FileKind.of(layout.lockFile).isRegular { return true }
+        guard FileKind.of(layout.metadata).isRegular,
+            let bytes = try? FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize)
+        else { return false }
+        do {
+            _ = try StoreMetadata.parse(bytes)
+            return true
+        } catch EncryptionError.unsupportedScheme {
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Deletes this store's files after closing it.

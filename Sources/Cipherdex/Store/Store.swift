@@ -67,11 +67,17 @@ public final class Store: @unchecked Sendable {
             throw StoreError.notAStore(path: layout.directory, reason: "not a directory")
         }
         let lock = try StoreLock(layout: layout)
-        if FileSystem.exists(layout.metadata) {
+        let metadataKind = FileKind.of(layout.metadata)
+        if metadataKind.exists {
+            guard metadataKind.isRegular else {
+                throw EncryptionError.metadataCorrupt(
+                    reason: "\(layout.metadata) is \(metadataKind.description), not a regular file")
+            }
             return try openExisting(layout: layout, configuration: configuration, lock: lock)
         }
         if FileSystem.exists(layout.deletionTombstone) {
             // A delete was interrupted after its first step: the store is gone; finish the job.
+            try checkAccess(layout.directory, mode: W_OK | X_OK)
             try wrapSystem { try removeStoreFiles(layout: layout) }
         } else if FileSystem.exists(layout.database) || FileSystem.exists(layout.databaseWAL) {
             throw EncryptionError.metadataCorrupt(reason: "the metadata file is missing but the database exists")
@@ -113,8 +119,9 @@ public final class Store: @unchecked Sendable {
         metadataLock.unlock()
         guard let held else { return }
         library?.shutdown()
-        pool.close()
-        held.release()
+        // The flock goes only once SQLite has closed every connection: another process that
+        // takes the lock must never find a connection of this one still holding the database.
+        pool.close(then: { held.release() })
     }
 
     /// Whether the store is open.
@@ -125,9 +132,11 @@ public final class Store: @unchecked Sendable {
     {
         let bytes: [UInt8]
         do {
-            bytes = try FileSystem.readFile(layout.metadata, limit: 1 << 20)
-        } catch {
-            throw EncryptionError.metadataCorrupt(reason: "the metadata file cannot be read")
+            bytes = try FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize)
+        } catch let error as SystemError {
+            if case .permissionDenied = StoreError.classifying(error) { throw StoreError.classifying(error) }
+            throw EncryptionError.metadataCorrupt(
+                reason: "the metadata file cannot be read: \(error.errorDescription ?? "unreadable")")
         }
         let metadata = try StoreMetadata.parse(bytes)
         var dataKey: SecureBytes?
@@ -162,17 +171,22 @@ public final class Store: @unchecked Sendable {
     ) throws -> Store {
         let finishCreation = !FileSystem.exists(layout.database) && FileSystem.exists(layout.creatingDatabase)
         let databasePath = finishCreation ? layout.creatingDatabase : layout.database
-        guard FileSystem.exists(databasePath) else {
-            throw StoreError.storeCorrupted(reason: "the database file is missing")
-        }
+        try checkDatabaseFiles(
+            databasePath: databasePath, layout: layout, pageSize: (metadata.cipher ?? .default).pageSize)
         // One literal `x'<hex>'` for every connection of this store, built once in secure memory.
         let databaseKey = dataKey?.sqlcipherRawKeyLiteral()
         let schemaVersion: Int
         do {
-            let probe = try Connection(path: databasePath, mode: .verifyOnly, key: databaseKey, cipher: metadata.cipher)
-            schemaVersion = try Migrator.currentVersion(of: probe)
+            schemaVersion = try verifiedSchemaVersion(
+                databasePath: databasePath, key: databaseKey, cipher: metadata.cipher)
         } catch let error as DatabaseError {
-            throw StoreError.storeCorrupted(reason: corruptionReason(error, encrypted: metadata.encrypted))
+            throw openFailure(error, encrypted: metadata.encrypted)
+        } catch let error as SystemError {
+            throw StoreError.classifying(error)
+        }
+        guard schemaVersion > 0 else {
+            // Creation writes the schema before the metadata: a store's database always has one.
+            throw StoreError.storeCorrupted(reason: "the database holds no Cipherdex schema")
         }
         let migrator = Store.migrator
         guard schemaVersion <= migrator.latestVersion else {
@@ -185,14 +199,18 @@ public final class Store: @unchecked Sendable {
                 try FileSystem.syncDirectory(layout.directory)
             }
         }
+        // A failed open must leave no -wal or -shm it made, nor an index it rewrote.
+        let companions = try wrapSystem { try WALCompanions(databasePath: layout.database) }
+        var writer: Connection?
         let pool: DatabasePool
         do {
-            let writer = try Connection(
+            let connection = try Connection(
                 path: layout.database, mode: .writer, key: databaseKey, cipher: metadata.cipher,
                 cacheSizeKiB: configuration.cacheSizeKiB)
-            try writer.registerSearchSupport()
-            try migrator.migrate(writer)
-            pool = DatabasePool(writer: writer, maximumReaders: configuration.maximumReaders) {
+            writer = connection
+            try connection.registerSearchSupport()
+            try migrator.migrate(connection)
+            pool = DatabasePool(writer: connection, maximumReaders: configuration.maximumReaders) {
                 let reader = try Connection(
                     path: layout.database, mode: .reader, key: databaseKey, cipher: metadata.cipher,
                     cacheSizeKiB: configuration.cacheSizeKiB)
@@ -200,35 +218,49 @@ public final class Store: @unchecked Sendable {
                 return reader
             }
         } catch let error as DatabaseError {
-            throw StoreError.storeCorrupted(reason: corruptionReason(error, encrypted: metadata.encrypted))
+            writer?.close()
+            try? companions.restore()
+            throw openFailure(error, encrypted: metadata.encrypted)
         }
         let store = Store(
             layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, pool: pool, lock: lock)
-        try store.didOpen()
+        do {
+            try store.didOpen()
+        } catch {
+            store.pool.close()
+            try? companions.restore()
+            throw error
+        }
         return store
     }
 
-    private static func corruptionReason(_ error: DatabaseError, encrypted: Bool) -> String {
+    /// What a database error during open means: the environment (a full disk, permissions,
+    /// another process) when it is about that, damage otherwise.
+    private static func openFailure(_ error: DatabaseError, encrypted: Bool) -> StoreError {
+        if let environment = StoreError.classifyingEnvironment(error) { return environment }
         if error.code == Connection.notADatabaseCode {
-            return encrypted
-                ? "the database does not decrypt or authenticate with the store's data key"
-                : "the database file is not a valid SQLite database"
+            return .storeCorrupted(
+                reason: encrypted
+                    ? "the database does not decrypt or authenticate with the store's data key"
+                    : "the database file is not a valid SQLite database")
         }
-        return "the database reports: \(error.errorDescription ?? "unknown error")"
+        return .storeCorrupted(reason: "the database reports: \(error.errorDescription ?? "unknown error")")
     }
 
-    /// Runs a file operation, turning `SystemError` into `StoreError.system`.
+    /// Runs a file operation, turning `SystemError` into `StoreError` (`permissionDenied`,
+    /// `diskFull` or `system`).
     static func wrapSystem<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SystemError {
-            throw StoreError.system(error)
+            throw StoreError.classifying(error)
         }
     }
 
     /// Run once the store is open and its key and database verified: removes what a crash may
     /// have left (staged attachments, unrecorded attachment files, temporary metadata files).
     func didOpen() throws {
+        try restrictModes()
         try Store.wrapSystem {
             try FileSystem.removeTree(layout.staging)
             for name in FileSystem.contents(of: layout.directory) where name.hasPrefix(StoreMetadata.fileName + ".tmp-")

@@ -13,6 +13,12 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     case notEncrypted(path: String)
     /// The store has been closed.
     case closed
+    /// A file or directory of the store cannot be read or written: its permissions, its owner,
+    /// or a read-only file system. Nothing is damaged; fix the permissions and retry.
+    case permissionDenied(path: String, reason: String)
+    /// The disk (or the user's quota) holding the store is full: the write did not happen.
+    /// Nothing committed is lost; free space and retry.
+    case diskFull(path: String)
     /// A file operation failed.
     case system(SystemError)
     /// The database reported an error.
@@ -26,6 +32,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .notAStore: return "notAStore"
         case .notEncrypted: return "notEncrypted"
         case .closed: return "closed"
+        case .permissionDenied: return "permissionDenied"
+        case .diskFull: return "diskFull"
         case .system: return "system"
         case .database: return "database"
         }
@@ -44,6 +52,10 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             return "the store at \(path) is not encrypted: it has no key to rotate"
         case .closed:
             return "the store is closed"
+        case .permissionDenied(let path, let reason):
+            return "permission denied for \(path): \(reason)"
+        case .diskFull(let path):
+            return "the disk is full: cannot write \(path) (nothing committed is lost; free some space and retry)"
         case .system(let error):
             return error.errorDescription
         case .database(let error):

@@ -21,8 +21,8 @@ struct StoreLayout: Sendable {
     /// stores and what to delete.
     static let ownedNames: Set<String> = [
         StoreMetadata.fileName, StoreMetadata.fileName + ".deleted", "store.db", "store.db-wal", "store.db-shm",
-        "store.db-journal", "store.db.creating", "store.db.creating-journal", "cipherdex.lock", "attachments",
-        "staging",
+        "store.db-journal", "store.db.creating", "store.db.creating-journal", "store.db.creating-wal",
+        "store.db.creating-shm", "cipherdex.lock", "attachments", "staging",
     ]
 
     /// Whether `name` is a store file or a temporary file of an atomic metadata write.

@@ -7,18 +7,29 @@
 /// the store has one, otherwise the directory itself, and never creates a file on its own.
 final class StoreLock {
     private var descriptors: [FileDescriptor] = []
+    /// Whether `cipherdex.lock` is among the locked files.
+    private var holdsLockFile = false
 
     /// Takes the lock for `layout`, or throws `storeLocked`.
     init(layout: StoreLayout) throws {
         try add(path: layout.directory, flags: O_RDONLY | O_DIRECTORY, layout: layout)
-        if FileSystem.exists(layout.lockFile) {
-            try add(path: layout.lockFile, flags: O_RDWR, layout: layout)
+        let lockFileKind = FileKind.of(layout.lockFile)
+        if lockFileKind.exists {
+            guard lockFileKind.isRegular else {
+                throw StoreError.notAStore(
+                    path: layout.directory, reason: "\(layout.lockFile) is \(lockFileKind.description), not a regular file")
+            }
+            try add(path: layout.lockFile, flags: O_RDWR | O_NONBLOCK | O_NOFOLLOW, layout: layout)
+            holdsLockFile = true
         }
     }
 
-    /// Creates the lock file of a new store and takes it too.
+    /// Creates the lock file of a new store and takes it too (a lock file a killed `create` left
+    /// is already held: it is taken once, never through a second descriptor).
     func createLockFile(layout: StoreLayout) throws {
-        try add(path: layout.lockFile, flags: O_RDWR | O_CREAT, layout: layout)
+        guard !holdsLockFile else { return }
+        try add(path: layout.lockFile, flags: O_RDWR | O_CREAT | O_NOFOLLOW, layout: layout)
+        holdsLockFile = true
     }
 
     private func add(path: String, flags: Int32, layout: StoreLayout) throws {
@@ -26,7 +37,7 @@ final class StoreLock {
         do {
             descriptor = try FileDescriptor(path: path, flags: flags, mode: 0o600)
         } catch let error as SystemError {
-            throw StoreError.system(error)
+            throw StoreError.classifying(error)
         }
         guard try descriptor.tryLockExclusive() else {
             throw StoreError.storeLocked(path: layout.directory)
@@ -38,6 +49,7 @@ final class StoreLock {
     func release() {
         for descriptor in descriptors { descriptor.unlock() }
         descriptors.removeAll()
+        holdsLockFile = false
     }
 
     deinit {

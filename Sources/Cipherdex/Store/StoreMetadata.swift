@@ -8,6 +8,10 @@ struct StoreMetadata: Codable, Equatable, Sendable {
     static let currentFormatVersion = 1
     /// File name inside the store directory.
     static let fileName = "metadata.json"
+    /// The largest metadata file an open reads (32 keyslots take about 16 KiB).
+    static let maximumFileSize = 1 << 20
+    /// The most keyslots a store may hold.
+    static let maximumKeyslots = 32
 
     /// Format/scheme version; checked before anything else is read.
     var formatVersion: Int
@@ -79,6 +83,7 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         else {
             throw EncryptionError.metadataCorrupt(reason: "metadata checksum does not match (the file is damaged)")
         }
+        try metadata.checkRanges()
         if metadata.encrypted {
             guard let cipher = metadata.cipher, !metadata.keyslots.isEmpty, metadata.mac != nil else {
                 throw EncryptionError.metadataCorrupt(
@@ -92,6 +97,44 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         }
         return metadata
     }
+
+    /// Range-checks every value an open uses before the MAC can be checked: anyone can edit the
+    /// file and recompute its unkeyed checksum, so nothing here may make an open run unbounded
+    /// work (Argon2id cost, slot count) or allocate without bound.
+    private func checkRanges() throws {
+        func corrupt(_ reason: String) -> EncryptionError { .metadataCorrupt(reason: reason) }
+        guard storeID.utf8.count == 32, storeID.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { throw corrupt("storeID is not 32 lowercase hex digits") }
+        guard generation >= 1 else { throw corrupt("generation \(generation) is not positive") }
+        guard keyslots.count <= Self.maximumKeyslots else {
+            throw corrupt("\(keyslots.count) keyslots; at most \(Self.maximumKeyslots) are allowed")
+        }
+        guard Set(keyslots.map(\.id)).count == keyslots.count else { throw corrupt("two keyslots share an id") }
+        if let cipher {
+            guard (1...Self.maximumKDFIterations).contains(cipher.kdfIterations) else {
+                throw corrupt("kdf_iter \(cipher.kdfIterations) is outside 1...\(Self.maximumKDFIterations)")
+            }
+        }
+        for slot in keyslots {
+            guard (0...Int(Int32.max)).contains(slot.id) else { throw corrupt("keyslot id \(slot.id) is out of range") }
+            guard slot.wrappedKey.bytes.count == Sodium.aeadTagBytes + 32 else {
+                throw corrupt("keyslot \(slot.id) holds \(slot.wrappedKey.bytes.count) wrapped bytes, not 48")
+            }
+            if let kdf = slot.kdf {
+                guard PassphraseCost.acceptedOpsLimits.contains(kdf.opsLimit),
+                    PassphraseCost.acceptedMemLimits.contains(kdf.memLimit)
+                else {
+                    throw corrupt(
+                        "keyslot \(slot.id) asks for Argon2id cost \(kdf.opsLimit) passes over \(kdf.memLimit) bytes, "
+                            + "outside what an open accepts (\(PassphraseCost.acceptedOpsLimits) passes, "
+                            + "\(PassphraseCost.acceptedMemLimits) bytes)")
+                }
+            }
+        }
+    }
+
+    /// The most PBKDF2 iterations recorded cipher settings may ask for.
+    static let maximumKDFIterations = 1_000_000
 
     /// Checks the MAC with the data key; a mismatch means the metadata was altered.
     func verifyMAC(dataKey: SecureBytes) throws {

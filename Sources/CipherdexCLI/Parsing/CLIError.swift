@@ -27,6 +27,8 @@ enum ExitStatus {
     static let metadataCorrupt: Int32 = 14
     static let storeCorrupted: Int32 = 15
     static let storeLocked: Int32 = 16
+    static let permissionDenied: Int32 = 17
+    static let diskFull: Int32 = 18
     static let usage: Int32 = 64
 
     /// The error line's code and the exit status for any error.
@@ -46,6 +48,8 @@ enum ExitStatus {
             switch error {
             case .storeCorrupted: return (error.name, storeCorrupted)
             case .storeLocked: return (error.name, storeLocked)
+            case .permissionDenied: return (error.name, permissionDenied)
+            case .diskFull: return (error.name, diskFull)
             default: return (error.name, failure)
             }
         case let error as CLIError:

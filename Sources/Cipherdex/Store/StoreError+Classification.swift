@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension StoreError {
+    /// The typed form of a failed system call: no permission (or a read-only file system) and a
+    /// full disk (or quota) get their own cases, naming the path; anything else stays `system`.
+    static func classifying(_ error: SystemError) -> StoreError {
+        switch error.errno {
+        case EACCES, EPERM, EROFS:
+            return .permissionDenied(path: error.path, reason: String(cString: strerror(error.errno)))
+        case ENOSPC, EDQUOT:
+            return .diskFull(path: error.path)
+        default:
+            return .system(error)
+        }
+    }
+
+    /// The typed form of a database error that is about the environment rather than the data:
+    /// a full disk, missing permissions, another process's lock. Nil for anything else.
+    static func classifyingEnvironment(_ error: DatabaseError) -> StoreError? {
+        let path = error.path.isEmpty ? "the database" : error.path
+        switch error.systemErrno {
+        case ENOSPC, EDQUOT: return .diskFull(path: path)
+        case EACCES, EPERM, EROFS:
+            return .permissionDenied(path: path, reason: String(cString: strerror(error.systemErrno)))
+        default: break
+        }
+        switch error.code {
+        case Connection.fullCode:
+            return .diskFull(path: path)
+        case Connection.readOnlyCode:
+            return .permissionDenied(path: path, reason: "the database cannot be written")
+        case let code where Connection.busyCodes.contains(code):
+            return .storeLocked(path: FileSystem.parent(of: path))
+        default:
+            return nil
+        }
+    }
+
+    /// The typed form of any database error: the environment's cases, else `database`.
+    static func classifying(_ error: DatabaseError) -> StoreError {
+        classifyingEnvironment(error) ?? .database(error)
+    }
+}

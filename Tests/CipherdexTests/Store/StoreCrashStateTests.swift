@@ -1,0 +1,109 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+/// Stores in the states a crash or a full disk leaves: killed mid-checkpoint, damaged
+/// write-ahead log. Each opens with every committed write, or fails changing nothing.
+final class StoreCrashStateTests: XCTestCase {
+    private var path = ""
+    private let pageSize = CipherSettings.default.pageSize
+
+    override func setUp() {
+        path = TestSupport.temporaryPath()
+    }
+
+    /// A store whose write-ahead log holds committed documents that the main file does not: the
+    /// files as a crash leaves them (captured while the writer is open).
+    private func crashLeftStore(documents: Int, key: KeyProvider?) throws -> String {
+        let live = try Store.open(TestSupport.configuration(path, key: key))
+        let notes = try live.createCollection("notes")
+        try live.transaction { tx in
+            for index in 0..<documents {
+                try tx.collection("notes").insert(
+                    JSONValue.object(["n": .string("\(index)"), "body": .string(String(repeating: "note \(index) ", count: 40))]),
+                    id: "note-\(index)")
+            }
+        }
+        _ = notes
+        let crashed = TestSupport.temporaryPath("crashed")
+        TestSupport.copyDirectory(path, to: crashed)
+        live.close()
+        XCTAssertGreaterThan(FileSystem.size(crashed + "/store.db-wal") ?? 0, UInt64(pageSize * 8))
+        return crashed
+    }
+
+    /// The latest frame of each page in a WAL, by page number (every frame is committed here).
+    private func walPages(_ walPath: String) -> [(page: Int, offset: Int)] {
+        let wal = Array(FileManager.default.contents(atPath: walPath)!)
+        var latest: [Int: Int] = [:]
+        var offset = 32
+        while offset + 24 + pageSize <= wal.count {
+            let page = wal[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            latest[page] = offset + 24
+            offset += 24 + pageSize
+        }
+        return latest.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Does what a checkpoint killed part-way does: copies the first `fraction` of the log's
+    /// pages, in page order, into the main file, and leaves the log in place.
+    private func tearCheckpoint(_ store: String, fraction: Double) throws {
+        let wal = Array(FileManager.default.contents(atPath: store + "/store.db-wal")!)
+        let pages = walPages(store + "/store.db-wal")
+        let handle = FileHandle(forWritingAtPath: store + "/store.db")!
+        for (page, offset) in pages.prefix(Int(Double(pages.count) * fraction)) {
+            try handle.seek(toOffset: UInt64((page - 1) * pageSize))
+            handle.write(Data(wal[offset..<(offset + pageSize)]))
+        }
+        try handle.close()
+    }
+
+    private func assertAllNotesPresent(_ store: Store, count: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let notes = try store.collection("notes")
+        XCTAssertEqual(try notes.count(), count, file: file, line: line)
+        for index in [0, count / 2, count - 1] {
+            XCTAssertEqual(try notes.get(id: "note-\(index)")?[path: "n"], .string("\(index)"), file: file, line: line)
+        }
+        XCTAssertEqual(try store.verify().problems, [], file: file, line: line)
+    }
+
+    func testStoreKilledMidCheckpointOpensWithEveryCommittedWrite() throws {
+        for fraction in [0.0, 0.3, 0.6, 0.9] {
+            setUp()
+            let crashed = try crashLeftStore(documents: 600, key: TestSupport.rawKey(1))
+            try tearCheckpoint(crashed, fraction: fraction)
+            // A wrong key and no key still change nothing.
+            let before = TestSupport.snapshot(crashed)
+            XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(2))))
+            XCTAssertThrowsCase("keyRequired", try Store.open(TestSupport.configuration(crashed, key: nil)))
+            XCTAssertEqual(TestSupport.snapshot(crashed), before)
+            let store = try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))
+            try assertAllNotesPresent(store, count: 600)
+            store.close()
+        }
+    }
+
+    func testUnencryptedStoreKilledMidCheckpointOpens() throws {
+        let crashed = try crashLeftStore(documents: 600, key: nil)
+        try tearCheckpoint(crashed, fraction: 0.5)
+        let store = try Store.open(TestSupport.configuration(crashed, key: nil))
+        try assertAllNotesPresent(store, count: 600)
+        store.close()
+    }
+
+    func testDamagedLogOverATornMainFileFailsAndLeavesEveryByte() throws {
+        let crashed = try crashLeftStore(documents: 600, key: TestSupport.rawKey(1))
+        try tearCheckpoint(crashed, fraction: 0.5)
+        // Damage the log's first frame: its checksum fails, so the log holds nothing, and the
+        // main file alone is mid-checkpoint. The open must fail and put -shm back as it was.
+        TestSupport.flipBit(crashed + "/store.db-wal", at: 32 + 24 + 100)
+        for withIndex in [true, false] {
+            if !withIndex { try? FileManager.default.removeItem(atPath: crashed + "/store.db-shm") }
+            let before = TestSupport.snapshot(crashed)
+            XCTAssertThrowsCase(
+                "storeCorrupted", try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1))))
+            XCTAssertEqual(TestSupport.snapshot(crashed), before, "a failed open changed the store")
+        }
+    }
+}

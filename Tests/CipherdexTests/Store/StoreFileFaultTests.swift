@@ -1,0 +1,275 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Odd files, permissions, a full disk and leftovers of killed runs: each gets a typed error
+/// naming the path at once and changes nothing, or opens with every committed item.
+final class StoreFileFaultTests: XCTestCase {
+    private var path = ""
+    private var mounts: [String] = []
+
+    override func setUp() {
+        path = TestSupport.temporaryPath()
+    }
+
+    override func tearDown() {
+        for point in mounts.reversed() { Mounts.unmount(point) }
+        mounts = []
+    }
+
+    private func makeStore(at target: String? = nil, key: KeyProvider? = TestSupport.rawKey(1)) throws {
+        let store = try Store.open(TestSupport.configuration(target ?? path, key: key))
+        try store.createCollection("notes").insert(JSONValue.object(["body": .string("kept")]), id: "one")
+        _ = try store.addAttachment(Data("attachment body".utf8), contentType: "text/plain")
+        store.close()
+    }
+
+    /// Opens, expects the case `name` within a second, and no change to any file.
+    private func assertOpenFails(
+        _ name: String, at target: String? = nil, key: KeyProvider? = TestSupport.rawKey(1),
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let directory = target ?? path
+        let before = TestSupport.snapshot(directory)
+        let started = Date()
+        XCTAssertThrowsCase(name, try Store.open(TestSupport.configuration(directory, key: key)), file: file, line: line)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "the error took too long", file: file, line: line)
+        XCTAssertEqual(TestSupport.snapshot(directory), before, "a failed open changed the store", file: file, line: line)
+    }
+
+    private func assertOpensWithEverything(at target: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+        let store = try Store.open(TestSupport.configuration(target ?? path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        XCTAssertEqual(try store.collection("notes").get(id: "one")?[path: "body"], .string("kept"), file: file, line: line)
+        XCTAssertEqual(try store.attachmentTokens().count, 1, file: file, line: line)
+        XCTAssertEqual(try store.verify().problems, [], file: file, line: line)
+    }
+
+    // MARK: Odd files in place of store files
+
+    func testEveryKindOfFileInPlaceOfTheMetadataOrDatabaseIsATypedErrorAtOnce() throws {
+        try makeStore()
+        let cases: [(file: String, expected: String)] = [
+            ("metadata.json", "metadataCorrupt"), ("store.db", "storeCorrupted"), ("store.db-wal", "storeCorrupted"),
+            ("store.db-shm", "storeCorrupted"),
+        ]
+        for (name, expected) in cases {
+            let target = path + "/" + name
+            let saved = FileManager.default.contents(atPath: target)
+            try? FileManager.default.removeItem(atPath: target)
+            for kind in ["fifo", "directory", "symlink", "device"] {
+                switch kind {
+                case "fifo": XCTAssertEqual(mkfifo(target, 0o600), 0)
+                case "directory": try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+                case "symlink": XCTAssertEqual(symlink("/dev/zero", target), 0)
+                default: XCTAssertEqual(mknod(target, S_IFCHR | 0o600, dev_t((1 << 8) | 5)), 0)
+                }
+                assertOpenFails(expected, key: TestSupport.rawKey(1))
+                assertOpenFails(name == "metadata.json" ? expected : "keyInvalid", key: TestSupport.rawKey(2))
+                try FileManager.default.removeItem(atPath: target)
+            }
+            if let saved { FileManager.default.createFile(atPath: target, contents: saved) }
+        }
+        try assertOpensWithEverything()
+    }
+
+    func testALockFileThatIsNotARegularFileIsATypedError() throws {
+        try makeStore()
+        let lock = path + "/cipherdex.lock"
+        try FileManager.default.removeItem(atPath: lock)
+        XCTAssertEqual(mkfifo(lock, 0o600), 0)
+        assertOpenFails("notAStore")
+        try FileManager.default.removeItem(atPath: lock)
+        try assertOpensWithEverything()
+    }
+
+    // MARK: An empty database is damage, never a new store
+
+    func testEmptyOrTruncatedDatabaseIsStoreCorruptedAndNoAttachmentIsDeleted() throws {
+        for key in [TestSupport.rawKey(1), nil] {
+            setUp()
+            try makeStore(key: key)
+            let database = path + "/store.db"
+            let original = FileManager.default.contents(atPath: database)!
+            for length in [0, 1, 100, 4096] {
+                FileManager.default.createFile(atPath: database, contents: original.prefix(length))
+                assertOpenFails("storeCorrupted", key: key)
+                XCTAssertEqual(FileSystem.contents(of: path + "/attachments").count, 1)
+            }
+            FileManager.default.createFile(atPath: database, contents: original)
+            XCTAssertNoThrow(try Store.open(TestSupport.configuration(path, key: key)).close())
+        }
+    }
+
+    // MARK: Permissions and space
+
+    func testReadOnlyStoreIsPermissionDeniedAndCreatesNothing() throws {
+        try makeStore()
+        let view = try Mounts.readOnlyView(of: path)
+        mounts.append(view)
+        for _ in 0..<2 { assertOpenFails("permissionDenied", at: view) }
+        do {
+            _ = try Store.open(TestSupport.configuration(view, key: TestSupport.rawKey(1)))
+        } catch let error as StoreError {
+            XCTAssertTrue(error.errorDescription!.contains(view), "the error names the path: \(error)")
+        }
+        Mounts.unmount(view)
+        mounts.removeAll()
+        try assertOpensWithEverything()
+    }
+
+    func testFullDiskIsDiskFullAndTheStoreOpensOnceSpaceIsFreed() throws {
+        let disk = try Mounts.tmpfs(size: 4 << 20)
+        mounts.append(disk)
+        let store = disk + "/store"
+        try makeStore(at: store)
+        let filler = try Mounts.fill(disk, leaving: 0)
+        // Nothing can be written: the open names the full disk rather than damage.
+        try? FileManager.default.removeItem(atPath: store + "/store.db-shm")
+        let before = TestSupport.snapshot(store)
+        do {
+            let opened = try Store.open(TestSupport.configuration(store, key: TestSupport.rawKey(1)))
+            // An open that needs no new space may succeed; a write must then be diskFull.
+            XCTAssertThrowsCase(
+                "diskFull",
+                try opened.collection("notes").insert(
+                    JSONValue.object(["body": .string(String(repeating: "x", count: 1 << 20))]), id: "big"))
+            opened.close()
+        } catch let error as StoreError {
+            XCTAssertEqual(error.name, "diskFull", "\(error)")
+            XCTAssertEqual(TestSupport.snapshot(store), before)
+        }
+        try FileManager.default.removeItem(atPath: filler)
+        try assertOpensWithEverything(at: store)
+    }
+
+    // MARK: Leftovers of a killed create
+
+    func testDirectoryLeftByAKilledCreateBecomesAStore() throws {
+        for leftovers in [
+            ["cipherdex.lock"], ["cipherdex.lock", "store.db.creating"],
+            ["cipherdex.lock", "store.db.creating", "store.db.creating-wal", "store.db.creating-shm"],
+        ] {
+            setUp()
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for name in leftovers { FileManager.default.createFile(atPath: path + "/" + name, contents: Data([1, 2, 3])) }
+            try makeStore()
+            try assertOpensWithEverything()
+        }
+    }
+
+    func testDeleteRemovesLeftoversOfAKilledCreate() throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for name in ["cipherdex.lock", "store.db.creating", "store.db.creating-wal", "store.db.creating-shm"] {
+            FileManager.default.createFile(atPath: path + "/" + name, contents: Data([1]))
+        }
+        try Store.delete(at: path)
+        XCTAssertFalse(FileSystem.exists(path))
+    }
+
+    // MARK: Delete only what is provably ours
+
+    func testDeleteRefusesAnotherProgramsFiles() throws {
+        try FileManager.default.createDirectory(atPath: path + "/attachments", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: path + "/store.db", contents: Data("their database".utf8))
+        FileManager.default.createFile(atPath: path + "/attachments/a", contents: Data("their file".utf8))
+        FileManager.default.createFile(atPath: path + "/metadata.json", contents: Data("{\"theirs\": true}".utf8))
+        let before = TestSupport.snapshot(path)
+        XCTAssertThrowsCase("notAStore", try Store.delete(at: path))
+        XCTAssertEqual(TestSupport.snapshot(path), before)
+    }
+
+    // MARK: Metadata anyone can edit
+
+    func testEditedArgon2CostIsRefusedBeforeAnyWork() throws {
+        try makeStore(key: TestSupport.passphrase("right"))
+        let metadataPath = path + "/metadata.json"
+        for (ops, memory) in [(UInt64(1) << 40, 64 << 20), (3, 1 << 40), (UInt64.max, Int.max)] {
+            var metadata = try StoreMetadata.parse(Array(FileManager.default.contents(atPath: metadataPath)!))
+            let original = FileManager.default.contents(atPath: metadataPath)!
+            metadata.keyslots[0].kdf?.opsLimit = ops
+            metadata.keyslots[0].kdf?.memLimit = memory
+            metadata.checksum = nil
+            metadata.checksum = Base64Bytes(Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            FileManager.default.createFile(atPath: metadataPath, contents: try encoder.encode(metadata))
+            assertOpenFails("metadataCorrupt", key: TestSupport.passphrase("right"))
+            FileManager.default.createFile(atPath: metadataPath, contents: original)
+        }
+    }
+
+    func testEditedSlotCountIsRefused() throws {
+        try makeStore()
+        let metadataPath = path + "/metadata.json"
+        var metadata = try StoreMetadata.parse(Array(FileManager.default.contents(atPath: metadataPath)!))
+        metadata.keyslots = (0..<1000).map { index in
+            var slot = metadata.keyslots[0]
+            slot.id = index
+            return slot
+        }
+        metadata.checksum = nil
+        metadata.checksum = Base64Bytes(Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
+        FileManager.default.createFile(atPath: metadataPath, contents: try JSONEncoder().encode(metadata))
+        assertOpenFails("metadataCorrupt")
+    }
+
+    // MARK: Connections closed before the lock is released
+
+    func testCloseLetsGoOfEveryDatabaseFileBeforeReturning() throws {
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        _ = try store.createCollection("notes").count()
+        XCTAssertFalse(openDescriptors(under: path).isEmpty)
+        store.close()
+        XCTAssertEqual(openDescriptors(under: path), [], "a connection outlived close(); the lock was released too early")
+        withExtendedLifetime(store) {}
+    }
+
+    private func openDescriptors(under directory: String) -> [String] {
+        let resolved = (directory as NSString).resolvingSymlinksInPath
+        return FileSystem.contents(of: "/proc/self/fd").compactMap { fd in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd)).flatMap {
+                $0.hasPrefix(resolved + "/") ? $0 : nil
+            }
+        }.sorted()
+    }
+
+    // MARK: Owner-only modes whatever the umask
+
+    func testEveryFileAndDirectoryIsOwnerOnlyWhateverTheUmask() throws {
+        let previous = umask(0)
+        defer { umask(previous) }
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        _ = try store.addAttachment(Data("x".utf8))
+        try store.createCollection("notes").insert(JSONValue.object([:]), id: "a")
+        assertOwnerOnly(path)
+        store.close()
+        // An older store's 0644 files are tightened by the next open.
+        chmod(path + "/store.db", 0o644)
+        chmod(path, 0o755)
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        assertOwnerOnly(path)
+    }
+
+    private func assertOwnerOnly(_ directory: String, file: StaticString = #filePath, line: UInt = #line) {
+        var info = stat()
+        XCTAssertEqual(lstat(directory, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o700, directory, file: file, line: line)
+        for name in FileSystem.contents(of: directory) {
+            let child = directory + "/" + name
+            XCTAssertEqual(lstat(child, &info), 0)
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                assertOwnerOnly(child, file: file, line: line)
+            } else {
+                XCTAssertEqual(info.st_mode & 0o777, 0o600, child, file: file, line: line)
+            }
+        }
+    }
+}

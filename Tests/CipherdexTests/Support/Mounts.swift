@@ -1,0 +1,70 @@
+import Foundation
+import XCTest
+
+/// Mounts for fault tests (they run as root, as CI does): a small tmpfs to fill, and a read-only
+/// view of a directory. Each is unmounted by `unmount`; a test without the privilege skips.
+enum Mounts {
+    /// Runs a command, returning its exit status.
+    @discardableResult
+    static func run(_ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// A new tmpfs of `size` bytes at a new directory, or a skip.
+    static func tmpfs(size: Int) throws -> String {
+        let point = NSTemporaryDirectory() + "cipherdex-tmpfs-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        guard run(["mount", "-t", "tmpfs", "-o", "size=\(size),mode=0700", "tmpfs", point]) == 0 else {
+            throw XCTSkip("cannot mount a tmpfs here (fault tests need root)")
+        }
+        return point
+    }
+
+    /// A read-only bind mount of `directory` at a new path, or a skip.
+    static func readOnlyView(of directory: String) throws -> String {
+        let point = NSTemporaryDirectory() + "cipherdex-ro-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        guard run(["mount", "--bind", directory, point]) == 0 else {
+            throw XCTSkip("cannot bind-mount here (fault tests need root)")
+        }
+        guard run(["mount", "-o", "remount,ro,bind", point]) == 0 else {
+            unmount(point)
+            throw XCTSkip("cannot remount read-only here")
+        }
+        return point
+    }
+
+    /// Unmounts `point` and removes the directory.
+    static func unmount(_ point: String) {
+        run(["umount", point])
+        try? FileManager.default.removeItem(atPath: point)
+    }
+
+    /// Fills the file system holding `directory` until about `leave` bytes are free; returns the
+    /// filler's path (remove it to free the space).
+    static func fill(_ directory: String, leaving leave: Int) throws -> String {
+        let filler = directory + "/filler-" + UUID().uuidString
+        FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = FileHandle(forWritingAtPath: filler)!
+        defer { try? handle.close() }
+        let block = Data(repeating: 0x5a, count: 4096)
+        while true {
+            let attributes = try FileManager.default.attributesOfFileSystem(forPath: directory)
+            let free = (attributes[.systemFreeSize] as? NSNumber)?.intValue ?? 0
+            if free <= leave { break }
+            do {
+                try handle.write(contentsOf: free - leave >= (1 << 20) ? Data(count: 1 << 20) : block)
+            } catch {
+                break
+            }
+        }
+        return filler
+    }
+}
