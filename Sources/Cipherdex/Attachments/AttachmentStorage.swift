@@ -4,10 +4,16 @@ import Foundation
 ///
 /// Writing: content is sealed (or, in an unencrypted store, copied) into `staging/<id>` while a
 /// keyed hash of the plaintext is computed; committing either finds identical content already
-/// stored (same keyed hash: the staged file is dropped and the existing id returned) or renames
-/// the staged file into `attachments/<id>` and records it. The rename happens before the row is
-/// committed; a crash between leaves an unrecorded file, removed at the next open after the key
-/// is verified, as is everything in `staging/`.
+/// stored (same keyed hash: the staged file is dropped and the existing id returned) or records
+/// it, and once the row is committed the staged file is renamed into `attachments/<id>`
+/// (`publish`). Removing records the id in `attachment_removals` in the same transaction as the
+/// row's deletion, and unlinks the file after the commit.
+///
+/// So every state a crash leaves is provable at the next open (`reconcile`, after the key is
+/// verified): a staged file with a row was committed (its rename is finished), one without a
+/// row never was (it is deleted); a removal record names a file whose removal committed. A file
+/// in `attachments/` that no row and no removal record names is never deleted — only reported
+/// by `verify` — because nothing proves it unneeded.
 struct AttachmentStorage {
     let layout: StoreLayout
     /// Attachments master key (nil: unencrypted store, plain files).
@@ -70,8 +76,9 @@ struct AttachmentStorage {
         }
     }
 
-    /// Makes a staged file visible and records it, in the caller's write transaction; returns
-    /// the id of the stored content (an existing one when the same content is already stored).
+    /// Records a staged file in the caller's write transaction; returns the id of the stored
+    /// content (an existing one when the same content is already stored, the staged file then
+    /// being dropped). Once the transaction commits, call `publish(_:)` for a new id.
     func commit(_ staged: Staged, db: Connection, contentType: String?, metadata: [String: String]) throws -> String {
         if let existing = try db.scalar(
             "SELECT id FROM attachments WHERE content_hash = ?", [.blob(staged.contentHash)])?.textValue
@@ -79,18 +86,51 @@ struct AttachmentStorage {
             unlink(staged.path)
             return existing
         }
-        try Store.wrapSystem {
-            try FileSystem.rename(staged.path, to: path(of: staged.id))
-            try FileSystem.syncDirectory(layout.attachments)
-        }
         let metadataJSON = String(decoding: try JSONEncoder().encode(metadata), as: UTF8.self)
         try db.execute(
             "INSERT INTO attachments (id, content_hash, length, content_type, metadata) VALUES (?, ?, ?, ?, ?)",
             [
                 .text(staged.id), .blob(staged.contentHash), .integer(Int64(staged.length)),
-                staged.length >= 0 ? (contentType.map { .text($0) } ?? .null) : .null, .text(metadataJSON),
+                contentType.map { .text($0) } ?? .null, .text(metadataJSON),
             ])
         return staged.id
+    }
+
+    /// Moves a committed attachment's staged file into `attachments/` (durably). Until then
+    /// readers find it in `staging/` (see `readablePath(of:)`); a crash before it is finished by
+    /// the next open.
+    func publish(_ id: String) throws {
+        try Store.wrapSystem {
+            try FileSystem.rename(layout.staging + "/" + id, to: path(of: id))
+            try FileSystem.syncDirectory(layout.attachments)
+        }
+    }
+
+    /// Where the content of a recorded attachment is now: `attachments/<id>`, or `staging/<id>`
+    /// between its commit and its `publish`.
+    func readablePath(of id: String) -> String {
+        let published = path(of: id)
+        if FileSystem.exists(published) { return published }
+        let staged = layout.staging + "/" + id
+        return FileSystem.exists(staged) ? staged : published
+    }
+
+    /// Deletes a recorded attachment's row in the caller's transaction and records the removal,
+    /// so that its file is provably unneeded; false when there is no such row. Unlink the file
+    /// with `finishRemoval(_:db:)` once the transaction commits.
+    func recordRemoval(_ id: String, db: Connection) throws -> Bool {
+        try db.execute("DELETE FROM attachments WHERE id = ?", [.text(id)])
+        guard db.changes > 0 else { return false }
+        try db.execute("INSERT OR IGNORE INTO attachment_removals (id) VALUES (?)", [.text(id)])
+        return true
+    }
+
+    /// Unlinks the file of a committed removal (the record stays until the next open's
+    /// `reconcile`, which needs no transaction now).
+    func unlinkRemoved(_ id: String) {
+        unlink(path(of: id))
+        unlink(layout.staging + "/" + id)
+        try? FileSystem.syncDirectory(layout.attachments)
     }
 
     /// The recorded token of `id`, or nil.
@@ -107,19 +147,34 @@ struct AttachmentStorage {
             id: id, length: UInt64(row[0].integerValue ?? 0), contentType: row[1].textValue, metadata: metadata)
     }
 
-    /// Deletes files in `attachments/` that no row records (left by a crash between rename and
-    /// commit, or between a removal's commit and its unlink). Called at open, after the key is
-    /// verified and before anyone can add attachments.
-    func removeUnrecordedFiles(db: Connection) throws {
-        let files = FileSystem.contents(of: layout.attachments)
-        guard !files.isEmpty else { return }
+    /// Finishes what a crash interrupted, deleting only what is provably unneeded (see the type's
+    /// documentation): committed staged files are published, uncommitted ones deleted, removed
+    /// ones unlinked. Called at open, after the key is verified and before anyone can add
+    /// attachments.
+    func reconcile(db: Connection) throws {
+        let staged = FileSystem.contents(of: layout.staging)
+        let removals = try db.rows("SELECT id FROM attachment_removals").compactMap { $0.first?.textValue }
+        guard FileSystem.exists(layout.staging) || !removals.isEmpty else { return }
         let recorded = Set(try db.rows("SELECT id FROM attachments").compactMap { $0.first?.textValue })
-        var removed = false
-        for name in files where !recorded.contains(name) {
-            try Store.wrapSystem { try FileSystem.removeFile(path(of: name)) }
-            removed = true
+        try Store.wrapSystem {
+            for name in staged {
+                if recorded.contains(name) {
+                    try FileSystem.createDirectory(layout.attachments)
+                    try publish(name)
+                } else {
+                    try FileSystem.removeFile(layout.staging + "/" + name)
+                }
+            }
+            for id in removals where Self.isValidID(id) && !recorded.contains(id) {
+                try FileSystem.removeFile(path(of: id))
+            }
+            if FileSystem.isDirectory(layout.attachments) { try FileSystem.syncDirectory(layout.attachments) }
+            if FileSystem.isDirectory(layout.staging) && FileSystem.contents(of: layout.staging).isEmpty {
+                try FileDescriptor.retrying(operation: "rmdir", path: layout.staging) { rmdir(layout.staging) }
+                try FileSystem.syncDirectory(layout.directory)
+            }
         }
-        if removed { try Store.wrapSystem { try FileSystem.syncDirectory(layout.attachments) } }
+        try db.execute("DELETE FROM attachment_removals")
     }
 
     /// A guess at the content type from a file extension.

@@ -83,6 +83,7 @@ extension Store {
                 try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
             }
         }
+        if id == staged.id { try storage.publish(id) }
         return AttachmentToken(id: id, length: staged.length, contentType: contentType, metadata: metadata)
     }
 
@@ -93,7 +94,7 @@ extension Store {
             throw AttachmentError.notFound(id: id)
         }
         let storage = attachmentStorage
-        return try AttachmentReader(id: id, path: storage.path(of: id), masterKey: storage.masterKey)
+        return try AttachmentReader(id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey)
     }
 
     /// The whole content of attachment `id`.

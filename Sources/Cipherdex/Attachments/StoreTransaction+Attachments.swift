@@ -16,7 +16,8 @@ extension StoreTransaction {
         return try savepoint {
             let id = try storage.commit(staged, db: connection, contentType: contentType, metadata: metadata)
             if id == staged.id {
-                onRollback { [path = storage.path(of: id)] in unlink(path) }
+                onRollback { [path = staged.path] in unlink(path) }
+                afterCommit { try? storage.publish(id) }
             }
             return AttachmentToken(id: id, length: staged.length, contentType: contentType, metadata: metadata)
         }
@@ -38,13 +39,9 @@ extension StoreTransaction {
         try checkActive()
         guard AttachmentStorage.isValidID(id) else { return false }
         return try savepoint {
-            try connection.execute("DELETE FROM attachments WHERE id = ?", [.text(id)])
-            guard connection.changes > 0 else { return false }
             let storage = store.attachmentStorage
-            afterCommit {
-                unlink(storage.path(of: id))
-                try? FileSystem.syncDirectory(storage.layout.attachments)
-            }
+            guard try storage.recordRemoval(id, db: connection) else { return false }
+            afterCommit { storage.unlinkRemoved(id) }
             return true
         }
     }

@@ -23,6 +23,11 @@ extension Store {
         migrator.register(version: 4, name: "search index") { db in
             try SearchSchema.create(db)
         }
+        migrator.register(version: 5, name: "attachment removals") { db in
+            // Ids whose row's deletion committed and whose file may still exist: what proves a
+            // file unneeded (AttachmentStorage.reconcile).
+            try db.execute("CREATE TABLE attachment_removals (id TEXT PRIMARY KEY) WITHOUT ROWID")
+        }
         return migrator
     }()
 }

@@ -257,19 +257,19 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// Run once the store is open and its key and database verified: removes what a crash may
-    /// have left (staged attachments, unrecorded attachment files, temporary metadata files).
+    /// Run once the store is open and its key and database verified: finishes or removes what a
+    /// crash may have left (staged and removed attachments, temporary metadata files), deleting
+    /// only what is provably unneeded.
     func didOpen() throws {
         try restrictModes()
         try Store.wrapSystem {
-            try FileSystem.removeTree(layout.staging)
             for name in FileSystem.contents(of: layout.directory) where name.hasPrefix(StoreMetadata.fileName + ".tmp-")
             {
                 try FileSystem.removeFile(layout.directory + "/" + name)
             }
         }
         try Store.mappingDatabaseErrors {
-            try pool.write { try attachmentStorage.removeUnrecordedFiles(db: $0) }
+            try pool.write { try attachmentStorage.reconcile(db: $0) }
         }
     }
 

@@ -116,25 +116,55 @@ final class AttachmentStoreTests: XCTestCase {
         XCTAssertEqual(try store.attachmentData(token.id), bytes(20_000))
     }
 
-    func testCrashLeftoversAreCleanedAtOpenAfterKeyCheck() throws {
+    func testCrashLeftoversAreReconciledAtOpenAfterKeyCheckDeletingOnlyWhatIsProvablyUnneeded() throws {
         let kept = try store.addAttachment(bytes(30_000))
+        let published = try store.addAttachment(bytes(31_000))
+        let removed = try store.addAttachment(bytes(32_000))
         store.close()
-        // What a killed writer leaves: a partial staged file and a renamed but unrecorded file.
+        // What a killed writer leaves: a partial staged file (never committed), a committed file
+        // not yet moved out of staging, a file whose removal committed before its unlink, and
+        // a file no record names (which nothing proves unneeded).
         try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
         FileManager.default.createFile(
             atPath: path + "/staging/0123456789abcdef0123456789abcdef", contents: Data(count: 5000))
+        try FileManager.default.moveItem(
+            atPath: path + "/attachments/" + published.id, toPath: path + "/staging/" + published.id)
+        store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.write { db in
+            try db.execute("DELETE FROM attachments WHERE id = ?", [.text(removed.id)])
+            try db.execute("INSERT INTO attachment_removals (id) VALUES (?)", [.text(removed.id)])
+        }
+        store.close()
         let orphan = path + "/attachments/fedcba9876543210fedcba9876543210"
         FileManager.default.createFile(atPath: orphan, contents: Data(count: 5000))
         // A wrong key changes nothing...
         let before = TestSupport.snapshot(path)
         XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2))))
         XCTAssertEqual(TestSupport.snapshot(path), before)
-        // ...the right key cleans up and keeps everything else.
+        // ...the right key finishes what was committed and removes what provably is not needed.
         store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/staging"))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: orphan))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/attachments/" + removed.id))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path + "/attachments/" + published.id))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: orphan), "an unrecorded file is reported, never deleted")
         XCTAssertEqual(try store.attachmentData(kept.id), bytes(30_000))
+        XCTAssertEqual(try store.attachmentData(published.id), bytes(31_000))
+        XCTAssertEqual(try store.read { try $0.scalar("SELECT count(*) FROM attachment_removals")?.integerValue }, 0)
+        XCTAssertEqual(try store.verify().problems, ["attachment file fedcba9876543210fedcba9876543210 is not recorded in the database"])
+        try FileManager.default.removeItem(atPath: orphan)
         XCTAssertTrue(try store.verify().isHealthy)
+    }
+
+    func testRemovalIsRecordedWithTheRowAndTheFileGoesAfterTheCommit() throws {
+        let token = try store.addAttachment(bytes(10_000))
+        try store.transaction { tx in
+            XCTAssertTrue(try tx.removeAttachment(token.id))
+            XCTAssertEqual(
+                try tx.connection.scalar("SELECT count(*) FROM attachment_removals WHERE id = ?", [.text(token.id)])?
+                    .integerValue, 1)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: self.path + "/attachments/" + token.id))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/attachments/" + token.id))
     }
 
     func testSwappedAndDamagedFilesAreTypedErrorsAndVerifyNamesThem() throws {
