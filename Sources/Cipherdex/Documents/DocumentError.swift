@@ -32,6 +32,9 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
     /// A `StoreTransaction` (or a collection obtained from it) was used after its transaction
     /// ended, or from another thread than the transaction's.
     case transactionNotActive
+    /// A member that must be an array (such as `attachments`, which `attach --doc` appends to)
+    /// exists but holds another kind of value; it is left as it is.
+    case fieldNotAnArray(field: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -50,6 +53,7 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
         case .encodingFailed: return "encodingFailed"
         case .decodingFailed: return "decodingFailed"
         case .transactionNotActive: return "transactionNotActive"
+        case .fieldNotAnArray: return "fieldNotAnArray"
         }
     }
 
@@ -73,6 +77,7 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
         case .encodingFailed(let reason): return "the value cannot be encoded as JSON: \(reason)"
         case .decodingFailed(let reason): return "the document cannot be decoded: \(reason)"
         case .transactionNotActive: return "the transaction has ended or belongs to another thread"
+        case .fieldNotAnArray(let field): return "the field \(field) exists and is not an array"
         }
     }
 
