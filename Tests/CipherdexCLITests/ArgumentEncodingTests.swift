@@ -55,10 +55,14 @@ final class ArgumentEncodingTests: XCTestCase {
     func testEveryKindOfArgumentIsChecked() throws {
         let cases: [(script: String, stderr: String)] = [
             (#""$CIPHERDEX" doc get s "$(printf 'n\300\200')" x --key-file k"#, "argument 4 is not valid UTF-8"),
-            (#""$CIPHERDEX" doc find s notes --where "$(printf 'a=\355\240\200')" --key-file k"#,
-                "argument 6 (after --where) is not valid UTF-8"),
-            (#""$CIPHERDEX" attach s f --doc "$(printf 'n/\377')" --key-file k"#,
-                "argument 5 (after --doc) is not valid UTF-8"),
+            (
+                #""$CIPHERDEX" doc find s notes --where "$(printf 'a=\355\240\200')" --key-file k"#,
+                "argument 6 (after --where) is not valid UTF-8"
+            ),
+            (
+                #""$CIPHERDEX" attach s f --doc "$(printf 'n/\377')" --key-file k"#,
+                "argument 5 (after --doc) is not valid UTF-8"
+            ),
             (#""$CIPHERDEX" info "$(printf 's\377')""#, "argument 2 is not valid UTF-8"),
             (#""$CIPHERDEX" "$(printf 'doc\377')""#, "argument 1 is not valid UTF-8"),
         ]
