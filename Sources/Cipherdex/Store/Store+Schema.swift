@@ -23,6 +23,9 @@ extension Store {
         migrator.register(version: 4, name: "search index") { db in
             try SearchSchema.create(db)
         }
+        migrator.register(version: 5, name: "exact number index keys") { db in
+            try DocumentSchema.rebuildIndexes(db)
+        }
         return migrator
     }()
 }
