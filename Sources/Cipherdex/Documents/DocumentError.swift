@@ -3,7 +3,8 @@ import Foundation
 /// Failures of document operations. No case carries document content: reasons name the problem
 /// and a position, never the text of the document or of a value.
 public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
-    /// The input is not valid JSON (or holds a number JSON cannot express).
+    /// The input is not valid JSON (or holds a number whose exponent exceeds ±2.3 × 10^18, the
+    /// one limit beyond JSON's own).
     case invalidJSON(reason: String)
     /// The document's top-level value is not an object.
     case notAnObject
