@@ -17,7 +17,7 @@ enum DocumentAPIWorkload {
         let values: [JSONValue] = (0..<documents).map { index in
             [
                 "name": .string("Patient \(index)"), "city": .string(cities[index % cities.count]),
-                "age": .number(Double(index % 97)), "notes": .string(note()),
+                "age": .number(JSONNumber(index % 97)), "notes": .string(note()),
             ]
         }
         let insert = try Bench.time {

@@ -188,7 +188,6 @@ public struct DocumentCollection: @unchecked Sendable {
     static func validate(id: String, value: JSONValue) throws {
         try validate(id: id)
         guard case .object = value else { throw DocumentError.notAnObject }
-        guard value.isFinite else { throw DocumentError.invalidJSON(reason: "a number is not finite") }
         guard value.nestingDepth <= JSONValue.maximumDepth else {
             throw DocumentError.invalidJSON(reason: "nesting deeper than \(JSONValue.maximumDepth)")
         }

@@ -3,7 +3,8 @@ import Foundation
 /// Failures of document operations. No case carries document content: reasons name the problem
 /// and a position, never the text of the document or of a value.
 public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
-    /// The input is not valid JSON (or holds a number JSON cannot express).
+    /// The input is not valid JSON (or holds a number whose exponent exceeds ±2.3 × 10^18, the
+    /// one limit beyond JSON's own).
     case invalidJSON(reason: String)
     /// The document's top-level value is not an object.
     case notAnObject
@@ -32,6 +33,9 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
     /// A `StoreTransaction` (or a collection obtained from it) was used after its transaction
     /// ended, or from another thread than the transaction's.
     case transactionNotActive
+    /// A member that must be an array (such as `attachments`, which `attach --doc` appends to)
+    /// exists but holds another kind of value; it is left as it is.
+    case fieldNotAnArray(field: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -50,6 +54,7 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
         case .encodingFailed: return "encodingFailed"
         case .decodingFailed: return "decodingFailed"
         case .transactionNotActive: return "transactionNotActive"
+        case .fieldNotAnArray: return "fieldNotAnArray"
         }
     }
 
@@ -73,6 +78,7 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
         case .encodingFailed(let reason): return "the value cannot be encoded as JSON: \(reason)"
         case .decodingFailed(let reason): return "the document cannot be decoded: \(reason)"
         case .transactionNotActive: return "the transaction has ended or belongs to another thread"
+        case .fieldNotAnArray(let field): return "the field \(field) exists and is not an array"
         }
     }
 

@@ -10,8 +10,8 @@ extension JSONValue {
     ///
     /// - a type tag byte in `typeRank` order, then
     /// - bool: one byte 0 or 1;
-    /// - number: the 8 bytes of the double, big-endian, with the sign bit flipped for
-    ///   non-negative numbers and every bit flipped for negative ones (`-0` is encoded as `0`);
+    /// - number: `JSONNumber.indexKeyPayload`, ordered by exact decimal value (this format
+    ///   replaced 8-byte doubles in schema version 5, which rebuilt every index);
     /// - string: the UTF-8 bytes, truncated to `indexStringLimit` bytes;
     /// - array and object: nothing.
     ///
@@ -26,11 +26,7 @@ extension JSONValue {
         case .bool(let value):
             key.append(value ? 1 : 0)
         case .number(let value):
-            let bits = (value == 0 ? 0 : value).bitPattern
-            let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                key.append(UInt8(truncatingIfNeeded: ordered >> UInt64(shift)))
-            }
+            key.append(contentsOf: value.indexKeyPayload)
         case .string(let value):
             key.append(contentsOf: value.utf8.prefix(JSONValue.indexStringLimit))
         }

@@ -2,7 +2,8 @@ extension JSONValue: Comparable {
     /// The total order of JSON values, used by range predicates and sorting:
     ///
     /// 1. By type: null < bool < number < string < array < object.
-    /// 2. Within a type: false < true; numbers numerically (`-0 == 0`); strings by their UTF-8
+    /// 2. Within a type: false < true; numbers by exact decimal value (`-0 == 0`, and
+    ///    `2^53 < 2^53 + 1`, never through doubles); strings by their UTF-8
     ///    bytes (Unicode code point order); arrays element by element, a prefix first; objects
     ///    member by member in canonical key order (key bytes first, then value), a prefix first.
     ///
@@ -16,11 +17,7 @@ extension JSONValue: Comparable {
         case (.bool(let a), .bool(let b)):
             return a == b ? 0 : (a ? 1 : -1)
         case (.number(let a), .number(let b)):
-            if a < b { return -1 }
-            if a > b { return 1 }
-            if a == b { return 0 }
-            // Not a JSON value, but keep the order total: NaN sorts below every number.
-            return a.isNaN == b.isNaN ? 0 : (a.isNaN ? -1 : 1)
+            return JSONNumber.compare(a, b)
         case (.string(let a), .string(let b)):
             return compareBytes(a, b)
         case (.array(let a), .array(let b)):

@@ -3,9 +3,10 @@ import Foundation
 extension JSONValue {
     /// Parses strict JSON (RFC 8259) from UTF-8 bytes.
     ///
-    /// Rejects, with `DocumentError.invalidJSON`: malformed syntax, invalid UTF-8, lone
-    /// surrogate escapes, numbers outside the double range, duplicate object keys, nesting deeper
-    /// than `maximumDepth` and trailing content. Error reasons name the problem and a byte
+    /// Numbers are kept exactly (see `JSONNumber`), whatever their size or exponent. Rejects,
+    /// with `DocumentError.invalidJSON`: malformed syntax, invalid UTF-8, lone surrogate escapes,
+    /// an exponent beyond ±`JSONNumber.exponentLimit` (about 2.3 × 10^18), duplicate object
+    /// keys, nesting deeper than `maximumDepth` and trailing content. Error reasons name the problem and a byte
     /// offset, never the text of the input.
     public init(parsing bytes: [UInt8]) throws {
         var parser = JSONParser(bytes: bytes)
@@ -149,39 +150,56 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseNumber() throws -> Double {
+    private mutating func parseNumber() throws -> JSONNumber {
         let start = index
-        func digits() -> Int {
+        func digits() -> Range<Int> {
             let first = index
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-                index += 1
-            }
-            return index - first
+            while index < bytes.count, JSONNumber.isDigit(bytes[index]) { index += 1 }
+            return first..<index
         }
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let isNegative = bytes[index] == UInt8(ascii: "-")
+        if isNegative { index += 1 }
         guard index < bytes.count else { throw failure("invalid number") }
+        let integerDigits: Range<Int>
         if bytes[index] == UInt8(ascii: "0") {
+            integerDigits = index..<(index + 1)
             index += 1
-        } else if digits() == 0 {
-            throw failure("invalid number")
+        } else {
+            integerDigits = digits()
+            guard !integerDigits.isEmpty else { throw failure("invalid number") }
         }
+        var fractionDigits = index..<index
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard digits() > 0 else { throw failure("invalid number") }
+            fractionDigits = digits()
+            guard !fractionDigits.isEmpty else { throw failure("invalid number") }
         }
+        var exponent = 0
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
+            var exponentSign = 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                if bytes[index] == UInt8(ascii: "-") { exponentSign = -1 }
                 index += 1
             }
-            guard digits() > 0 else { throw failure("invalid number") }
+            let exponentDigits = digits()
+            guard !exponentDigits.isEmpty else { throw failure("invalid number") }
+            for position in exponentDigits {  // saturates at Int.max, which JSONNumber refuses
+                let (shifted, overflowA) = exponent.multipliedReportingOverflow(by: 10)
+                let (next, overflowB) = shifted.addingReportingOverflow(Int(bytes[position] - UInt8(ascii: "0")))
+                exponent = overflowA || overflowB ? Int.max : next
+            }
+            exponent *= exponentSign
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
+        guard
+            let number = JSONNumber(
+                isNegative: isNegative, integerDigits: bytes[integerDigits], fractionDigits: bytes[fractionDigits],
+                exponent: exponent)
+        else {
             index = start
-            throw failure("number out of range")
+            throw failure("number exponent out of range")
         }
-        return value
+        return number
     }
 
     private mutating func parseString() throws -> String {

@@ -2,10 +2,10 @@ import Foundation
 
 extension JSONValue {
     /// The canonical JSON text of the value, as UTF-8 bytes: no whitespace, object members sorted
-    /// by the UTF-8 bytes of their keys, integral numbers of magnitude below 10^18 written as
-    /// integers (`-0` as `0`), other numbers in Swift's shortest round-trip form, and strings
-    /// with only `"`, `\` and control characters escaped. Equal values have equal canonical
-    /// bytes. Non-finite numbers, which JSON cannot express, are written as `null`.
+    /// by the UTF-8 bytes of their keys, numbers as their exact canonical text (see
+    /// `JSONNumber.description`: `12345678901234567890`, `0.1`, `1e400`; `-0` as `0`), and
+    /// strings with only `"`, `\` and control characters escaped. Equal values have equal
+    /// canonical bytes.
     public var canonicalBytes: [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(64)
@@ -25,7 +25,7 @@ extension JSONValue {
         case .bool(let value):
             output.append(contentsOf: (value ? "true" : "false").utf8)
         case .number(let value):
-            output.append(contentsOf: JSONValue.numberText(value).utf8)
+            output.append(contentsOf: value.description.utf8)
         case .string(let value):
             JSONValue.writeString(value, to: &output)
         case .array(let elements):
@@ -45,14 +45,6 @@ extension JSONValue {
             }
             output.append(UInt8(ascii: "}"))
         }
-    }
-
-    private static func numberText(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        if value == value.rounded(), abs(value) < 1e18 {
-            return String(Int64(value))
-        }
-        return value.description
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -1,8 +1,9 @@
 /// A JSON value: the content of a document and the operand of a query.
 ///
-/// Numbers are IEEE doubles (integers are exact up to 2^53) and must be finite. Strings compare
-/// and hash by their UTF-8 bytes (no Unicode normalization), so `==`, the ordering and the index
-/// keys of a collection always agree.
+/// Numbers are `JSONNumber`s: kept exactly as written (integers of any length, decimals digit
+/// for digit, any exponent), compared by exact decimal value. Strings compare and hash by their
+/// UTF-8 bytes (no Unicode normalization), so `==`, the ordering and the index keys of a
+/// collection always agree.
 ///
 /// Values are totally ordered (see `JSONValue.compare(_:_:)`): null < bool < number < string <
 /// array < object. Range predicates and sorting use this order, across types as well.
@@ -11,8 +12,8 @@ public enum JSONValue: Sendable {
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// A finite number.
-    case number(Double)
+    /// A number, exact.
+    case number(JSONNumber)
     /// A string.
     case string(String)
     /// An array.
@@ -32,9 +33,16 @@ public enum JSONValue: Sendable {
         return nil
     }
 
-    /// The number, when this is one.
-    public var numberValue: Double? {
+    /// The number, exact, when this is one.
+    public var jsonNumberValue: JSONNumber? {
         if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The number as the nearest double, when this is one. Lossy for integers beyond 2^53 and
+    /// for long decimals; use `jsonNumberValue` for the exact value.
+    public var numberValue: Double? {
+        if case .number(let value) = self { return value.doubleValue }
         return nil
     }
 
@@ -83,21 +91,11 @@ public enum JSONValue: Sendable {
         }
         return current
     }
-
-    /// Whether every number in the value is finite (JSON cannot represent the others).
-    var isFinite: Bool {
-        switch self {
-        case .null, .bool, .string: return true
-        case .number(let number): return number.isFinite
-        case .array(let elements): return elements.allSatisfy(\.isFinite)
-        case .object(let members): return members.values.allSatisfy(\.isFinite)
-        }
-    }
 }
 
 extension JSONValue: Hashable {
-    /// Structural equality; strings are equal when their UTF-8 bytes are, numbers by value
-    /// (so `0` equals `-0`).
+    /// Structural equality; strings are equal when their UTF-8 bytes are, numbers by exact value
+    /// (so `0` equals `-0` and `1e2` equals `100`).
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -125,7 +123,7 @@ extension JSONValue: Hashable {
             hasher.combine(value)
         case .number(let value):
             hasher.combine(2 as UInt8)
-            hasher.combine(value == 0 ? 0 : value)
+            hasher.combine(value)
         case .string(let value):
             hasher.combine(3 as UInt8)
             hasher.combine(value.utf8.count)
@@ -157,10 +155,10 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     public init(nilLiteral: ()) { self = .null }
     /// A boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    /// A number from an integer literal.
-    public init(integerLiteral value: Int) { self = .number(Double(value)) }
-    /// A number from a floating-point literal.
-    public init(floatLiteral value: Double) { self = .number(value) }
+    /// A number from an integer literal, exactly.
+    public init(integerLiteral value: Int) { self = .number(JSONNumber(value)) }
+    /// A number from a floating-point literal (its shortest round-trip decimal value).
+    public init(floatLiteral value: Double) { self = .number(JSONNumber(floatLiteral: value)) }
     /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
     /// An array.

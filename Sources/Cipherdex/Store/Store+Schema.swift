@@ -23,10 +23,13 @@ extension Store {
         migrator.register(version: 4, name: "search index") { db in
             try SearchSchema.create(db)
         }
-        migrator.register(version: 5, name: "attachment removals") { db in
+        migrator.register(version: 5, name: "exact number index keys") { db in
+            try DocumentSchema.rebuildIndexes(db)
+        }
+        migrator.register(version: 6, name: "attachment removals") { db in
             // Ids whose row's deletion committed and whose file may still exist: what proves a
             // file unneeded (AttachmentStorage.reconcile).
-            try db.execute("CREATE TABLE attachment_removals (id TEXT PRIMARY KEY) WITHOUT ROWID")
+            try db.execute("CREATE TABLE IF NOT EXISTS attachment_removals (id TEXT PRIMARY KEY) WITHOUT ROWID")
         }
         return migrator
     }()

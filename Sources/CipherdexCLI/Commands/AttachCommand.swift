@@ -13,7 +13,8 @@ struct AttachCommand: Command {
 
         OPTIONS:
           --doc COLLECTION/ID   also append the token to that document's "attachments" array
-                                (the document must exist), in the same transaction
+                                (the document must exist; a non-array "attachments" member is
+                                refused with fieldNotAnArray), in the same transaction
           --content-type TYPE   the content type to record (default: from the file extension)
           --json                print the token as JSON
         KEY (one of; omit for an unencrypted store):
@@ -58,12 +59,17 @@ struct AttachCommand: Command {
                     throw CLIError.failed(
                         code: "documentNotFound", message: "no document \(document.id) in \(document.collection)")
                 }
+                // Never replace an existing member of another type: refuse before storing anything.
+                let existingList = members[Self.attachmentsField]
+                if let existingList, existingList.arrayValue == nil {
+                    throw DocumentError.fieldNotAnArray(field: Self.attachmentsField)
+                }
                 let token = try tx.addAttachment(
                     contentType: contentType ?? Self.contentType(of: file), metadata: metadata,
                     content: { sink in try FileStreamer.stream(file, into: sink) })
-                var list = members["attachments"]?.arrayValue ?? []
+                var list = existingList?.arrayValue ?? []
                 list.append(try JSONValue(encoding: token))
-                members["attachments"] = .array(list)
+                members[Self.attachmentsField] = .array(list)
                 _ = try collection.upsert(id: document.id, value: .object(members))
                 return token
             }
@@ -76,6 +82,9 @@ struct AttachCommand: Command {
             Output.print(token.id)
         }
     }
+
+    /// The document member that lists a document's attachment tokens.
+    static let attachmentsField = "attachments"
 
     private static func contentType(of file: String) -> String? {
         switch (file as NSString).pathExtension.lowercased() {

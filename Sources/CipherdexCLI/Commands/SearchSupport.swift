@@ -26,10 +26,10 @@ enum SearchCLI {
     static func json(uid: String, status: IndexStatus) -> JSONValue {
         var members: [String: JSONValue] = ["uid": .string(uid), "state": .string(status.name)]
         switch status {
-        case .finished(let pageCount): members["pageCount"] = .number(Double(pageCount))
+        case .finished(let pageCount): members["pageCount"] = .number(JSONNumber(pageCount))
         case .failed(let reason): members["reason"] = .string(reason)
         case .locked: members["reason"] = .string("the document is password-protected")
-        case .indexing(let fraction): members["fraction"] = .number(fraction)
+        case .indexing(let fraction): members["fraction"] = JSONNumber(fraction).map(JSONValue.number) ?? .null
         case .unknown, .queued: break
         }
         return .object(members)

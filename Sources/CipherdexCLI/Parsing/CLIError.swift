@@ -7,11 +7,18 @@ enum CLIError: Error, LocalizedError {
     case usage(String)
     /// A problem that is not the library's, with a code name for the error line.
     case failed(code: String, message: String)
+    /// The argument at `position` (1 for the command name) is not valid UTF-8; `option` is the
+    /// option it follows, when the argument before it is one. Exit status 64. The message never
+    /// repeats the argument's bytes.
+    case invalidArgumentEncoding(position: Int, option: String?)
 
     var errorDescription: String? {
         switch self {
         case .usage(let message): return message
         case .failed(_, let message): return message
+        case .invalidArgumentEncoding(let position, let option):
+            let location = option.map { " (after \($0))" } ?? ""
+            return "argument \(position)\(location) is not valid UTF-8"
         }
     }
 }
@@ -54,7 +61,7 @@ enum ExitStatus {
             }
         case let error as CLIError:
             switch error {
-            case .usage: return ("usage", usage)
+            case .usage, .invalidArgumentEncoding: return ("usage", usage)
             case .failed(let code, _): return (code, failure)
             }
         case let error as KeyError:

@@ -16,7 +16,7 @@ final class DocumentCanaryTests: XCTestCase {
                 id: "\(Self.canary)-\(n)",
                 value: [
                     "label": .string("\(Self.canary) \(n)"), "nested": ["note": .string(Self.canary)],
-                    .init(stringLiteral: Self.canary): .number(Double(n)),
+                    .init(stringLiteral: Self.canary): .number(JSONNumber(n)),
                     "pad": .string(String(repeating: "x", count: 300)),
                 ])
         }

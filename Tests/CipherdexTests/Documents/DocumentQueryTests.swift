@@ -19,8 +19,8 @@ final class DocumentQueryTests: XCTestCase {
         switch Int.random(in: 0..<8, using: &g) {
         case 0: return .null
         case 1: return .bool(Bool.random(using: &g))
-        case 2, 3: return .number(Double(Int.random(in: 0...20, using: &g)))
-        case 4: return .number(Double(Int.random(in: -20...20, using: &g)) + 0.5)
+        case 2, 3: return .number(JSONNumber(Int.random(in: 0...20, using: &g)))
+        case 4: return .number(JSONNumber(Double(Int.random(in: -20...20, using: &g)) + 0.5)!)
         case 5: return Self.names.randomElement(using: &g)!
         case 6: return Self.cities.randomElement(using: &g)!
         default: return Bool.random(using: &g) ? .array([]) : .object([:])
@@ -34,11 +34,13 @@ final class DocumentQueryTests: XCTestCase {
             let r = roll(&g)
             object["age"] =
                 r < 0.7
-                ? .number(Double(Int.random(in: 0...20, using: &g)))
-                : r < 0.8 ? .number(Double(Int.random(in: 0...20, using: &g)) + 0.5) : randomScalar(&g)
+                ? .number(JSONNumber(Int.random(in: 0...20, using: &g)))
+                : r < 0.8 ? .number(JSONNumber(Double(Int.random(in: 0...20, using: &g)) + 0.5)!) : randomScalar(&g)
         }
         if roll(&g) < 0.85 { object["name"] = roll(&g) < 0.9 ? Self.names.randomElement(using: &g)! : randomScalar(&g) }
-        if roll(&g) < 0.8 { object["score"] = .number((Double.random(in: -10...10, using: &g) * 10).rounded() / 10) }
+        if roll(&g) < 0.8 {
+            object["score"] = .number(JSONNumber((Double.random(in: -10...10, using: &g) * 10).rounded() / 10)!)
+        }
         if roll(&g) < 0.7 { object["active"] = roll(&g) < 0.85 ? .bool(Bool.random(using: &g)) : .null }
         if roll(&g) < 0.8 {
             if roll(&g) < 0.9 {
@@ -47,7 +49,7 @@ final class DocumentQueryTests: XCTestCase {
                 if roll(&g) < 0.7 {
                     address["zip"] =
                         roll(&g) < 0.8
-                        ? .number(Double(Int.random(in: 0...5, using: &g)))
+                        ? .number(JSONNumber(Int.random(in: 0...5, using: &g)))
                         : .string("0\(Int.random(in: 0...5, using: &g))")
                 }
                 object["address"] = .object(address)
@@ -59,7 +61,9 @@ final class DocumentQueryTests: XCTestCase {
             object["tags"] = .array(
                 (0..<Int.random(in: 0...3, using: &g)).map { _ in Self.tagWords.randomElement(using: &g)! })
         }
-        if roll(&g) < 0.3 { object["meta"] = ["level": ["depth": .number(Double(Int.random(in: 0...3, using: &g)))]] }
+        if roll(&g) < 0.3 {
+            object["meta"] = ["level": ["depth": .number(JSONNumber(Int.random(in: 0...3, using: &g)))]]
+        }
         return .object(object)
     }
 
@@ -104,7 +108,7 @@ final class DocumentQueryTests: XCTestCase {
         if rank(a) != rank(b) { return sign(rank(a), rank(b)) }
         switch (a, b) {
         case (.bool(let x), .bool(let y)): return sign(x ? 1 : 0, y ? 1 : 0)
-        case (.number(let x), .number(let y)): return sign(x, y)
+        case (.number(let x), .number(let y)): return sign(x.doubleValue, y.doubleValue)  // doubles here
         case (.string(let x), .string(let y)): return bytesOrder(x, y)
         case (.array(let x), .array(let y)):
             for i in 0..<min(x.count, y.count) where referenceCompare(x[i], y[i]) != 0 {
@@ -230,8 +234,8 @@ final class DocumentQueryTests: XCTestCase {
             try people.insert(
                 id: "p\(n)",
                 value: [
-                    "age": .number(Double(n % 10)), "address": ["city": n % 2 == 0 ? "Oslo" : "Rome"],
-                    "n": .number(Double(n)),
+                    "age": .number(JSONNumber(n % 10)), "address": ["city": n % 2 == 0 ? "Oslo" : "Rome"],
+                    "n": .number(JSONNumber(n)),
                 ])
         }
         XCTAssertEqual(try people.explain(where: [.equal("age", 3)]), .indexScan("age"))

@@ -137,9 +137,9 @@ final class DocumentTransactionTests: XCTestCase {
             for n in 0..<25 {
                 let id = "w\(worker)-\(n)"
                 try! store.transaction { tx in
-                    try tx.collection("items").insert(id: id, value: ["n": .number(Double(n))])
+                    try tx.collection("items").insert(id: id, value: ["n": .number(JSONNumber(n))])
                     if n % 5 == 4 {
-                        try tx.collection("items").upsert(id: id, value: ["n": .number(Double(-n))])
+                        try tx.collection("items").upsert(id: id, value: ["n": .number(JSONNumber(-n))])
                     }
                     commitOrder.append(id)  // the writer is held: this is commit order
                 }
