@@ -22,7 +22,7 @@ final class EncryptionKeySourcesTests: XCTestCase {
     private func assertUnreadable(_ path: String, reason: String, line: UInt = #line) {
         for reader in readers {
             let read = reader.read
-            let result = RegularFileTests.finishing(
+            let result = Watchdog.finishing(
                 unblock: {
                     let writer = open(path, O_WRONLY | O_NONBLOCK)
                     if writer >= 0 { close(writer) }

@@ -13,28 +13,8 @@ final class RegularFileTests: XCTestCase {
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
-    /// Runs `body` on another thread and fails (instead of hanging the suite) when it has not
-    /// finished after `seconds`; `unblock` then gets a chance to release the stuck thread.
-    static func finishing<T>(
-        within seconds: Double = 5, unblock: () -> Void = {}, file: StaticString = #filePath, line: UInt = #line,
-        _ body: @escaping @Sendable () throws -> T
-    ) -> Result<T, Error>? {
-        let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            box.result = Result { try body() }
-            done.signal()
-        }.start()
-        guard done.wait(timeout: .now() + seconds) == .success else {
-            XCTFail("did not finish within \(seconds) s", file: file, line: line)
-            unblock()
-            return nil
-        }
-        return box.result
-    }
-
     private func assertNotRegular(_ path: String, kind: String, line: UInt = #line) {
-        let result = Self.finishing(line: line) { try FileSystem.readRegularFile(path, limit: 4096) }
+        let result = Watchdog.finishing(line: line) { try FileSystem.readRegularFile(path, limit: 4096) }
         guard case .failure(let error)? = result else {
             return XCTFail("expected notRegularFile, got \(String(describing: result))", line: line)
         }
@@ -56,7 +36,7 @@ final class RegularFileTests: XCTestCase {
     func testFIFOIsRefusedWithoutBlocking() throws {
         let fifo = directory + "/fifo"
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        let result = Self.finishing(unblock: {
+        let result = Watchdog.finishing(unblock: {
             // Release a reader stuck in open(2) or read(2): a writer appears and goes away.
             let writer = open(fifo, O_WRONLY | O_NONBLOCK)
             if writer >= 0 { close(writer) }
@@ -102,9 +82,4 @@ final class RegularFileTests: XCTestCase {
         XCTAssertThrowsExactly(
             SystemError(operation: "open", path: broken, errno: ENOENT), try FileSystem.readRegularFile(broken))
     }
-}
-
-/// A result handed from a worker thread (written before the semaphore signal, read after it).
-final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
 }
