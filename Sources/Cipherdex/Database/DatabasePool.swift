@@ -13,6 +13,9 @@ final class DatabasePool: @unchecked Sendable {
     private let readerSlots: DispatchSemaphore
     private let makeReader: () throws -> Connection
     private var isClosed = false
+    /// The thread holding `writerLock` (guarded by `readerLock`), so that a write from that same
+    /// thread fails at once instead of waiting for itself.
+    private var writerThread: pthread_t?
 
     /// Wraps an open writer; `makeReader` opens a reader connection on demand, up to
     /// `maximumReaders` at once.
@@ -23,11 +26,29 @@ final class DatabasePool: @unchecked Sendable {
     }
 
     /// Runs `body` with the writer connection, serialized with every other write.
+    ///
+    /// The writer lock is not reentrant: called from inside another `write` on the same thread
+    /// (a store operation that does not join the running transaction), this throws
+    /// `StoreError.insideTransaction` at once rather than deadlock.
     func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        if holdsWriter { throw StoreError.insideTransaction(operation: "a write to the database") }
         writerLock.lock()
-        defer { writerLock.unlock() }
+        setWriterThread(pthread_self())
+        defer {
+            setWriterThread(nil)
+            writerLock.unlock()
+        }
         try checkOpen()
         return try body(writer)
+    }
+
+    /// Whether the calling thread is inside `write` (holds the writer lock).
+    var holdsWriter: Bool {
+        readerLock.withLock { writerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    private func setWriterThread(_ thread: pthread_t?) {
+        readerLock.withLock { writerThread = thread }
     }
 
     /// Runs `body` in a write transaction.
@@ -65,6 +86,8 @@ final class DatabasePool: @unchecked Sendable {
     }
 
     /// Closes every connection: readers first, then a checkpoint of the WAL by the writer.
+    /// Must not be called from inside `write` (it waits for the writer); `Store.close()` defers
+    /// itself until the transaction ends.
     func close() {
         writerLock.lock()
         defer { writerLock.unlock() }

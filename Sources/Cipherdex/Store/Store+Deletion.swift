@@ -31,8 +31,10 @@ extension Store {
         _ = rmdir(path)
     }
 
-    /// Deletes this store's files after closing it.
+    /// Deletes this store's files after closing it. Inside a transaction (on its thread) this
+    /// throws `StoreError.insideTransaction` and changes nothing.
     public func closeAndDelete() throws {
+        try refuseInsideTransaction("closeAndDelete()")
         close()
         try Store.delete(at: path)
     }
