@@ -109,6 +109,7 @@ final class StoreTransactionReentrancyTests: XCTestCase {
                 try store.collection("people").insert(id: "ada", value: ["name": "Ada"])
                 XCTAssertEqual(try store.collection("people").get(id: "ada")?.value, ["name": "Ada"])
                 try store.library.add(data: Data("otters swim".utf8), uid: "otters", fileExtension: "txt")
+                store.library.waitUntilIdle()  // returns at once: the indexer waits for this transaction
                 // Reader snapshots run beside the writer: the committed state, no deadlock.
                 XCTAssertEqual(try store.read { try $0.rows("SELECT id FROM attachments").count }, 2)
                 Self.assertInsideTransaction("verify()") { try store.verify() }
