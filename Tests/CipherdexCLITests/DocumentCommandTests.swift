@@ -71,6 +71,27 @@ final class DocumentCommandTests: XCTestCase {
         XCTAssertTrue(missing.stderr.hasPrefix("cipherdex: error: attachmentNotFound: "), missing.stderr)
     }
 
+    /// Bounds up to 2^64-1 are clamped (END) or refused (START) without an arithmetic trap.
+    func testCatRangeWithHugeBounds() throws {
+        let content = [UInt8]((0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        _ = FileManager.default.createFile(atPath: cli.directory + "/small.bin", contents: Data(content))
+        let attached = try run(["attach", "s", "small.bin"])
+        XCTAssertEqual(attached.status, 0, attached.stderr)
+        let id = attached.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let max = "18446744073709551615"
+        let whole = try run(["cat", "s", id, "--range", "0-" + max])
+        XCTAssertEqual(whole.status, 0, whole.stderr)
+        XCTAssertEqual(whole.stdoutBytes, content)
+        XCTAssertEqual(try run(["cat", "s", id, "--range", "4990-" + max]).stdoutBytes, Array(content[4990...]))
+        for range in [max + "-", "18446744073709551614-" + max, max + "-" + max, "5000-", "5000-" + max] {
+            let result = try run(["cat", "s", id, "--range", range])
+            XCTAssertEqual(result.status, 1, "\(range): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: rangeOutOfBounds: "), result.stderr)
+            XCTAssertEqual(result.stdoutBytes, [])
+        }
+        XCTAssertEqual(try run(["cat", "s", id, "--range", "18446744073709551616-"]).status, 64)
+    }
+
     func testOneGibibyteAttachmentKeepsMemoryFlat() throws {
         let big = cli.directory + "/big.bin"
         FileManager.default.createFile(atPath: big, contents: nil)

@@ -103,6 +103,48 @@ final class StoreCommandTests: XCTestCase {
         XCTAssertTrue(short.stderr.contains("invalidHex") || short.stderr.contains("invalidLength"), short.stderr)
     }
 
+    /// A directory, FIFO or device as a key or passphrase file: exit 1 with a `keyUnreadable`
+    /// line at once (it used to be a segmentation fault, or to block forever on the FIFO).
+    func testKeyFileThatIsNotARegularFile() throws {
+        try cli.run(["keygen", "--out", "k"])
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k"]).status, 0)
+        try FileManager.default.createDirectory(atPath: path("dir"), withIntermediateDirectories: false)
+        XCTAssertEqual(mkfifo(path("fifo"), 0o600), 0)
+        let cases = [
+            ("dir", "is a directory"), ("fifo", "not a regular file (a FIFO)"),
+            ("/dev/zero", "not a regular file (a character device)"),
+        ]
+        for (number, (file, reason)) in cases.enumerated() {
+            for option in ["--key-file", "--passphrase-file"] {
+                for arguments in [["create", "new-\(number)\(option)"], ["info", "s"]] {
+                    let result = try runFinishing(arguments + [option, file], unblocking: path("fifo"))
+                    XCTAssertEqual(result.status, 1, "\(arguments) \(option) \(file): \(result.stderr)")
+                    XCTAssertEqual(
+                        result.stderr, "cipherdex: error: keyUnreadable: cannot read key from \(file): \(reason)\n")
+                }
+            }
+        }
+    }
+
+    /// `cli.run` that fails after 20 s instead of hanging, then opens `fifo` for writing so a
+    /// child stuck on it gets end of file and exits.
+    private func runFinishing(_ arguments: [String], unblocking fifo: String) throws -> CLIRunner.Result {
+        let box = RunBox()
+        let done = DispatchSemaphore(value: 0)
+        let runner = cli
+        Thread {
+            box.result = Result { try runner.run(arguments) }
+            done.signal()
+        }.start()
+        if done.wait(timeout: .now() + 20) == .timedOut {
+            XCTFail("cipherdex \(arguments) did not finish within 20 s")
+            let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+            done.wait()
+        }
+        return try box.result!.get()
+    }
+
     func testDeleteWithYes() throws {
         XCTAssertEqual(try cli.run(["create", "s", "--plaintext"]).status, 0)
         XCTAssertEqual(try cli.run(["delete", "s", "--yes"]).status, 0)
@@ -134,4 +176,9 @@ final class StoreCommandTests: XCTestCase {
             if newWorks { current = next }
         }
     }
+}
+
+/// The result of a run on a watchdog thread (written before the semaphore signal, read after it).
+private final class RunBox: @unchecked Sendable {
+    var result: Result<CLIRunner.Result, Error>?
 }

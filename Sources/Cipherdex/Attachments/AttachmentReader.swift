@@ -34,7 +34,26 @@ public final class AttachmentReader {
         }
     }
 
-    /// Bytes `range` of the content (only the chunks that overlap it are decrypted).
+    /// The bytes an HTTP-style request selects: `start` through `end` inclusive, counted from 0,
+    /// `end` nil meaning to the end of the content.
+    ///
+    /// As in HTTP (RFC 9110, 14.1.2) an `end` at or past the last byte is clamped to the last
+    /// byte, so any `end` up to `UInt64.max` works; a `start` at or past the length throws
+    /// `AttachmentError.rangeOutOfBounds` (except `0` on empty content, which selects nothing),
+    /// and so does an `end` before `start`. Nothing overflows whatever the bounds.
+    public func byteRange(from start: UInt64, through end: UInt64?) throws -> Range<UInt64> {
+        let outOfBounds = AttachmentError.rangeOutOfBounds(id: id, range: start..<start, length: length)
+        if let end, end < start { throw outOfBounds }
+        if start == 0 && length == 0 { return 0..<0 }
+        guard start < length else { throw outOfBounds }
+        // `end < length` makes `end + 1` at most `length`: no overflow.
+        guard let end, end < length else { return start..<length }
+        return start..<(end + 1)
+    }
+
+    /// Bytes `range` of the content (only the chunks that overlap it are decrypted). A range
+    /// reaching past the length throws `AttachmentError.rangeOutOfBounds`, whatever its bounds
+    /// (up to `UInt64.max`); `byteRange(from:through:)` turns HTTP-style bounds into a range.
     public func read(range: Range<UInt64>) throws -> Data {
         lock.lock()
         defer { lock.unlock() }

@@ -9,6 +9,10 @@ extension Store {
     /// Adds the file at `path` as an attachment. It is read in pieces and encrypted on the way
     /// (memory stays flat), staged as ciphertext and made visible atomically. Identical content
     /// already stored is not stored twice: the existing attachment's id comes back.
+    ///
+    /// Called inside `transaction(_:)` on its thread, this and the other synchronous
+    /// `addAttachment` forms join that transaction (as `StoreTransaction.addAttachment` does): the
+    /// attachment is readable there at once, and commits or rolls back with it.
     public func addAttachment(fromFile path: String, contentType: String? = nil, metadata: [String: String] = [:])
         throws -> AttachmentToken
     {
@@ -70,6 +74,11 @@ extension Store {
         content produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws -> AttachmentToken {
         guard isOpen else { throw StoreError.closed }
+        if let running = changeObservers.transactionOnCurrentThread() {
+            return try Store.mappingDatabaseErrors {
+                try running.addAttachment(contentType: contentType, metadata: metadata, content: produce)
+            }
+        }
         let staged = try attachmentStorage.stage(produce)
         return try commitStaged(staged, contentType: contentType, metadata: metadata)
     }
@@ -88,7 +97,8 @@ extension Store {
     }
 
     /// A reader for the attachment `id`: whole, by chunks or by byte range. Throws
-    /// `AttachmentError.notFound` when there is no such attachment.
+    /// `AttachmentError.notFound` when there is no such attachment. Inside a transaction, on its
+    /// thread, attachments it added are found too.
     public func attachment(_ id: String) throws -> AttachmentReader {
         guard AttachmentStorage.isValidID(id), try attachmentToken(id) != nil else {
             throw AttachmentError.notFound(id: id)
@@ -103,19 +113,18 @@ extension Store {
     }
 
     /// The recorded description of attachment `id` (content type and metadata of its first
-    /// addition), or nil when there is none.
+    /// addition), or nil when there is none. Inside a transaction, on its thread, this sees the
+    /// transaction's uncommitted changes.
     public func attachmentToken(_ id: String) throws -> AttachmentToken? {
         guard AttachmentStorage.isValidID(id) else { return nil }
-        return try Store.mappingDatabaseErrors { try read { try AttachmentStorage.token(id: id, db: $0) } }
+        return try readJoiningTransaction { try AttachmentStorage.token(id: id, db: $0) }
     }
 
-    /// Every attachment's token, by id.
+    /// Every attachment's token, by id (inside a transaction: as that transaction sees them).
     public func attachmentTokens() throws -> [AttachmentToken] {
-        try Store.mappingDatabaseErrors {
-            try read { db in
-                try db.rows("SELECT id FROM attachments ORDER BY id").compactMap { row in
-                    try row[0].textValue.flatMap { try AttachmentStorage.token(id: $0, db: db) }
-                }
+        try readJoiningTransaction { db in
+            try db.rows("SELECT id FROM attachments ORDER BY id").compactMap { row in
+                try row[0].textValue.flatMap { try AttachmentStorage.token(id: $0, db: db) }
             }
         }
     }

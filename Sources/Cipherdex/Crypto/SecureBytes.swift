@@ -10,7 +10,8 @@ final class SecureBytes: @unchecked Sendable {
     let count: Int
     private let pointer: UnsafeMutableRawPointer
 
-    /// Allocates `count` zeroed bytes and lets `initialize` fill them.
+    /// Allocates `count` zeroed bytes and lets `initialize` fill them. When `initialize` throws,
+    /// the buffer is zeroed and freed (exactly once) and the error rethrown.
     init(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws -> Void = { _ in }) rethrows {
         Sodium.ensureInitialized()
         // sodium_malloc(0) is allowed but returns a pointer we must still free; keep one byte.
@@ -18,14 +19,18 @@ final class SecureBytes: @unchecked Sendable {
             fatalError("sodium_malloc failed: out of locked memory")
         }
         sodium_memzero(raw, max(count, 1))
-        self.count = count
-        self.pointer = raw
+        // Fill the buffer before any stored property is set. A class initializer that throws
+        // after every stored property is initialized runs `deinit`, which frees `pointer`; had
+        // the catch below freed it too, a throwing `initialize` would free it twice. Here a
+        // throw leaves `self` uninitialized, so `deinit` does not run and the catch owns `raw`.
         do {
             try initialize(UnsafeMutableRawBufferPointer(start: raw, count: count))
         } catch {
             sodium_free(raw)
             throw error
         }
+        self.count = count
+        self.pointer = raw
     }
 
     /// Copies `bytes` into a new secure buffer.

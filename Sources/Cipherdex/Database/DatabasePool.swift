@@ -17,6 +17,9 @@ final class DatabasePool: @unchecked Sendable {
     private var readersInUse = 0
     /// Run once the pool is closed and the last connection with it (see `close(then:)`).
     private var afterLastClose: (() -> Void)?
+    /// The thread holding `writerLock` (guarded by `readerLock`), so that a write from that same
+    /// thread fails at once instead of waiting for itself.
+    private var writerThread: pthread_t?
 
     /// Wraps an open writer; `makeReader` opens a reader connection on demand, up to
     /// `maximumReaders` at once.
@@ -27,11 +30,29 @@ final class DatabasePool: @unchecked Sendable {
     }
 
     /// Runs `body` with the writer connection, serialized with every other write.
+    ///
+    /// The writer lock is not reentrant: called from inside another `write` on the same thread
+    /// (a store operation that does not join the running transaction), this throws
+    /// `StoreError.insideTransaction` at once rather than deadlock.
     func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        if holdsWriter { throw StoreError.insideTransaction(operation: "a write to the database") }
         writerLock.lock()
-        defer { writerLock.unlock() }
+        setWriterThread(pthread_self())
+        defer {
+            setWriterThread(nil)
+            writerLock.unlock()
+        }
         try checkOpen()
         return try body(writer)
+    }
+
+    /// Whether the calling thread is inside `write` (holds the writer lock).
+    var holdsWriter: Bool {
+        readerLock.withLock { writerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    private func setWriterThread(_ thread: pthread_t?) {
+        readerLock.withLock { writerThread = thread }
     }
 
     /// Runs `body` in a write transaction.
@@ -71,7 +92,9 @@ final class DatabasePool: @unchecked Sendable {
     /// Closes every connection: idle readers first, then a checkpoint of the WAL by the writer and
     /// the writer itself. A reader still in use is closed when its read ends. `then` runs once no
     /// connection is left open — right away, or when the last reader in use is checked in — so
-    /// the store's lock is released only after SQLite has let go of every file.
+    /// the store's lock is released only after SQLite has let go of every file. Must not be
+    /// called from inside `write` (it waits for the writer); `Store.close()` defers itself until
+    /// the transaction ends.
     func close(then: @escaping () -> Void = {}) {
         writerLock.lock()
         defer { writerLock.unlock() }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A store's registry of change subscribers, and the slot of the write transaction running on
 /// some thread (so document operations on that thread join it instead of deadlocking on the
-/// writer).
+/// writer, and a `close()` there is deferred until it ends).
 ///
 /// Changes are published while the writer is still held, right after COMMIT, so every
 /// subscriber receives the changes of each committed transaction once, in commit order.
@@ -20,6 +20,8 @@ final class ChangeObservers: @unchecked Sendable {
     private var subscribers: [UInt64: Subscriber] = [:]
     private var nextID: UInt64 = 0
     private var active: (thread: pthread_t, transaction: StoreTransaction)?
+    /// Whether `Store.close()` was called by the running transaction's thread.
+    private var closeRequested = false
 
     deinit {
         let finishing = lock.withLock { subscribers.values.map(\.finish) }
@@ -74,8 +76,23 @@ final class ChangeObservers: @unchecked Sendable {
         lock.withLock { active = (pthread_self(), transaction) }
     }
 
-    /// Clears the running transaction.
-    func end() {
-        lock.withLock { active = nil }
+    /// Clears the running transaction; returns whether `close()` was deferred during it.
+    @discardableResult
+    func end() -> Bool {
+        lock.withLock {
+            active = nil
+            defer { closeRequested = false }
+            return closeRequested
+        }
+    }
+
+    /// When a transaction runs on the calling thread, records that the store must close once it
+    /// ends and returns true; otherwise returns false (close now).
+    func deferCloseIfInTransaction() -> Bool {
+        lock.withLock {
+            guard let active, pthread_equal(active.thread, pthread_self()) != 0 else { return false }
+            closeRequested = true
+            return true
+        }
     }
 }

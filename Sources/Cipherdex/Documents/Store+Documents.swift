@@ -35,17 +35,29 @@ extension Store {
     /// Called on a thread already running a transaction of this store (from inside `body`, or
     /// through a collection's own operations there), it joins that transaction as a savepoint:
     /// a throwing inner `body` undoes only its own work.
+    ///
+    /// Inside `body`, on its thread, every store API either takes part in the transaction or
+    /// throws `StoreError.insideTransaction` at once; none waits for the writer lock `body`
+    /// holds. Document operations, `addAttachment` (all synchronous forms), `removeAttachment`,
+    /// `createCollection`/`dropCollection` and the search library's writes join it; reads of
+    /// documents and attachments (`attachment(_:)`, `attachmentToken(_:)`) see its uncommitted
+    /// changes. `verify()`, `rotateKey(to:)` and `closeAndDelete()` throw `insideTransaction`.
+    /// `close()` is deferred: the transaction goes on, commits or rolls back as usual, and the
+    /// store closes as soon as it has ended.
     public func transaction<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         if let running = changeObservers.transactionOnCurrentThread() {
             return try Store.mappingDatabaseErrors { try running.savepoint { try body(running) } }
         }
+        var closeRequested = false
+        // Runs once `pool.write` has released the writer, so closing cannot wait for it.
+        defer { if closeRequested { close() } }
         return try Store.mappingDatabaseErrors {
             try pool.write { db in
                 let transaction = StoreTransaction(store: self, connection: db)
                 changeObservers.begin(transaction)
                 defer {
                     transaction.finish()
-                    changeObservers.end()
+                    closeRequested = changeObservers.end()
                 }
                 let result: T
                 do {
@@ -80,11 +92,25 @@ extension Store {
     /// Runs a read: on the calling thread's running transaction when there is one (so it sees
     /// that transaction's changes), otherwise on a reader snapshot.
     func readDocuments<T>(_ body: (DocumentStorage) throws -> T) throws -> T {
+        try readJoiningTransaction { try body(DocumentStorage(db: $0)) }
+    }
+
+    /// Runs `body` on the calling thread's running transaction's connection when there is one
+    /// (it sees that transaction's uncommitted changes), otherwise on a reader snapshot.
+    func readJoiningTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
         try Store.mappingDatabaseErrors {
             if let running = changeObservers.transactionOnCurrentThread() {
-                return try body(DocumentStorage(db: running.connection))
+                return try body(running.connection)
             }
-            return try read { try body(DocumentStorage(db: $0)) }
+            return try read(body)
+        }
+    }
+
+    /// Throws `StoreError.insideTransaction` when the calling thread runs a transaction of this
+    /// store (for operations that cannot take part in it).
+    func refuseInsideTransaction(_ operation: String) throws {
+        if changeObservers.transactionOnCurrentThread() != nil {
+            throw StoreError.insideTransaction(operation: operation)
         }
     }
 

@@ -7,6 +7,9 @@ import Foundation
 extension EncryptionKey {
     /// A raw key read from a file holding either 32 raw bytes or 64 hexadecimal digits with an
     /// optional trailing newline. The file's bytes go straight into secure memory.
+    ///
+    /// The path must name a regular file of at most 4 KiB, or a symbolic link to one; anything
+    /// else (directory, FIFO, socket, device) throws `KeyError.unreadable` at once.
     public static func raw(contentsOfFile path: String) throws -> EncryptionKey {
         let bytes = try readSecureFile(path, limit: 4096)
         if bytes.count == rawKeyLength {
@@ -27,7 +30,9 @@ extension EncryptionKey {
         return try fromSecure(kind: .raw, decoded)
     }
 
-    /// A passphrase read from a file; one trailing newline is dropped.
+    /// A passphrase read from a file; one trailing newline is dropped. The path must name a
+    /// regular file of at most 64 KiB, or a symbolic link to one; anything else throws
+    /// `KeyError.unreadable` at once.
     public static func passphrase(contentsOfFile path: String) throws -> EncryptionKey {
         let bytes = try readSecureFile(path, limit: 64 * 1024)
         let trimmed = bytes.withUnsafeBytes { raw -> SecureBytes in
@@ -46,27 +51,18 @@ extension EncryptionKey {
         return try secret.hexLine().withUnsafeBytes(body)
     }
 
+    /// Reads a key or passphrase file straight into secure memory. Only a regular file (or a
+    /// symbolic link to one) of at most `limit` bytes is read: a directory, FIFO, socket or
+    /// device is refused at once (never blocking, never reading without end). Every failure is
+    /// `KeyError.unreadable` naming the path.
     private static func readSecureFile(_ path: String, limit: Int) throws -> SecureBytes {
-        let fd: FileDescriptor
         do {
-            fd = try FileDescriptor(path: path, flags: O_RDONLY)
+            let (file, size) = try FileDescriptor.openRegularFile(path: path, limit: limit)
+            return try SecureBytes(count: size) { try file.readExactly(into: $0) }
         } catch let error as SystemError {
             throw KeyError.unreadable(source: path, reason: String(cString: strerror(error.errno)))
+        } catch let error as RegularFileError {
+            throw KeyError.unreadable(source: path, reason: error.reason)
         }
-        guard let size = FileSystem.size(path), size <= UInt64(limit) else {
-            throw KeyError.unreadable(source: path, reason: "larger than \(limit) bytes")
-        }
-        var total = 0
-        let secret = try SecureBytes(count: Int(size)) { buffer in
-            while total < buffer.count {
-                let count = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
-                if count == 0 { break }
-                total += count
-            }
-        }
-        guard total == secret.count else {
-            throw KeyError.unreadable(source: path, reason: "file changed while reading")
-        }
-        return secret
     }
 }

@@ -50,8 +50,10 @@ extension Store {
         }
     }
 
-    /// Deletes this store's files after closing it.
+    /// Deletes this store's files after closing it. Inside a transaction (on its thread) this
+    /// throws `StoreError.insideTransaction` and changes nothing.
     public func closeAndDelete() throws {
+        try refuseInsideTransaction("closeAndDelete()")
         close()
         try Store.delete(at: path)
     }

@@ -10,6 +10,9 @@ extension Store {
     ///
     /// The data key itself does not change: someone who kept a copy of the old metadata file and
     /// the old key could still unwrap it (see ARCHITECTURE.md).
+    ///
+    /// Inside a transaction (on its thread) this throws `StoreError.insideTransaction`: a
+    /// rotation cannot be rolled back with the transaction.
     public func rotateKey(to newKey: KeyProvider) throws {
         try rotateKey(to: newKey, faultPoint: { _ in })
     }
@@ -17,6 +20,7 @@ extension Store {
     /// `rotateKey` with a fault-injection point for crash tests.
     func rotateKey(to newKey: KeyProvider, faultPoint: (AtomicWriteStep) throws -> Void) throws {
         guard isOpen else { throw StoreError.closed }
+        try refuseInsideTransaction("rotateKey(to:)")
         guard let dataKey else {
             throw StoreError.notEncrypted(path: path)
         }

@@ -1,8 +1,11 @@
 extension Store {
     /// Reads every page of the database (each is decrypted and its HMAC checked by SQLCipher),
     /// runs SQLite's integrity check, and authenticates every chunk of every attachment.
-    /// Problems are collected into the report rather than thrown.
+    /// Problems are collected into the report rather than thrown. Inside a transaction (on its
+    /// thread) this throws `StoreError.insideTransaction`: the transaction's attachment files
+    /// would look unrecorded.
     public func verify() throws -> VerificationReport {
+        try refuseInsideTransaction("verify()")
         var problems: [String] = []
         var pages = 0
         try read { db in

@@ -110,8 +110,10 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Closes the store: waits for running work, checkpoints the WAL, releases the lock. Further
-    /// calls throw `StoreError.closed`.
+    /// calls throw `StoreError.closed`. Called inside `transaction(_:)` on its thread, it returns
+    /// at once and the store closes when that transaction has ended (committed or rolled back).
     public func close() {
+        if changeObservers.deferCloseIfInTransaction() { return }
         metadataLock.lock()
         let held = lock
         lock = nil
@@ -137,6 +139,8 @@ public final class Store: @unchecked Sendable {
             if case .permissionDenied = StoreError.classifying(error) { throw StoreError.classifying(error) }
             throw EncryptionError.metadataCorrupt(
                 reason: "the metadata file cannot be read: \(error.errorDescription ?? "unreadable")")
+        } catch let error as RegularFileError {
+            throw EncryptionError.metadataCorrupt(reason: "the metadata file cannot be read: \(error.reason)")
         }
         let metadata = try StoreMetadata.parse(bytes)
         var dataKey: SecureBytes?

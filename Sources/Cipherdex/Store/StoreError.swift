@@ -23,6 +23,9 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     case system(SystemError)
     /// The database reported an error.
     case database(DatabaseError)
+    /// `operation` cannot take part in the write transaction running on the calling thread
+    /// (it would wait for that transaction's own writer lock); call it after the transaction.
+    case insideTransaction(operation: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -36,6 +39,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .diskFull: return "diskFull"
         case .system: return "system"
         case .database: return "database"
+        case .insideTransaction: return "insideTransaction"
         }
     }
 
@@ -60,6 +64,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             return error.errorDescription
         case .database(let error):
             return error.errorDescription
+        case .insideTransaction(let operation):
+            return "\(operation) cannot run inside a transaction of this store; call it after the transaction ends"
         }
     }
 }

@@ -71,23 +71,3 @@ enum FileKind: Equatable, Sendable {
         }
     }
 }
-
-extension FileSystem {
-    /// Reads a whole regular file of at most `limit` bytes, never blocking on what is not one:
-    /// the file is opened with `O_NONBLOCK | O_NOFOLLOW` and checked with `fstat` (so a FIFO,
-    /// device, directory or symbolic link in its place is refused at once, with its kind in the
-    /// error, errno `EFTYPE`-like `EINVAL`), and its size is taken from that same descriptor.
-    static func readRegularFile(_ path: String, limit: Int) throws -> [UInt8] {
-        let file = try FileDescriptor(path: path, flags: O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
-        var info = stat()
-        try FileDescriptor.retrying(operation: "fstat", path: path) { fstat(file.rawValue, &info) }
-        let kind = FileKind(mode: info.st_mode, size: info.st_size)
-        guard let size = kind.size else {
-            throw SystemError(operation: "read (\(kind.description), not a regular file)", path: path, errno: EINVAL)
-        }
-        guard size <= UInt64(limit) else {
-            throw SystemError(operation: "read (file larger than \(limit) bytes)", path: path, errno: EFBIG)
-        }
-        return try file.readToEnd(limit: limit)
-    }
-}

@@ -48,14 +48,12 @@ struct CatCommand: Command {
             try reader.forEachChunk { Output.write($0) }
             return
         }
-        let end = min((range.end ?? UInt64.max - 1) + 1, reader.length)
-        guard range.start < end || (range.start == 0 && reader.length == 0) else {
-            throw AttachmentError.rangeOutOfBounds(
-                id: id, range: range.start..<max(range.start, end), length: reader.length)
-        }
-        var offset = range.start
-        while offset < end {
-            let next = min(offset + (1 << 20), end)
+        // HTTP semantics, clamped without overflow: an END past the last byte means the last.
+        let selected = try reader.byteRange(from: range.start, through: range.end)
+        var offset = selected.lowerBound
+        while offset < selected.upperBound {
+            // `offset < upperBound <= length`, far below UInt64.max: the sum cannot overflow.
+            let next = min(offset + (1 << 20), selected.upperBound)
             let data = try reader.read(range: offset..<next)
             data.withUnsafeBytes { Output.write($0) }
             offset = next

@@ -173,8 +173,10 @@ public final class SearchLibrary: @unchecked Sendable {
     }
 
     /// Blocks until nothing is queued, extracting or being written (or the library is paused
-    /// with nothing running).
+    /// with nothing running). Called inside `store.transaction` on its thread it returns at
+    /// once: the index writes wait for that transaction, so waiting for them would never end.
     public func waitUntilIdle() {
+        if store?.changeObservers.transactionOnCurrentThread() != nil { return }
         state.withLock {
             while !isStopped && (!(pending.isEmpty || isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting) {
                 state.wait()
