@@ -62,6 +62,13 @@ final class FileDescriptor {
         try Self.retrying(operation: "read", path: path) { Glibc.read(rawValue, buffer.baseAddress!, buffer.count) }
     }
 
+    /// The open file's type and size (`fstat`).
+    func status() throws -> (isRegularFile: Bool, size: Int64) {
+        var info = stat()
+        try Self.retrying(operation: "fstat", path: path) { fstat(rawValue, &info) }
+        return ((info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size))
+    }
+
     /// Reads the whole file from the current offset.
     func readToEnd(limit: Int = 16 << 20) throws -> [UInt8] {
         var result: [UInt8] = []

@@ -18,7 +18,10 @@ struct IndexCommand: Command {
           added A, changed C, removed R, unchanged U, failed F, locked L
 
         where failed and locked count the files indexed in this run; each failed file is also
-        listed as `<uid>: failed: <reason>`. Exit status 1 (indexingFailed) when any file failed.
+        listed as `<uid>: failed: <reason>`. Exit status 1 (indexingFailed) when any file failed;
+        when the index could not be written to the store (disk full), those files fail with
+        `could not write the index: <reason>` and the exit status is 1 (indexWriteFailed):
+        nothing of them is kept, and running `index` again once there is room indexes them.
 
         OPTIONS:
           --ext LIST   comma-separated file extensions to index (default: pdf,txt,md)
@@ -82,7 +85,8 @@ struct IndexCommand: Command {
             throw error
         }
         progress.setTotal(summary.added.count + summary.changed.count)
-        library.waitUntilIdle()
+        var writeFailure: Error?
+        do { try library.waitUntilIndexed() } catch { writeFailure = error }
         watcher.cancel()
         progress.clear()
         var failures: [(uid: String, reason: String)] = []
@@ -104,6 +108,7 @@ struct IndexCommand: Command {
             "added \(summary.added.count), changed \(summary.changed.count), removed \(summary.removed.count), "
                 + "unchanged \(summary.unchanged.count), failed \(failures.count), locked \(locked)"
                 + (summary.conflicts.isEmpty ? "" : ", skipped \(summary.conflicts.count)"))
+        if let writeFailure { throw writeFailure }
         if !failures.isEmpty {
             throw CLIError.failed(
                 code: "indexingFailed",
