@@ -53,4 +53,51 @@ final class SearchInputCommandTests: XCTestCase {
         let resident = try XCTUnwrap(maximumResident(result.stderr), result.stderr)
         XCTAssertLessThan(resident, 100 << 20, "peak resident set \(resident >> 20) MiB")
     }
+
+    func testIndexReportsAndCountsSkippedEntriesAndExitsOne() throws {
+        // Root reads any folder whatever its mode: run every command as nobody.
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            throw XCTSkip("needs root and setpriv to run as nobody")
+        }
+        let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        XCTAssertEqual(chmod(cli.directory, 0o777), 0)
+        try FileManager.default.removeItem(atPath: path("s"))
+        try FileManager.default.removeItem(atPath: path("k"))
+        XCTAssertEqual(try cli.run(["keygen", "--out", "k"], launcher: nobody).status, 0)
+        let created = try run(["create", "s"], launcher: nobody)
+        XCTAssertEqual(created.status, 0, created.stderr)
+        for directory in ["f", "f/sub", "f/locked"] {
+            try FileManager.default.createDirectory(atPath: path(directory), withIntermediateDirectories: true)
+        }
+        for name in ["f/a.txt", "f/sub/b.txt", "f/locked/c.txt"] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: path(name), contents: Data("walrus \(name)".utf8)))
+        }
+        let badName = Array(path("f/bad").utf8) + [0xFF] + Array(".txt".utf8) + [0]
+        let fd = badName.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o644) } }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        close(fd)
+
+        let first = try run(["index", "s", "f"], launcher: nobody)
+        XCTAssertEqual(first.status, 1, first.stderr)
+        XCTAssertEqual(first.stdout, """
+            bad\\xFF.txt: skipped: the file's name is not valid UTF-8
+            added 3, changed 0, removed 0, unchanged 0, failed 0, locked 0, skipped 1
+
+            """)
+        XCTAssertEqual(first.stderr, "cipherdex: error: syncIncomplete: 1 entry of the folder could not be indexed (listed above)\n")
+
+        XCTAssertEqual(chmod(path("f/locked"), 0), 0)
+        defer { chmod(path("f/locked"), 0o755) }
+        let second = try run(["index", "s", "f"], launcher: nobody)
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertEqual(second.stdout, """
+            bad\\xFF.txt: skipped: the file's name is not valid UTF-8
+            locked: skipped: cannot read the folder: Permission denied
+            added 0, changed 0, removed 0, unchanged 2, failed 0, locked 0, skipped 2
+
+            """)
+        XCTAssertTrue(second.stderr.contains("syncIncomplete: 2 entries"), second.stderr)
+        let status = try run(["status", "s", "locked/c.txt"], launcher: nobody)
+        XCTAssertEqual(status.status, 0, "a document in a folder that could not be read is kept: \(status.stderr)")
+    }
 }
