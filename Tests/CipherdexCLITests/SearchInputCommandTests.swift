@@ -99,5 +99,12 @@ final class SearchInputCommandTests: XCTestCase {
         XCTAssertTrue(second.stderr.contains("syncIncomplete: 2 entries"), second.stderr)
         let status = try run(["status", "s", "locked/c.txt"], launcher: nobody)
         XCTAssertEqual(status.status, 0, "a document in a folder that could not be read is kept: \(status.stderr)")
+
+        XCTAssertEqual(chmod(path("f"), 0), 0)
+        defer { chmod(path("f"), 0o755) }
+        let unreadable = try run(["index", "s", "f"], launcher: nobody)
+        XCTAssertEqual(unreadable.status, 1)
+        XCTAssertTrue(unreadable.stderr.hasPrefix("cipherdex: error: unreadable: cannot read "), unreadable.stderr)
+        XCTAssertEqual(unreadable.stdout, "", "nothing is taken for deleted")
     }
 }
