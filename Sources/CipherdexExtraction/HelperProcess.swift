@@ -51,7 +51,7 @@ final class HelperProcess: @unchecked Sendable {
     deinit { terminate() }
 
     /// Sends one request and reads its answer, all before `deadline`.
-    func exchange(_ request: [UInt8], deadline: ContinuousClock.Instant, maximumOutput: Int) -> Exchange {
+    func exchange(_ request: HelperProtocol.Request, deadline: ContinuousClock.Instant, maximumOutput: Int) -> Exchange {
         requestCount += 1
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var errorTail: [UInt8] = []
@@ -73,8 +73,8 @@ final class HelperProcess: @unchecked Sendable {
             if ready < 0 && errno != EINTR { terminate(); return .timedOut }
             guard ready > 0 else { continue }
             for entry in fds where entry.revents != 0 && entry.fd == stdin {
-                let written = request.withUnsafeBytes { bytes in
-                    send(stdin, bytes.baseAddress! + offset, min(bytes.count - offset, 1 << 20), Int32(MSG_NOSIGNAL))
+                let written = request.withBytes(from: offset, maximumLength: 1 << 20) { bytes in
+                    send(stdin, bytes.baseAddress!, bytes.count, Int32(MSG_NOSIGNAL))
                 }
                 if written > 0 { offset += written }
                 // A helper that stopped reading has died or is dying: its output tells.

@@ -65,18 +65,53 @@ package enum HelperProtocol {
         return [tag.rawValue, UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
 
-    /// A whole request: magic, password, document and end frames.
-    package static func encodeRequest(document: [UInt8], password: String?) -> [UInt8] {
-        var bytes = requestMagic
+    /// A request ready to send, in three parts so that the document bytes are never copied
+    /// (a document may be hundreds of MiB): the magic, password frame and document frame
+    /// header; the document (sharing the caller's storage); the end frame.
+    package struct Request: Sendable {
+        /// Magic, password frame and document frame header.
+        package let head: [UInt8]
+        /// The document bytes.
+        package let document: [UInt8]
+        /// The end frame.
+        package let tail: [UInt8]
+
+        /// The request's length in bytes.
+        package var count: Int { head.count + document.count + tail.count }
+
+        /// Calls `body` with up to `maximumLength` of the request's bytes from `offset` (fewer
+        /// at the end of a part); `offset` must be less than `count`.
+        package func withBytes<R>(from offset: Int, maximumLength: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+            var start = offset
+            for part in [head, document, tail] {
+                if start < part.count {
+                    return part.withUnsafeBytes { bytes in
+                        body(UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + maximumLength)]))
+                    }
+                }
+                start -= part.count
+            }
+            preconditionFailure("offset past the end of the request")
+        }
+
+        /// The whole request as one array (a copy: for tests and small requests).
+        package var bytes: [UInt8] { head + document + tail }
+    }
+
+    /// A request for `document` and `password`, without copying the document.
+    package static func request(document: [UInt8], password: String?) -> Request {
+        var head = requestMagic
         if let password {
             let utf8 = Array(password.utf8)
-            bytes += header(.password, length: utf8.count) + utf8
+            head += header(.password, length: utf8.count) + utf8
         }
-        bytes.reserveCapacity(bytes.count + document.count + 16)
-        bytes += header(.document, length: document.count)
-        bytes += document
-        bytes += header(.end, length: 0)
-        return bytes
+        head += header(.document, length: document.count)
+        return Request(head: head, document: document, tail: header(.end, length: 0))
+    }
+
+    /// A whole request: magic, password, document and end frames.
+    package static func encodeRequest(document: [UInt8], password: String?) -> [UInt8] {
+        request(document: document, password: password).bytes
     }
 
     /// A whole answer carrying `outcome`.

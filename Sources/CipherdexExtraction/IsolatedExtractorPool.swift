@@ -135,7 +135,7 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
 
     /// Extracts in a helper and tells which one answered (its pid; 0 when none could start).
     func run(data: [UInt8], password: String?) throws -> (result: Result<ExtractedDocument, ExtractionError>, helper: pid_t) {
-        let request = HelperProtocol.encodeRequest(document: data, password: password)
+        let request = HelperProtocol.request(document: data, password: password)
         var helper = try checkOut(reuse: true)
         while true {
             let deadline = ContinuousClock.now + .nanoseconds(Int64(max(limits.wallClockSeconds, 0) * 1_000_000_000))

@@ -23,12 +23,19 @@ struct CLIRunner {
     /// The working directory for relative paths.
     let directory: String
 
-    /// Runs `cipherdex arguments…` with extra environment and optional stdin bytes.
+    /// Runs `cipherdex arguments…` with extra environment and optional stdin bytes; with a
+    /// `launcher` (such as `["/usr/bin/time", "-v"]`), runs `launcher… cipherdex arguments…`.
     @discardableResult
-    func run(_ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]? = nil) throws -> Result {
+    func run(_ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]? = nil, launcher: [String] = []) throws -> Result {
         let process = Process()
-        process.executableURL = Self.productsDirectory.appendingPathComponent("cipherdex")
-        process.arguments = arguments
+        let executable = Self.productsDirectory.appendingPathComponent("cipherdex")
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }

@@ -14,6 +14,29 @@ final class HelperProtocolTests: XCTestCase {
         XCTAssertEqual(try HelperProtocol.decodeRequest(HelperProtocol.encodeRequest(document: [], password: "")).password, "")
     }
 
+    /// A request is sent in pieces of at most the asked length, straight from the document's own
+    /// storage, and the pieces make up exactly the encoded request.
+    func testRequestIsSentInPiecesWithoutCopyingTheDocument() {
+        let document: [UInt8] = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let request = HelperProtocol.request(document: document, password: "pw")
+        XCTAssertEqual(request.count, HelperProtocol.encodeRequest(document: document, password: "pw").count)
+        var sent: [UInt8] = []
+        var touchedDocumentStorage = false
+        let documentStart = document.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+        while sent.count < request.count {
+            request.withBytes(from: sent.count, maximumLength: 7) { piece in
+                XCTAssertLessThanOrEqual(piece.count, 7)
+                XCTAssertGreaterThan(piece.count, 0)
+                if UInt(bitPattern: piece.baseAddress) >= documentStart, UInt(bitPattern: piece.baseAddress) < documentStart + 1000 {
+                    touchedDocumentStorage = true
+                }
+                sent += piece
+            }
+        }
+        XCTAssertEqual(sent, HelperProtocol.encodeRequest(document: document, password: "pw"))
+        XCTAssertTrue(touchedDocumentStorage, "the document's bytes are sent from its own buffer")
+    }
+
     /// Answers carry a document or an error.
     func testAnswerRoundTrip() throws {
         let document = ExtractedDocument(title: "T", metadata: ["author": "A"], pages: [ExtractedPage(index: 0, text: "x", annotations: ["n"])])

@@ -19,7 +19,10 @@ struct AddCommand: Command {
         A file's UID is its name unless --uid gives one; adding a UID again replaces its entry
         (a file whose content did not change is not re-indexed). Every FILE is checked before
         anything is stored. Exit status 1 (indexingFailed) when any file failed; a locked file is
-        reported but is not a failure.
+        reported but is not a failure. When the index could not be written to the store (disk
+        full), those files are `failed: could not write the index: <reason>` and the exit status
+        is 1 (indexWriteFailed); nothing of them is kept, and adding them again once there is
+        room indexes them.
 
         OPTIONS:
           --uid UID   the UID to index the file under (only with a single FILE)
@@ -70,7 +73,9 @@ struct AddCommand: Command {
         for file in files {
             try library.add(fileAt: file.path, uid: file.uid)
         }
-        library.waitUntilIdle()
+        // A write of the index that failed (disk full) is reported after the per-file lines.
+        var writeFailure: Error?
+        do { try library.waitUntilIndexed() } catch { writeFailure = error }
         var failed = 0
         var locked = 0
         for file in files {
@@ -86,6 +91,7 @@ struct AddCommand: Command {
             Output.printError(
                 "cipherdex: note: \(locked) password-protected file(s) stored but not indexed (locked)")
         }
+        if let writeFailure { throw writeFailure }
         if failed > 0 {
             throw CLIError.failed(
                 code: "indexingFailed", message: "\(failed) of \(files.count) file(s) could not be indexed")

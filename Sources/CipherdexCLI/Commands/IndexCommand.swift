@@ -18,7 +18,15 @@ struct IndexCommand: Command {
           added A, changed C, removed R, unchanged U, failed F, locked L
 
         where failed and locked count the files indexed in this run; each failed file is also
-        listed as `<uid>: failed: <reason>`. Exit status 1 (indexingFailed) when any file failed.
+        listed as `<uid>: failed: <reason>`, and each entry left out as `<path>: skipped: <reason>`
+        (counted as `skipped S` at the end of the summary line): a UID that belongs to another
+        document, a name that is not valid UTF-8 (shown with `\\xHH` escapes), a folder that cannot
+        be read (its documents indexed before are kept). Exit status 1 (indexingFailed) when any file failed;
+        when the index could not be written to the store (disk full), those files fail with
+        `could not write the index: <reason>` and the exit status is 1 (indexWriteFailed):
+        nothing of them is kept, and running `index` again once there is room indexes them.
+        Exit status 1 (syncIncomplete) too when a name was not valid UTF-8 or a folder could not
+        be read: the index does not cover the whole folder.
 
         OPTIONS:
           --ext LIST   comma-separated file extensions to index (default: pdf,txt,md)
@@ -82,7 +90,8 @@ struct IndexCommand: Command {
             throw error
         }
         progress.setTotal(summary.added.count + summary.changed.count)
-        library.waitUntilIdle()
+        var writeFailure: Error?
+        do { try library.waitUntilIndexed() } catch { writeFailure = error }
         watcher.cancel()
         progress.clear()
         var failures: [(uid: String, reason: String)] = []
@@ -97,17 +106,25 @@ struct IndexCommand: Command {
         for failure in failures.sorted(by: { $0.uid < $1.uid }) {
             Output.print("\(SearchCLI.singleLine(failure.uid)): \(SearchCLI.describe(.failed(reason: failure.reason)))")
         }
-        for uid in summary.conflicts {
-            Output.print("\(SearchCLI.singleLine(uid)): skipped: the UID belongs to another document (added, or from another folder)")
+        var skipped = summary.conflicts.map { (path: $0, reason: "the UID belongs to another document (added, or from another folder)") }
+        skipped += summary.skipped.map { (path: $0.path, reason: $0.reason) }
+        for entry in skipped.sorted(by: { $0.path < $1.path }) {
+            Output.print("\(SearchCLI.singleLine(entry.path)): skipped: \(entry.reason)")
         }
         Output.print(
             "added \(summary.added.count), changed \(summary.changed.count), removed \(summary.removed.count), "
                 + "unchanged \(summary.unchanged.count), failed \(failures.count), locked \(locked)"
-                + (summary.conflicts.isEmpty ? "" : ", skipped \(summary.conflicts.count)"))
+                + (skipped.isEmpty ? "" : ", skipped \(skipped.count)"))
+        if let writeFailure { throw writeFailure }
         if !failures.isEmpty {
             throw CLIError.failed(
                 code: "indexingFailed",
                 message: "\(failures.count) of \(summary.added.count + summary.changed.count) file(s) could not be indexed")
+        }
+        if !summary.skipped.isEmpty {
+            throw CLIError.failed(
+                code: "syncIncomplete",
+                message: "\(summary.skipped.count) entr\(summary.skipped.count == 1 ? "y" : "ies") of the folder could not be indexed (listed above)")
         }
     }
 }

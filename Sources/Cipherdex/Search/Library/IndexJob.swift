@@ -32,6 +32,9 @@ struct IndexOutcome {
         case locked
         /// The content is what is indexed already; only the folder facts are refreshed.
         case unchanged
+        /// The store could not take the document's copy (disk full): nothing is written, the
+        /// library remembers the failure.
+        case notStored(String)
     }
 
     let job: IndexJob

@@ -12,6 +12,10 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     case notAFolder(String)
     /// A file to add could not be read.
     case unreadable(path: String, reason: String)
+    /// The index could not be written to the store for these documents (disk full, I/O
+    /// error): they are not searchable in their new version. Adding them again once the cause
+    /// is gone retries; everything written before stays intact.
+    case indexWriteFailed(uids: [String], reason: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -21,6 +25,7 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .documentNotFound: return "documentNotFound"
         case .notAFolder: return "notAFolder"
         case .unreadable: return "unreadable"
+        case .indexWriteFailed: return "indexWriteFailed"
         }
     }
 
@@ -32,6 +37,9 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .documentNotFound(let uid): return "no document '\(uid)' in the search index"
         case .notAFolder(let path): return "\(path) is not a folder"
         case .unreadable(let path, let reason): return "cannot read \(path): \(reason)"
+        case .indexWriteFailed(let uids, let reason):
+            let named = uids.prefix(3).map { "'\($0.prefix(80))'" }.joined(separator: ", ") + (uids.count > 3 ? ", …" : "")
+            return "the search index could not be written for \(uids.count) document(s) (\(named)): \(reason)"
         }
     }
 }

@@ -56,7 +56,7 @@ enum SearchIndexWriter {
             state = "locked"
             reason = "the document is password-protected"
             events.append(.locked(uid: job.uid))
-        case .unchanged:
+        case .unchanged, .notStored:
             break
         }
         let metadataJSON = String(decoding: try JSONEncoder().encode(metadata), as: UTF8.self)

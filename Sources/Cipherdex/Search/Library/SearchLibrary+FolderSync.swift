@@ -1,47 +1,21 @@
 import Foundation
 
-/// What a folder sync found (the indexing itself runs in the background).
-public struct FolderSyncSummary: Sendable, Equatable {
-    /// New files, queued.
-    public var added: [String] = []
-    /// Files whose size or modification time changed, queued (re-indexed only if the content
-    /// changed too).
-    public var changed: [String] = []
-    /// Files that disappeared, removed from the index.
-    public var removed: [String] = []
-    /// Files with the same size and modification time, left alone.
-    public var unchanged: [String] = []
-    /// Files whose UID (relative path) already belongs to another document — one added with
-    /// `add`, or from another synced folder — left alone rather than replacing it.
-    public var conflicts: [String] = []
-}
-
 extension SearchLibrary {
     /// Syncs the index with a folder, like a file-system data source: new files are added,
     /// changed ones re-indexed (size and modification time first, then the content hash), and
     /// deleted ones removed. A document's UID is its path relative to the folder; a UID that
     /// already belongs to another document (added with `add`, or from another folder) is
     /// reported in `conflicts` and left alone. Files are indexed in place: no copy is stored.
+    /// Names that are not valid UTF-8 and folders that cannot be read are reported in `skipped`
+    /// (documents under such a folder stay indexed); a root that cannot be read throws
+    /// `SearchError.unreadable`.
     public func sync(folder: String, allowedExtensions: Set<String> = ["pdf", "txt", "md"]) throws -> FolderSyncSummary {
         guard let store else { throw StoreError.closed }
         let root = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
         guard FileSystem.isDirectory(root) else { throw SearchError.notAFolder(folder) }
         let allowed = Set(allowedExtensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
-        var files: [String: (size: Int64, modified: Double)] = [:]
-        let enumerator = FileManager.default.enumerator(
-            at: URL(fileURLWithPath: root), includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey],
-            options: [.skipsHiddenFiles])
-        while let url = enumerator?.nextObject() as? URL {
-            guard allowed.contains(url.pathExtension.lowercased()),
-                let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]),
-                values.isRegularFile == true
-            else { continue }
-            let path = url.standardizedFileURL.resolvingSymlinksInPath().path
-            guard path.hasPrefix(root + "/") else { continue }
-            files[String(path.dropFirst(root.count + 1))] = (
-                Int64(values.fileSize ?? 0), values.contentModificationDate?.timeIntervalSince1970 ?? 0
-            )
-        }
+        let walk = try FolderWalk(root: root, allowed: allowed)
+        let files = walk.files
         var owners: [String: String?] = [:]
         let known: [String: (size: Int64?, modified: Double?)] = try store.read { db in
             var rows: [String: (Int64?, Double?)] = [:]
@@ -53,6 +27,7 @@ extension SearchLibrary {
             return rows
         }
         var summary = FolderSyncSummary()
+        summary.skipped = walk.skipped
         for (uid, facts) in files.sorted(by: { $0.key < $1.key }) {
             if let owner = owners[uid], owner != root {
                 summary.conflicts.append(uid)
@@ -70,7 +45,7 @@ extension SearchLibrary {
             try enqueue(job)
             if known[uid] == nil { summary.added.append(uid) } else { summary.changed.append(uid) }
         }
-        for uid in known.keys.sorted() where files[uid] == nil {
+        for uid in known.keys.sorted() where files[uid] == nil && !walk.isInUnreadableFolder(uid) {
             if try remove(uid: uid) { summary.removed.append(uid) }
         }
         return summary

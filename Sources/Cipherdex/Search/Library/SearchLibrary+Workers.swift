@@ -76,47 +76,72 @@ extension SearchLibrary {
         }
     }
 
-    /// Loads, hashes, stores and extracts one document (no database writes).
+    /// Loads, hashes, stores and extracts one document (no index writes). The document is held
+    /// in memory once (read straight into one buffer, stored and sent to a helper from it); one
+    /// over `maximumDocumentSize` fails without being read. A failure to store its copy is
+    /// `.notStored`: a problem of the store (disk full), not of the document.
     private func process(_ job: IndexJob) -> IndexOutcome? {
         guard let store else { return nil }
+        let limit = state.withLock { configuration.maximumDocumentSize }
+        func failed(_ reason: String, _ attachmentID: String? = nil, _ contentHash: [UInt8] = []) -> IndexOutcome {
+            IndexOutcome(job: job, result: .failed(reason), attachmentID: attachmentID, contentHash: contentHash)
+        }
+        let bytes: [UInt8]
+        let storeCopy: Bool
+        var attachmentID: String?
         do {
-            let bytes: [UInt8]
-            var attachmentID: String?
             switch job.source {
-            case .file(let path, let storeCopy):
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    return IndexOutcome(job: job, result: .failed("cannot read \(path)"), attachmentID: nil, contentHash: [])
-                }
-                bytes = Array(data)
-                if storeCopy { attachmentID = try store.addAttachment(data, contentType: AttachmentStorage.contentType(forExtension: job.fileExtension), metadata: ["uid": job.uid]).id }
+            case .file(let path, let copy):
+                bytes = try DocumentReader.read(path: path, limit: limit)
+                storeCopy = copy
             case .data(let data):
+                guard data.count <= limit else { return failed(DocumentReader.tooLargeReason(size: Int64(data.count), limit: limit)) }
                 bytes = Array(data)
-                attachmentID = try store.addAttachment(data, contentType: AttachmentStorage.contentType(forExtension: job.fileExtension), metadata: ["uid": job.uid]).id
+                storeCopy = true
             case .attachment(let id):
-                bytes = Array(try store.attachmentData(id))
+                let reader = try store.attachment(id)
+                guard reader.length <= UInt64(limit) else { return failed(DocumentReader.tooLargeReason(size: Int64(reader.length), limit: limit)) }
+                var content: [UInt8] = []
+                content.reserveCapacity(Int(reader.length))
+                try reader.forEachChunk { content.append(contentsOf: $0) }
+                bytes = content
+                storeCopy = false
                 attachmentID = id
+            }
+        } catch let refusal as DocumentReader.Refusal {
+            return failed(refusal.reason)
+        } catch {
+            return failed((error as? LocalizedError)?.errorDescription ?? String(describing: error))
+        }
+        let contentHash: [UInt8]
+        do {
+            if storeCopy {
+                attachmentID = try store.addAttachment(
+                    contentType: AttachmentStorage.contentType(forExtension: job.fileExtension), metadata: ["uid": job.uid]
+                ) { sink in try bytes.withUnsafeBytes { try sink($0) } }.id
             }
             let hash = Sodium.StreamingHash(key: store.attachmentStorage.deduplicationKey)
             bytes.withUnsafeBytes { hash.update($0) }
-            let contentHash = hash.finish()
+            contentHash = hash.finish()
             if !job.force, try store.read({ try SearchIndexWriter.isCurrent(uid: job.uid, contentHash: contentHash, db: $0) }) {
                 return IndexOutcome(job: job, result: .unchanged, attachmentID: attachmentID, contentHash: contentHash)
             }
-            guard let extractor = extractor(for: job.fileExtension) else {
-                return IndexOutcome(job: job, result: .failed("no text extractor for .\(job.fileExtension)"), attachmentID: attachmentID, contentHash: contentHash)
-            }
-            let password = state.withLock { configuration.passwordProvider }?(job.uid)
-            do {
-                let document = try extractor.extract(data: bytes, fileExtension: job.fileExtension, password: password)
-                return IndexOutcome(job: job, result: .indexed(document), attachmentID: attachmentID, contentHash: contentHash)
-            } catch ExtractionError.locked {
-                return IndexOutcome(job: job, result: .locked, attachmentID: attachmentID, contentHash: contentHash)
-            } catch let error as ExtractionError {
-                return IndexOutcome(job: job, result: .failed("\(error.name): \(error.errorDescription ?? "")"), attachmentID: attachmentID, contentHash: contentHash)
-            }
         } catch {
-            let reason = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-            return IndexOutcome(job: job, result: .failed(reason), attachmentID: nil, contentHash: [])
+            return IndexOutcome(job: job, result: .notStored(StoreWriteFailure.reason(for: error)), attachmentID: attachmentID, contentHash: [])
+        }
+        guard let extractor = extractor(for: job.fileExtension) else {
+            return failed("no text extractor for .\(job.fileExtension)", attachmentID, contentHash)
+        }
+        let password = state.withLock { configuration.passwordProvider }?(job.uid)
+        do {
+            let document = try extractor.extract(data: bytes, fileExtension: job.fileExtension, password: password)
+            return IndexOutcome(job: job, result: .indexed(document), attachmentID: attachmentID, contentHash: contentHash)
+        } catch ExtractionError.locked {
+            return IndexOutcome(job: job, result: .locked, attachmentID: attachmentID, contentHash: contentHash)
+        } catch let error as ExtractionError {
+            return failed("\(error.name): \(error.errorDescription ?? "")", attachmentID, contentHash)
+        } catch {
+            return failed((error as? LocalizedError)?.errorDescription ?? String(describing: error), attachmentID, contentHash)
         }
     }
 
@@ -141,26 +166,43 @@ extension SearchLibrary {
         }
     }
 
+    /// Writes a batch in one transaction. When the store cannot take it (disk full, I/O error)
+    /// nothing of it is written: its documents are recorded in `writeFailures` (their status
+    /// says why, `waitUntilIndexed()` throws). A copy stored for one stays until it is added
+    /// again or `collectUnreferencedAttachments()` runs (it may be shared with other content).
     private func write(_ batch: [IndexOutcome]) {
         var events: [IndexingEvent] = []
+        var failures: [String: String] = [:]
+        var writable: [IndexOutcome] = []
+        for outcome in batch {
+            if case .notStored(let reason) = outcome.result { failures[outcome.job.uid] = reason } else { writable.append(outcome) }
+        }
         do {
             guard let store else { throw StoreError.closed }
-            try store.transaction { tx in
-                for outcome in batch {
-                    events += try SearchIndexWriter.write(outcome, tx: tx) { uid, done, total in
-                        state.withLock { if active[uid] != nil { active[uid] = Double(done) / Double(max(total, 1)) } }
+            if !writable.isEmpty {
+                try store.transaction { tx in
+                    for outcome in writable {
+                        events += try SearchIndexWriter.write(outcome, tx: tx) { uid, done, total in
+                            state.withLock { if active[uid] != nil { active[uid] = Double(done) / Double(max(total, 1)) } }
+                        }
                     }
                 }
             }
         } catch {
-            let reason = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-            events = batch.map { .failed(uid: $0.job.uid, reason: "could not write the index: \(reason)") }
+            let reason = StoreWriteFailure.reason(for: error)
+            events = []
+            for outcome in writable { failures[outcome.job.uid] = reason }
+        }
+        for (uid, reason) in failures.sorted(by: { $0.key < $1.key }) {
+            events.append(.failed(uid: uid, reason: "could not write the index: \(reason)"))
         }
         state.withLock {
-            for outcome in batch { active.removeValue(forKey: outcome.job.uid) }
+            for outcome in batch {
+                active.removeValue(forKey: outcome.job.uid)
+                writeFailures[outcome.job.uid] = failures[outcome.job.uid]
+            }
             state.broadcast()
         }
         for event in events { publish(event) }
     }
 }
-

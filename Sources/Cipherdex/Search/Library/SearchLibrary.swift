@@ -31,6 +31,10 @@ public final class SearchLibrary: @unchecked Sendable {
         public var passwordProvider: (@Sendable (String) -> String?)?
         /// Extraction workers (default: one per core).
         public var workerCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        /// The largest document indexed, in bytes (default 256 MiB). A larger one fails with a
+        /// reason at once, without being read: a document is held in memory once while it is
+        /// hashed and extracted, so this bounds the memory indexing needs.
+        public var maximumDocumentSize = 256 << 20
 
         /// The default configuration.
         public init() {}
@@ -47,6 +51,9 @@ public final class SearchLibrary: @unchecked Sendable {
     var isStopped = false
     var workersStarted = 0
     var cancelledUIDs: Set<String> = []
+    /// Documents whose last indexing could not be written to the store (disk full, I/O error),
+    /// with the reason; cleared when one is written or removed.
+    var writeFailures: [String: String] = [:]
     var subscribers: [UUID: AsyncStream<IndexingEvent>.Continuation] = [:]
     /// The helpers of isolated PDF extraction: one pool per library, for the configured limits,
     /// keeping up to `workerCount` idle helpers; closed when the store closes.
@@ -89,6 +96,7 @@ public final class SearchLibrary: @unchecked Sendable {
     public func remove(uid: String) throws -> Bool {
         state.withLock {
             pending.removeAll { $0.uid == uid }
+            writeFailures.removeValue(forKey: uid)
             if active[uid] != nil { cancelledUIDs.insert(uid) }
         }
         guard let store else { throw StoreError.closed }
@@ -101,6 +109,7 @@ public final class SearchLibrary: @unchecked Sendable {
     public func removeAll() throws {
         state.withLock {
             pending.removeAll()
+            writeFailures.removeAll()
             cancelledUIDs.formUnion(active.keys)
         }
         guard let store else { throw StoreError.closed }
@@ -110,11 +119,13 @@ public final class SearchLibrary: @unchecked Sendable {
 
     // MARK: Status and control
 
-    /// Where `uid` stands.
+    /// Where `uid` stands. A document whose index entry could not be written to the store
+    /// (disk full) is `.failed` with the reason, whatever an earlier version left stored.
     public func status(of uid: String) throws -> IndexStatus {
         let live: IndexStatus? = state.withLock {
             if let fraction = active[uid] { return .indexing(fraction: fraction) }
             if pending.contains(where: { $0.uid == uid }) { return .queued }
+            if let reason = writeFailures[uid] { return Self.writeFailedStatus(reason) }
             return nil
         }
         if let live { return live }
@@ -134,6 +145,7 @@ public final class SearchLibrary: @unchecked Sendable {
             return stored
         }
         state.withLock {
+            for (uid, reason) in writeFailures { result[uid] = Self.writeFailedStatus(reason) }
             for job in pending { result[job.uid] = .queued }
             for (uid, fraction) in active { result[uid] = .indexing(fraction: fraction) }
         }
@@ -184,6 +196,17 @@ public final class SearchLibrary: @unchecked Sendable {
         }
     }
 
+    /// Blocks like `waitUntilIdle()`, then throws `SearchError.indexWriteFailed` when the index
+    /// of some documents could not be written to the store (disk full, I/O error): they are not
+    /// searchable in their new version, and their status is `.failed` with the reason. Adding
+    /// them again (or syncing their folder again) once there is room retries them.
+    public func waitUntilIndexed() throws {
+        waitUntilIdle()
+        let failures = state.withLock { writeFailures }
+        guard let reason = failures.sorted(by: { $0.key < $1.key }).first?.value else { return }
+        throw SearchError.indexWriteFailed(uids: failures.keys.sorted(), reason: reason)
+    }
+
     /// The async form of `waitUntilIdle()`.
     public func idle() async {
         await withCheckedContinuation { continuation in
@@ -230,6 +253,11 @@ public final class SearchLibrary: @unchecked Sendable {
             throw SearchError.invalidUID(uid)
         }
         return uid
+    }
+
+    /// The status of a document whose index entry could not be written.
+    static func writeFailedStatus(_ reason: String) -> IndexStatus {
+        .failed(reason: "could not write the index: \(reason)")
     }
 
     static func fileExtension(_ name: String) -> String {

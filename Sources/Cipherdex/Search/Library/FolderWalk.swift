@@ -1,0 +1,77 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The files under a synced folder that may be indexed, found with `DirectoryEntries` (raw
+/// names), hidden entries left out; what cannot be indexed is listed in `skipped`.
+struct FolderWalk {
+    /// Candidate files by UID (path relative to the root), with size and modification time.
+    private(set) var files: [String: (size: Int64, modified: Double)] = [:]
+    /// Entries left out, sorted by path.
+    private(set) var skipped: [FolderSyncSummary.SkippedEntry] = []
+    /// Relative paths of the folders that could not be read.
+    private(set) var unreadableFolders: [String] = []
+
+    /// Walks `root` (an absolute path without symbolic links) for files whose lower-cased
+    /// extension is in `allowed`. Throws `SearchError.unreadable` when the root itself cannot be
+    /// read.
+    init(root: String, allowed: Set<String>) throws {
+        let rootBytes = Array(root.utf8)
+        var stack: [[UInt8]] = [[]]
+        while let relative = stack.popLast() {
+            let directory: DirectoryEntries
+            do {
+                directory = try DirectoryEntries(path: relative.isEmpty ? rootBytes : rootBytes + [0x2F] + relative)
+            } catch let error as SystemError {
+                let reason = String(cString: strerror(error.errno))
+                guard !relative.isEmpty else { throw SearchError.unreadable(path: root, reason: reason) }
+                let path = DirectoryEntries.escaped(relative)
+                skipped.append(.init(path: path, reason: "cannot read the folder: \(reason)"))
+                unreadableFolders.append(path)
+                continue
+            }
+            for entry in directory.entries where entry.name.first != 0x2E {
+                let path = relative.isEmpty ? entry.name : relative + [0x2F] + entry.name
+                switch entry.kind {
+                case .directory:
+                    guard !entry.isSymbolicLink else { continue }
+                    guard String(validating: path, as: UTF8.self) != nil else {
+                        skipped.append(.init(path: DirectoryEntries.escaped(path), reason: "the folder's name is not valid UTF-8"))
+                        continue
+                    }
+                    stack.append(path)
+                case .regularFile:
+                    guard allowed.contains(Self.fileExtension(entry.name)) else { continue }
+                    guard let uid = String(validating: path, as: UTF8.self) else {
+                        skipped.append(.init(path: DirectoryEntries.escaped(path), reason: "the file's name is not valid UTF-8"))
+                        continue
+                    }
+                    if entry.isSymbolicLink {
+                        // A link counts as the file it leads to, when that is inside the folder.
+                        let target = URL(fileURLWithPath: root + "/" + uid).resolvingSymlinksInPath().path
+                        guard target.hasPrefix(root + "/") else { continue }
+                        files[String(target.dropFirst(root.count + 1))] = (entry.size, entry.modified)
+                    } else {
+                        files[uid] = (entry.size, entry.modified)
+                    }
+                case .other:
+                    continue
+                }
+            }
+        }
+        skipped.sort { $0.path < $1.path }
+    }
+
+    /// Whether `uid` lies in a folder that could not be read (so its absence proves nothing).
+    func isInUnreadableFolder(_ uid: String) -> Bool {
+        unreadableFolders.contains { uid.hasPrefix($0 + "/") }
+    }
+
+    /// The lower-cased text after the last dot of a name (empty when there is none).
+    private static func fileExtension(_ name: [UInt8]) -> String {
+        guard let dot = name.lastIndex(of: 0x2E), dot > 0 else { return "" }
+        return String(decoding: name[(dot + 1)...], as: UTF8.self).lowercased()
+    }
+}
