@@ -74,6 +74,8 @@ public enum KeyError: Error, LocalizedError, Equatable, Sendable {
     case invalidHex(String)
     /// A key or passphrase source could not be read.
     case unreadable(source: String, reason: String)
+    /// The Argon2id cost asked for is outside what an open accepts.
+    case unsupportedCost(String)
 
     /// A one-line description that never contains key material.
     public var errorDescription: String? {
@@ -86,6 +88,8 @@ public enum KeyError: Error, LocalizedError, Equatable, Sendable {
             return "key text is not 64 hexadecimal digits: \(reason)"
         case .unreadable(let source, let reason):
             return "cannot read key from \(source): \(reason)"
+        case .unsupportedCost(let reason):
+            return "unsupported passphrase cost: \(reason)"
         }
     }
 }

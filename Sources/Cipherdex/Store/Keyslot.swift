@@ -41,12 +41,25 @@ struct Keyslot: Codable, Equatable, Sendable {
         return Array(text.utf8)
     }
 
+    /// Throws unless an open would accept a slot of this cost (see `StoreMetadata`'s range
+    /// checks): a store must never be created or rekeyed into one it cannot open.
+    static func checkAccepted(_ cost: PassphraseCost) throws {
+        guard PassphraseCost.acceptedOpsLimits.contains(cost.opsLimit),
+            PassphraseCost.acceptedMemLimits.contains(cost.memLimit)
+        else {
+            throw KeyError.unsupportedCost(
+                "Argon2id cost \(cost.opsLimit) passes over \(cost.memLimit) bytes is outside "
+                    + "\(PassphraseCost.acceptedOpsLimits) passes and \(PassphraseCost.acceptedMemLimits) bytes")
+        }
+    }
+
     /// Wraps `dataKey` with `key` into a new slot.
     static func seal(
         dataKey: SecureBytes, with key: EncryptionKey, slotID: Int, storeID: String, cost: PassphraseCost
     ) throws -> Keyslot {
         var kdf: PassphraseKDF?
         if key.kind == .passphrase {
+            try checkAccepted(cost)
             kdf = PassphraseKDF(
                 algorithm: kdfName, opsLimit: cost.opsLimit, memLimit: cost.memLimit,
                 salt: Base64Bytes(Sodium.randomBytes(Sodium.passwordSaltBytes)))

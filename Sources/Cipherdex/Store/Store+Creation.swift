@@ -8,10 +8,40 @@ extension Store {
     static func create(layout: StoreLayout, configuration: StoreConfiguration, lock existingLock: StoreLock? = nil)
         throws -> Store
     {
+        // The key comes first: a provider that fails (a missing key file, a key of the wrong
+        // length) must leave nothing behind, not even the directory.
+        let key = try configuration.keyProvider?()
+        if let key, key.kind == .passphrase {
+            try Keyslot.checkAccepted(configuration.passphraseCost)
+        }
+        let createdDirectory = !FileSystem.exists(layout.directory)
         try wrapSystem {
             try FileSystem.createDirectory(layout.directory)
             try FileSystem.restrictMode(layout.directory, to: 0o700)
         }
+        do {
+            return try build(layout: layout, configuration: configuration, key: key, lock: existingLock)
+        } catch {
+            // Nothing was committed (the metadata is written last but one step): remove what
+            // this attempt made, never anything else.
+            if !FileSystem.exists(layout.metadata) {
+                for leftover in [
+                    layout.creatingDatabase, layout.creatingDatabase + "-journal", layout.creatingDatabase + "-wal",
+                    layout.creatingDatabase + "-shm", layout.lockFile,
+                ] {
+                    try? FileSystem.removeFile(leftover)
+                }
+                try? FileSystem.removeTree(layout.staging)
+                if createdDirectory { _ = rmdir(layout.directory) }
+            }
+            throw error
+        }
+    }
+
+    /// The steps of `create` after the directory exists.
+    private static func build(
+        layout: StoreLayout, configuration: StoreConfiguration, key: EncryptionKey?, lock existingLock: StoreLock?
+    ) throws -> Store {
         let lock = try existingLock ?? StoreLock(layout: layout)
         try wrapSystem {
             for leftover in [
@@ -29,8 +59,7 @@ extension Store {
             formatVersion: StoreMetadata.currentFormatVersion, storeID: storeID, encrypted: false, generation: 1,
             cipher: nil, keyslots: [], mac: nil, checksum: nil)
         var dataKey: SecureBytes?
-        if let provider = configuration.keyProvider {
-            let key = try provider()
+        if let key {
             let newDataKey = SecureBytes.random(count: 32)
             metadata.encrypted = true
             metadata.cipher = .default

@@ -70,6 +70,7 @@ enum ExitStatus {
             case .emptyPassphrase: return ("emptyPassphrase", failure)
             case .invalidHex: return ("invalidHex", failure)
             case .unreadable: return ("keyUnreadable", failure)
+            case .unsupportedCost: return ("unsupportedCost", failure)
             }
         case let error as CodedError:
             return (error.code, failure)

@@ -172,6 +172,26 @@ final class StoreFileFaultTests: XCTestCase {
         XCTAssertFalse(FileSystem.exists(path))
     }
 
+    func testACreateWhoseKeyCannotBeHadLeavesNothing() throws {
+        let failing: KeyProvider = { throw KeyError.unreadable(source: "/nowhere", reason: "no such file") }
+        XCTAssertThrowsError(try Store.open(TestSupport.configuration(path, key: failing)))
+        XCTAssertFalse(FileSystem.exists(path), "a failed create leaves no directory")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try Store.open(TestSupport.configuration(path, key: failing)))
+        XCTAssertEqual(FileSystem.contents(of: path), [], "a failed create leaves the empty directory empty")
+        try makeStore()
+        try assertOpensWithEverything()
+    }
+
+    func testACostNoOpenWouldAcceptIsRefusedBeforeAnythingIsWritten() throws {
+        var configuration = TestSupport.configuration(path, key: TestSupport.passphrase("p"))
+        configuration.passphraseCost = PassphraseCost(opsLimit: 1_000, memLimit: 1 << 20)
+        XCTAssertThrowsError(try Store.open(configuration)) { error in
+            guard case KeyError.unsupportedCost = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertFalse(FileSystem.exists(path))
+    }
+
     // MARK: Delete only what is provably ours
 
     func testDeleteRefusesAnotherProgramsFiles() throws {
