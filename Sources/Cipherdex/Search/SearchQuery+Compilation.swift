@@ -36,7 +36,7 @@ extension SearchQuery {
         case .word, .hyphenated: prefixWords = !options.contains(.exactWords)
         case .phrase: prefixWords = !options.contains(.exactPhrases)
         }
-        var pieces: [String] = []
+        var phrase = ""
         for (index, token) in tokens.enumerated() {
             var piece = String(decoding: utf8[token.byteRange], as: UTF8.self)
             let isLast = index == tokens.count - 1
@@ -47,8 +47,14 @@ extension SearchQuery {
             case .cjkBigram: prefix = false
             }
             if prefix { piece += "*" }
-            pieces.append(piece)
+            if index > 0 {
+                // FTS cuts the phrase again with the same tokenizer: between two bigram-script
+                // pieces a comma (not white space, across which their run would continue)
+                // keeps each piece one token.
+                phrase += token.kind != .word && tokens[index - 1].kind != .word ? " , " : " "
+            }
+            phrase += piece
         }
-        return "\"" + pieces.joined(separator: " ") + "\""
+        return "\"" + phrase + "\""
     }
 }

@@ -18,7 +18,9 @@ public struct SearchQuery: Equatable, Sendable {
         /// Words match whole words only (a trailing `*` still makes a prefix). By default every
         /// word is a prefix: `inv` finds `invoice`.
         public static let exactWords = Options(rawValue: 1 << 0)
-        /// Phrases match their words exactly. By default each word of a phrase is a prefix.
+        /// The whole search string is one exact phrase (PDFLibrary's `matchExactPhrasesOnly`):
+        /// its words in order, each matching whole words only; quotes, `-`, `OR` and `*` are
+        /// then plain text. By default a quoted phrase's words are prefixes.
         public static let exactPhrases = Options(rawValue: 1 << 1)
     }
 

@@ -26,6 +26,7 @@ struct SearchQueryParser {
         guard characters.count <= SearchQuery.maximumLength else {
             throw SearchQueryError.tooLong(length: characters.count, limit: SearchQuery.maximumLength)
         }
+        if options.contains(.exactPhrases) { return try wholePhrase() }
         let items = try lex()
         guard !items.isEmpty else { throw SearchQueryError.empty }
         let termCount = items.filter { if case .term = $0 { return true } else { return false } }.count
@@ -39,6 +40,17 @@ struct SearchQueryParser {
         }
         guard searchable else { throw SearchQueryError.noSearchableTerms }
         return query
+    }
+
+    /// With `.exactPhrases` (PDFLibrary's `matchExactPhrasesOnly`), the whole search string is
+    /// one phrase of exact words: "this is a test" does not match "this is a quick test", and
+    /// quotes, `-`, `OR` and `*` are text like any other.
+    private func wholePhrase() throws -> SearchQuery {
+        let text = String(characters)
+        guard characters.contains(where: { !$0.isWhitespace }) else { throw SearchQueryError.empty }
+        guard !SearchTokenizer.tokens(in: text).isEmpty else { throw SearchQueryError.noSearchableTerms }
+        let start = characters.firstIndex { !$0.isWhitespace } ?? 0
+        return SearchQuery(clauses: [.init([.init(kind: .phrase, text: text, position: start)])], options: options)
     }
 
     /// Splits the characters into terms and operators.

@@ -91,8 +91,7 @@ struct TokenScanner: ~Copyable {
         while offset < inputCount {
             let lead = input[offset]
             if lead < 0x80 {
-                // ASCII: a letter or digit starts a word; anything else (an apostrophe here joins
-                // nothing) separates.
+                // ASCII: a letter or digit starts a word; anything else separates.
                 if Self.asciiFolded(lead) != 0 {
                     if let token = scanWord() { return token }
                 } else {
@@ -106,7 +105,7 @@ struct TokenScanner: ~Copyable {
                 if let token = scanWord() { return token }
             case .cjk:
                 return scanCJKRun()
-            case .separator, .mark, .joiner:
+            case .separator, .mark, .ignorable:
                 offset += length
             }
         }
@@ -145,10 +144,7 @@ struct TokenScanner: ~Copyable {
                     end = index
                     continue
                 }
-                // An apostrophe joins two letters and is dropped from the text.
-                guard byte == 0x27, index + 1 < inputCount, isLetter(at: index + 1) else { break }
-                index += 1
-                continue
+                break
             }
             let step = scanNonASCII(at: index, truncated: &truncated)
             if step > 0 {
@@ -170,18 +166,15 @@ struct TokenScanner: ~Copyable {
     }
 
     /// One non-ASCII scalar inside a word: a letter or mark is folded onto the text (unless
-    /// `truncated`) and its length returned; a joiner followed by a letter returns minus its
-    /// length; anything else ends the word (0). Kept out of line so `scanWord`'s ASCII loop stays
-    /// small.
+    /// `truncated`) and its length returned; a format character is skipped (minus its length:
+    /// the word goes on, but does not end on it); anything else ends the word (0). Kept out of
+    /// line so `scanWord`'s ASCII loop stays small.
     @inline(never)
     private mutating func scanNonASCII(at index: Int, truncated: inout Bool) -> Int {
         let (scalar, length) = decode(at: index)
         guard let scalar else { return 0 }
         let kind = ScalarClass.of(scalar)
-        if kind == .joiner {
-            guard index + length < input.count, isLetter(at: index + length) else { return 0 }
-            return -length
-        }
+        if kind == .ignorable { return -length }
         guard kind == .letter || kind == .mark else { return 0 }
         if !truncated {
             let folded = Folding.fold(scalar)
@@ -194,31 +187,34 @@ struct TokenScanner: ~Copyable {
         return length
     }
 
-    /// Whether the scalar at `index` is a letter (false for an invalid sequence).
-    @inline(__always)
-    private func isLetter(at index: Int) -> Bool {
-        let lead = input[index]
-        if lead < 0x80 { return Self.asciiFolded(lead) != 0 }
-        return isNonASCIILetter(at: index)
-    }
-
-    /// Whether the non-ASCII scalar at `index` is a letter (false for an invalid sequence).
-    @inline(never)
-    private func isNonASCIILetter(at index: Int) -> Bool {
-        guard let scalar = decode(at: index).0 else { return false }
-        return ScalarClass.of(scalar) == .letter
-    }
-
     /// Scans the CJK run starting at `offset` and returns its first token: a unigram for a run of
-    /// one character, else its first bigram (the others follow from `nextBigram()`).
+    /// one character, else its first bigram (the others follow from `nextBigram()`). Format
+    /// characters inside the run are skipped, and in scripts written without spaces the run goes
+    /// on across white space (extraction puts spaces and line breaks between their characters).
     private mutating func scanCJKRun() -> RawToken {
         cjkUnits.removeAll(keepingCapacity: true)
         cjkText.removeAll(keepingCapacity: true)
         let inputCount = input.count
         var index = offset
-        while index < inputCount {
+        /// The end of the last character of the run.
+        var runEnd = offset
+        run: while index < inputCount {
             let (scalar, length) = decode(at: index)
-            guard let scalar, ScalarClass.of(scalar) == .cjk else { break }
+            guard let scalar else { break }
+            switch ScalarClass.of(scalar) {
+            case .cjk:
+                break
+            case .ignorable:
+                index += length
+                continue run
+            default:
+                guard ScalarClass.isRunSpace(scalar.value), let last = cjkUnits.last,
+                    ScalarClass.joinsAcrossSpace(decode(at: last.range.lowerBound).0?.value ?? 0),
+                    let resume = runResumption(after: index), ScalarClass.joinsAcrossSpace(resume.value)
+                else { break run }
+                index = resume.index
+                continue run
+            }
             let start = index
             index += length
             cjkScalars.removeAll(keepingCapacity: true)
@@ -236,7 +232,9 @@ struct TokenScanner: ~Copyable {
                 Folding.appendFoldCJK(of: cjkScalars, to: &cjkText)
             }
             cjkUnits.append(CJKUnit(range: start..<index, text: textStart..<cjkText.count))
+            runEnd = index
         }
+        index = runEnd
         offset = index
         cjkNext = 0
         if cjkUnits.count == 1 {
@@ -248,6 +246,23 @@ struct TokenScanner: ~Copyable {
             return RawToken(range: unit.range, position: position, kind: .cjkUnigram)
         }
         return nextBigram()
+    }
+
+    /// Where a bigram run resumes after the white space at `index`: the offset and value of the
+    /// first bigram-script character past the white space (and format characters), or nil when
+    /// something else comes first.
+    private func runResumption(after index: Int) -> (index: Int, value: UInt32)? {
+        var index = index
+        while index < input.count {
+            let (scalar, length) = decode(at: index)
+            guard let scalar else { return nil }
+            if ScalarClass.isRunSpace(scalar.value) || ScalarClass.of(scalar) == .ignorable {
+                index += length
+                continue
+            }
+            return ScalarClass.of(scalar) == .cjk ? (index, scalar.value) : nil
+        }
+        return nil
     }
 
     /// The next bigram of the current CJK run (there must be one).

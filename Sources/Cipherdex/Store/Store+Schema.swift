@@ -31,6 +31,12 @@ extension Store {
             // file unneeded (AttachmentStorage.reconcile).
             try db.execute("CREATE TABLE IF NOT EXISTS attachment_removals (id TEXT PRIMARY KEY) WITHOUT ROWID")
         }
+        migrator.register(version: 7, name: "tokenizer revision 2") { db in
+            // Apostrophes separate words, format characters are ignored, Thai, Lao, Khmer and
+            // Myanmar are bigrammed and bigram runs go on across white space: the index is cut
+            // again from the stored page text with the current tokenizer.
+            try SearchSchema.rebuild(db, tokenizer: try SearchSchema.tokenizer(db))
+        }
         return migrator
     }()
 }

@@ -30,7 +30,8 @@ struct SearchCommand: Command {
 
         OPTIONS:
           --exact-words       words match whole words only (word* is still a prefix)
-          --exact-phrases     quoted phrases match exactly (no prefix on their last word)
+          --exact-phrases     the whole QUERY is one exact phrase (its words in order, whole
+                              words only; quotes, -, OR and * are plain text)
           --no-annotations    leave out annotation text
           --annotations-only  search annotation text only
           --limit N           at most N results in all (default 500)

@@ -15,6 +15,8 @@ final class SearchQueryFTSTests: XCTestCase {
         "Crème brûlée recipe from the École",
         "running connections quickly",
         "content secret NEAR AND OR NOT words",
+        "this is a quick test of the csv parser; each row is a record",
+        "this is a test. The csv row below",
     ]
 
     /// A connection with table `t` (plain) and `s` (stemming), both filled.
@@ -34,6 +36,22 @@ final class SearchQueryFTSTests: XCTestCase {
         let condition = try SearchQuery.parse(text, options: options).compiled(stemming: table == "s").condition(table: table)
         return try connection.rows("SELECT rowid FROM \(table) WHERE \(condition.sql) ORDER BY rowid", condition.arguments)
             .compactMap { $0[0].integerValue }
+    }
+
+    /// With `.exactPhrases` the whole search string is one exact phrase (PDFLibrary's
+    /// `matchExactPhrasesOnly`).
+    func testExactPhrasesMakeTheWholeStringOnePhrase() throws {
+        let connection = try makeTables()
+        XCTAssertEqual(try search(connection, "this is a test"), [10, 11])
+        XCTAssertEqual(try search(connection, "this is a test", .exactPhrases), [11])
+        XCTAssertEqual(try search(connection, "csv row"), [10, 11])
+        XCTAssertEqual(try search(connection, "csv row", .exactPhrases), [11])
+        XCTAssertEqual(try search(connection, "csv ro", .exactPhrases), [])
+        XCTAssertEqual(try search(connection, "\"csv row\" -below", .exactPhrases), [11])
+        XCTAssertEqual(try search(connection, "csv OR row", .exactPhrases), [])
+        XCTAssertEqual(try search(connection, "  CSV   row ", .exactPhrases), [11])
+        XCTAssertThrowsError(try SearchQuery.parse("   ", options: .exactPhrases))
+        XCTAssertThrowsError(try SearchQuery.parse("\" - *", options: .exactPhrases))
     }
 
     /// Words, prefixes, phrases, exclusions, OR, hyphens and CJK behave as documented.

@@ -41,7 +41,9 @@ final class SearchQueryParserTests: XCTestCase {
         XCTAssertEqual(try compiled("Invoice due*", .exactWords), #""Invoice" "due*""#)
         XCTAssertEqual(try compiled(#""due date""#), #""due* date*""#)
         XCTAssertEqual(try compiled(#""due date""#, .exactPhrases), #""due date""#)
-        XCTAssertEqual(try compiled(#""due date"*"#, .exactPhrases), #""due date*""#)
+        // The whole string is one phrase: `*` is plain text there.
+        XCTAssertEqual(try compiled(#""due date"*"#, .exactPhrases), #""due date""#)
+        XCTAssertEqual(try compiled("a OR b -c", .exactPhrases), #""a OR b c""#)
         XCTAssertEqual(try compiled("state-of-the-art", .exactWords), #""state of the art""#)
         XCTAssertEqual(try compiled("a OR b -c -\"d e\""), #""a*" OR "b*" EXCLUDE "c*" OR "d* e*""#)
         XCTAssertEqual(try compiled("Crème"), #""Crème*""#)
@@ -49,11 +51,11 @@ final class SearchQueryParserTests: XCTestCase {
 
     /// CJK words become phrases of bigrams; a single CJK character is a prefix.
     func testCJKCompilation() throws {
-        XCTAssertEqual(try compiled("東京都"), #""東京 京都""#)
+        XCTAssertEqual(try compiled("東京都"), #""東京 , 京都""#)
         XCTAssertEqual(try compiled("東京"), #""東京""#)
         XCTAssertEqual(try compiled("猫"), #""猫*""#)
         XCTAssertEqual(try compiled("iPhone用", .exactWords), #""iPhone 用*""#)
-        XCTAssertEqual(try compiled("한국어 검색"), #""한국 국어" "검색""#)
+        XCTAssertEqual(try compiled("한국어 검색"), #""한국 , 국어" "검색""#)
     }
 
     /// User text never becomes FTS syntax.

@@ -13,11 +13,14 @@ final class SearchTokenizerTests: XCTestCase {
         XCTAssertEqual(tokens.map(\.position), Array(0..<tokens.count), file: file, line: line)
     }
 
-    /// Words, numbers, punctuation and apostrophes.
+    /// Words, numbers, punctuation and apostrophes (which separate, as a reader sees them:
+    /// `mother’s` is the word `mother` and an `s`, so an exact search for `mothers` misses it and
+    /// `Bukhalā` finds `al-Bukhalā’i`).
     func testLatinWords() {
-        XCTAssertEqual(SearchTestSupport.texts("Hello, World! It's 2024 — e-mail_x 3.14"), ["hello", "world", "its", "2024", "e", "mail", "x", "3", "14"])
-        assertOffsetsCover("Hello, World! It's 2024", ["Hello", "World", "It's", "2024"])
-        XCTAssertEqual(SearchTestSupport.texts("'quoted' rock’n’roll l'été"), ["quoted", "rocknroll", "lete"])
+        XCTAssertEqual(SearchTestSupport.texts("Hello, World! It's 2024 — e-mail_x 3.14"), ["hello", "world", "it", "s", "2024", "e", "mail", "x", "3", "14"])
+        assertOffsetsCover("Hello, World! It's 2024", ["Hello", "World", "It", "s", "2024"])
+        XCTAssertEqual(SearchTestSupport.texts("'quoted' rock’n’roll l'été"), ["quoted", "rock", "n", "roll", "l", "ete"])
+        XCTAssertEqual(SearchTestSupport.texts("al-Bukhalā’i mother’s"), ["al", "bukhala", "i", "mother", "s"])
         XCTAssertEqual(SearchTestSupport.texts(""), [])
         XCTAssertEqual(SearchTestSupport.texts("  ...  !!! 🎉 "), [])
     }
@@ -60,7 +63,42 @@ final class SearchTokenizerTests: XCTestCase {
         XCTAssertEqual(lone.map(\.kind), [.cjkUnigram, .word, .cjkUnigram])
         XCTAssertEqual(SearchTestSupport.texts("iPhone用のケース2台"), ["iphone", "用の", "のケ", "ケー", "ース", "2", "台"])
         assertOffsetsCover("iPhone用の", ["iPhone", "用の"])
-        XCTAssertEqual(SearchTestSupport.texts("𠀋𠀌 丽"), ["𠀋𠀌", "丽"])
+        XCTAssertEqual(SearchTestSupport.texts("𠀋𠀌 丽"), ["𠀋𠀌", "𠀌丽"])
+    }
+
+    /// Extraction puts spaces and line breaks between Chinese and Japanese characters: a run
+    /// goes on across white space (and format characters), so words mixing Han and kana are
+    /// found whatever the layout; Hangul, written with spaces between words, does not.
+    func testBigramRunsContinueAcrossWhiteSpaceInScriptsWithoutSpaces() {
+        XCTAssertEqual(SearchTestSupport.texts("知っ\nてい"), ["知っ", "って", "てい"])
+        XCTAssertEqual(SearchTestSupport.texts("や 環境\r\n が"), ["や環", "環境", "境が"])
+        XCTAssertEqual(SearchTestSupport.texts("中\u{3000}文"), ["中文"])
+        XCTAssertEqual(SearchTestSupport.texts("한국어 문서"), ["한국", "국어", "문서"])
+        XCTAssertEqual(SearchTestSupport.texts("中文 and 日本"), ["中文", "and", "日本"])
+        XCTAssertEqual(SearchTestSupport.texts("中文。 日本"), ["中文", "日本"])
+        assertOffsetsCover("知っ\nてい ok", ["知っ", "っ\nて", "てい", "ok"])
+    }
+
+    /// Thai, Lao, Khmer and Myanmar put no spaces between words: they are cut into bigrams of
+    /// code points (vowel signs and tone marks included), so any substring of two or more
+    /// characters is found.
+    func testScriptsWithoutSpacesAreBigrammed() {
+        XCTAssertEqual(SearchTestSupport.texts("ภาษาไทย"), ["ภา", "าษ", "ษา", "าไ", "ไท", "ทย"])
+        XCTAssertEqual(SearchTestSupport.texts("ພາສາລາວ").count, 6)
+        XCTAssertEqual(SearchTestSupport.texts("ភាសាខ្មែរ").count, "ភាសាខ្មែរ".unicodeScalars.count - 1)
+        XCTAssertEqual(SearchTestSupport.texts("မြန်မာ").count, "မြန်မာ".unicodeScalars.count - 1)
+        XCTAssertEqual(SearchTestSupport.texts("ที่ นี่"), ["ที", "ี่", "่น", "นี", "ี่"])
+    }
+
+    /// Format characters (ZWNJ, ZWJ, soft hyphen, bidi marks, word joiner, BOM) are invisible:
+    /// ignored in words and runs alike, so `آرگومان‌ها` is one word with or without its ZWNJ.
+    func testFormatCharactersAreIgnored() {
+        XCTAssertEqual(SearchTestSupport.texts("آرگومان\u{200C}ها"), SearchTestSupport.texts("آرگومانها"))
+        XCTAssertEqual(SearchTestSupport.texts("co\u{00AD}operate"), ["cooperate"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{200F}שלום\u{200E} \u{FEFF}word\u{2060}s"), ["שלום", "words"])
+        XCTAssertEqual(SearchTestSupport.texts("中\u{200D}文"), ["中文"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{200C}\u{200D}"), [])
+        assertOffsetsCover("co\u{00AD}op x", ["co\u{00AD}op", "x"])
     }
 
     /// English Porter stemming, only when asked for.

@@ -192,8 +192,6 @@ struct MatchLocator {
         let patterns = firstBytePatterns
         let isFirst = termStarts
         // For a word with joining apostrophes, copied out without them (allocated when needed).
-        var scratch: UnsafeMutableBufferPointer<UInt8>?
-        defer { scratch?.deallocate() }
         let highBits: UInt64 = 0x8080_8080_8080_8080
         let ones: UInt64 = 0x0101_0101_0101_0101
         return Self.asciiFold.withUnsafeBufferPointer { fold -> [Range<Int>]? in
@@ -225,45 +223,21 @@ struct MatchLocator {
                     let start = scan + mask.trailingZeroBitCount / 8
                     mask &= mask &- 1
                     guard start >= wordEnd, isWord(base[start]) else { continue }
-                    if start > 0 {
-                        let previous = base[start - 1]
-                        if isWord(previous) { continue }
-                        if previous == 0x27 && start >= 2 && isWord(base[start - 2]) { continue }
-                    }
+                    if start > 0 && isWord(base[start - 1]) { continue }
                     if start > windowEnd { break scanning }
-                    // Cut the word: letters and digits, joined by apostrophes.
+                    // Cut the word: letters and digits.
                     var index = start + 1
-                    var end = index
-                    var joined = false
                     while index < count {
                         let byte = base[index]
                         if byte >= 0x80 { return nil }
-                        if isWord(byte) {
-                            index += 1
-                            end = index
-                            continue
-                        }
-                        guard byte == 0x27, index + 1 < count else { break }
-                        let following = base[index + 1]
-                        if following >= 0x80 { return nil }
-                        guard isWord(following) else { break }
-                        joined = true
+                        guard isWord(byte) else { break }
                         index += 1
                     }
+                    let end = index
                     wordEnd = end
                     next = max(next, end)
                     guard isFirst[Int(fold[Int(base[start])])] else { continue }
-                    var text = UnsafeBufferPointer(start: base + start, count: min(end - start, limit))
-                    if joined {
-                        let copy = scratch ?? .allocate(capacity: limit)
-                        scratch = copy
-                        var copied = 0
-                        for offset in start..<end where base[offset] != 0x27 && copied < limit {
-                            copy[copied] = base[offset]
-                            copied += 1
-                        }
-                        text = UnsafeBufferPointer(rebasing: copy[0..<copied])
-                    }
+                    let text = UnsafeBufferPointer(start: base + start, count: min(end - start, limit))
                     for (termIndex, term) in terms.enumerated() {
                         let termCount = term.text.count
                         guard term.prefix ? text.count >= termCount : text.count == termCount else { continue }

@@ -2,7 +2,9 @@
 public struct SearchOptions: Sendable, Equatable {
     /// Words match whole words only (by default each word matches the words it begins).
     public var exactWordsOnly = false
-    /// Quoted phrases match exactly (no prefix on their last word).
+    /// The whole search string is one exact phrase (PDFLibrary's `matchExactPhrasesOnly`):
+    /// `this is a test` does not match "this is a quick test", nor "this is a testing"; the
+    /// query syntax (quotes, `-`, `OR`, `*`) is then plain text.
     public var exactPhrasesOnly = false
     /// Leave out annotation text.
     public var excludeAnnotations = false

@@ -1,5 +1,6 @@
-// A verbatim copy of the tokenizer before the fast path (commit dd3d0af), kept as the
-// reference the equivalence tests compare the production tokenizer with. Do not optimise.
+// The tokenizer before the fast path (commit dd3d0af) with the word rules of tokenizer revision
+// 2 added, kept as the reference the equivalence tests compare the production tokenizer with.
+// Do not optimise.
 
 @testable import Cipherdex
 
@@ -11,9 +12,11 @@ enum ReferenceScalarClass: Equatable {
     case letter
     /// A combining mark: belongs to the character before it.
     case mark
-    /// An apostrophe: joins two letters, otherwise separates.
-    case joiner
-    /// A CJK character: Han, Hiragana, Katakana, Hangul, Bopomofo.
+    /// A format character (general category Cf: ZWNJ, ZWJ, soft hyphen, bidi marks, word
+    /// joiner, BOM…): invisible, so ignored wherever it is — it neither ends a word nor adds to it.
+    case ignorable
+    /// A character of a script written without spaces between words, cut into overlapping
+    /// bigrams: Han, Hiragana, Katakana, Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar.
     case cjk
 
     /// The class of `scalar`.
@@ -22,17 +25,17 @@ enum ReferenceScalarClass: Equatable {
         if value < 0x80 {
             switch value {
             case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return .letter
-            case 0x27: return .joiner
             default: return .separator
             }
         }
         switch value {
         case 0x3099, 0x309A, 0xFF9E, 0xFF9F: return .mark // (half-width) kana voicing marks
-        case 0x2019, 0x02BC: return .joiner
         default: break
         }
         if isCJK(value) { return .cjk }
         switch scalar.properties.generalCategory {
+        case .format:
+            return .ignorable
         case .nonspacingMark, .spacingMark, .enclosingMark:
             return .mark
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
@@ -43,10 +46,40 @@ enum ReferenceScalarClass: Equatable {
         }
     }
 
-    /// Whether `value` is in a CJK block the tokenizer bigrams.
+    /// Whether a bigram run may continue across white space after (and before) `value`: true for
+    /// the scripts that never put spaces between words (extraction inserts spaces and line
+    /// breaks between their characters), false for Hangul, which does.
+    static func joinsAcrossSpace(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x11FF, 0x3131...0x318E, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xD7B0...0xD7FF, 0xFFA0...0xFFDC:
+            return false
+        default:
+            return true
+        }
+    }
+
+    /// Whether `value` is white space a bigram run may continue across (see `joinsAcrossSpace`).
+    static func isRunSpace(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x09...0x0D, 0x20, 0xA0, 0x3000: return true
+        default: return false
+        }
+    }
+
+    /// Whether `value` is in a block the tokenizer bigrams.
     static func isCJK(_ value: UInt32) -> Bool {
         switch value {
-        case 0x1100...0x11FF,   // Hangul Jamo
+        case 0x0E01...0x0E3A,   // Thai letters and vowel signs
+             0x0E40...0x0E4E,   // Thai vowels, tone marks
+             0x0E50...0x0E59,   // Thai digits
+             0x0E81...0x0EDF,   // Lao
+             0x1000...0x109F,   // Myanmar
+             0x1780...0x17DD,   // Khmer letters and signs
+             0x17E0...0x17E9,   // Khmer digits
+             0x19E0...0x19FF,   // Khmer symbols
+             0xA9E0...0xA9FE,   // Myanmar Extended-B
+             0xAA60...0xAA7F,   // Myanmar Extended-A
+             0x1100...0x11FF,   // Hangul Jamo
              0x3005...0x3007,   // 々 〆 〇
              0x303B,            // 〻
              0x3041...0x3096,   // Hiragana

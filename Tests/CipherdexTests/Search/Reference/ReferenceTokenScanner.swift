@@ -27,6 +27,8 @@ struct ReferenceTokenScanner {
         var range: Range<Int>
         /// Folded UTF-8 text.
         var text: [UInt8]
+        /// The character's scalar value.
+        var first: UInt32
     }
 
     /// The input.
@@ -62,7 +64,7 @@ struct ReferenceTokenScanner {
                 if let token = scanWord() { return token }
             case .cjk:
                 scanCJKRun()
-            case .separator, .mark, .joiner:
+            case .separator, .mark, .ignorable:
                 offset += length
             }
         }
@@ -79,10 +81,8 @@ struct ReferenceTokenScanner {
             let (scalar, length) = decode(at: index)
             guard let scalar else { break }
             let kind = ReferenceScalarClass.of(scalar)
-            if kind == .joiner {
-                // An apostrophe joins two letters and is dropped from the text.
-                let (following, _) = index + length < input.count ? decode(at: index + length) : (nil, 0)
-                guard let following, ReferenceScalarClass.of(following) == .letter else { break }
+            if kind == .ignorable {
+                // Format characters are invisible: skipped, the word goes on.
                 index += length
                 continue
             }
@@ -111,9 +111,36 @@ struct ReferenceTokenScanner {
     private mutating func scanCJKRun() {
         var units: [CJKUnit] = []
         var index = offset
+        var runEnd = offset
         while index < input.count {
             let (scalar, length) = decode(at: index)
-            guard let scalar, ReferenceScalarClass.of(scalar) == .cjk else { break }
+            guard let scalar else { break }
+            let kind = ReferenceScalarClass.of(scalar)
+            if kind == .ignorable {
+                index += length
+                continue
+            }
+            if kind != .cjk {
+                // White space inside a run of a script written without spaces: look past it.
+                guard ReferenceScalarClass.isRunSpace(scalar.value), let last = units.last?.first,
+                    ReferenceScalarClass.joinsAcrossSpace(last)
+                else { break }
+                var look = index
+                var resumed = false
+                while look < input.count {
+                    let (next, nextLength) = decode(at: look)
+                    guard let next else { break }
+                    if ReferenceScalarClass.isRunSpace(next.value) || ReferenceScalarClass.of(next) == .ignorable {
+                        look += nextLength
+                        continue
+                    }
+                    resumed = ReferenceScalarClass.of(next) == .cjk && ReferenceScalarClass.joinsAcrossSpace(next.value)
+                    break
+                }
+                guard resumed else { break }
+                index = look
+                continue
+            }
             let start = index
             var scalars = [scalar]
             index += length
@@ -123,9 +150,10 @@ struct ReferenceTokenScanner {
                 scalars.append(mark)
                 index += markLength
             }
-            units.append(CJKUnit(range: start..<index, text: ReferenceFolding.foldCJK(scalars)))
+            units.append(CJKUnit(range: start..<index, text: ReferenceFolding.foldCJK(scalars), first: scalar.value))
+            runEnd = index
         }
-        offset = index
+        offset = runEnd
         pending.removeAll(keepingCapacity: true)
         pendingIndex = 0
         if units.count == 1 {
