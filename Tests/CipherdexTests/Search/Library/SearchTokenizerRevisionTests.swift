@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+/// Tokenizer revision 2 on real indexes: what a reader sees is found, and an index built before
+/// the revision is cut again when the store opens.
+final class SearchTokenizerRevisionTests: XCTestCase {
+    private func search(_ store: Store, _ query: String, exactWords: Bool = false) throws -> [String] {
+        var options = SearchOptions()
+        options.exactWordsOnly = exactWords
+        return try store.library.search(query, options: options).documents.keys.sorted()
+    }
+
+    private func addText(_ store: Store, _ text: String, uid: String) throws {
+        try store.library.add(data: Data(text.utf8), uid: uid, fileExtension: "txt")
+        store.library.waitUntilIdle()
+    }
+
+    func testWhatAReaderSeesIsFound() throws {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        try addText(store, "The mother’s notes on al-Bukhalā’i.", uid: "latin.txt")
+        try addText(store, "私はそれを知っ\nています。環境が\r\n大切です", uid: "ja.txt")
+        try addText(store, "ภาษาไทย เป็นภาษาราชการ", uid: "th.txt")
+        try addText(store, "این آرگومان\u{200C}ها هستند", uid: "fa.txt")
+        XCTAssertEqual(try search(store, "mothers", exactWords: true), [])
+        XCTAssertEqual(try search(store, "mother", exactWords: true), ["latin.txt"])
+        XCTAssertEqual(try search(store, "Bukhalā", exactWords: true), ["latin.txt"])
+        XCTAssertEqual(try search(store, "mother's"), ["latin.txt"])
+        XCTAssertEqual(try search(store, "知ってい"), ["ja.txt"])
+        XCTAssertEqual(try search(store, "環境が大切"), ["ja.txt"])
+        XCTAssertEqual(try search(store, "ภาษา"), ["th.txt"])
+        XCTAssertEqual(try search(store, "ราชการ"), ["th.txt"])
+        XCTAssertEqual(try search(store, "ไทยเป็น"), ["th.txt"])
+        XCTAssertEqual(try search(store, "آرگومانها"), ["fa.txt"])
+        XCTAssertEqual(try search(store, "آرگومان\u{200C}ها"), ["fa.txt"])
+        // Previews mark each bigram (as FTS offsets() would), across the line break, which the
+        // preview shows as a space.
+        let preview = try XCTUnwrap(store.library.search("知ってい").previews.first)
+        let marked = preview.matchRanges.map { SearchLibraryTestSupport.substring(preview.preview, $0) }
+        XCTAssertEqual(marked, ["知っ", "っ て", "てい"])
+    }
+
+    func testAnIndexBuiltBeforeTheRevisionIsCutAgainAtOpen() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        try addText(store, "the mother’s notes", uid: "notes.txt")
+        // Empty the FTS index itself (its content stays), as if it had been cut by other rules,
+        // and mark the store as not yet migrated to revision 2.
+        try store.write { db in
+            try db.execute("DELETE FROM search_text_segdir")
+            try db.execute("DELETE FROM search_text_segments")
+            try db.execute("DELETE FROM cipherdex_schema WHERE version >= 7")
+        }
+        XCTAssertEqual(try search(store, "mother"), [])
+        store.close()
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        defer { reopened.close() }
+        XCTAssertEqual(try search(reopened, "mother", exactWords: true), ["notes.txt"])
+        XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, Store.migrator.latestVersion)
+    }
+}
