@@ -45,19 +45,25 @@ extension SearchLibrary {
                         score: hit.score, isAnnotation: hit.isAnnotation,
                         annotationIndex: hit.isAnnotation ? hit.ordinal : nil)
                 }
-                if options.includePreviews && !kept.isEmpty {
+                let previewed = options.includePreviews ? Self.previewedIndices(kept, options: options) : []
+                if !previewed.isEmpty {
+                    let generation = previewGeneration.load(ordering: .acquiring)
                     let texts = try Self.bodiesAndMatches(
-                        of: kept.map(\.docid),
-                        occurrences: kept.map { Self.phraseOccurrences(matchInfo: $0.matchInfo) },
+                        of: previewed.map { kept[$0].docid },
+                        occurrences: previewed.map { Self.phraseOccurrences(matchInfo: kept[$0].matchInfo) },
                         match: compiled.match, stemming: stemming,
-                        windowCharacters: max(options.previewLength, 1), db: db)
-                    for index in previews.indices {
+                        windowCharacters: max(options.previewLength, 1), db: db,
+                        isCancelled: {
+                            Task.isCancelled || self.previewGeneration.load(ordering: .relaxed) != generation
+                        })
+                    for index in previewed {
                         guard let (body, offsets) = texts[kept[index].docid] else { continue }
                         let preview = PreviewBuilder(body: body, byteRanges: offsets)
                             .preview(before: options.previewCharactersBefore, length: options.previewLength)
                         previews[index].preview = preview.text
                         previews[index].matchRanges = preview.matchRanges
                         previews[index].pageMatchRanges = preview.pageMatchRanges
+                        previews[index].hasPreview = true
                     }
                 }
                 var documents: [String: Set<Int>] = [:]
@@ -71,6 +77,28 @@ extension SearchLibrary {
                     documents: documents.mapValues { $0.sorted() }, rankedUIDs: ranked, previews: previews)
             }
         }
+    }
+
+    /// Stops the preview work of every search running now: they return their results at once,
+    /// the previews not yet cut left empty (`hasPreview` false). PDFLibrary's
+    /// `cancelAllPreviewTextOperations`; cancelling the calling Task does the same for one search.
+    public func cancelPreviews() {
+        previewGeneration.add(1, ordering: .releasing)
+    }
+
+    /// The indices into `kept` (best first) that get a preview under the preview caps.
+    static func previewedIndices(_ kept: [Hit], options: SearchOptions) -> [Int] {
+        var perDocument: [String: Int] = [:]
+        var indices: [Int] = []
+        for (index, hit) in kept.enumerated() {
+            if let total = options.maximumPreviewResults, indices.count >= total { break }
+            if let limit = options.maximumPreviewResultsPerDocument, perDocument[hit.uid, default: 0] >= limit {
+                continue
+            }
+            perDocument[hit.uid, default: 0] += 1
+            indices.append(index)
+        }
+        return indices
     }
 
     /// One matching row before limits.
@@ -119,9 +147,11 @@ extension SearchLibrary {
     /// page through the SQLite tokenizer interface.
     /// `occurrences[i]`, when given, is each phrase's number of occurrences in row `docids[i]`
     /// (from matchinfo), so the scan of that page can stop after its last match.
+    /// `isCancelled` is asked between batches and pages: once it is true, the bodies found so far
+    /// are returned.
     static func bodiesAndMatches(
         of docids: [Int64], occurrences: [[Int]?]? = nil, match: String, stemming: Bool, windowCharacters: Int? = nil,
-        db: Connection
+        db: Connection, isCancelled: () -> Bool = { false }
     ) throws -> [Int64: (String, [Range<Int>])] {
         var expected: [Int64: [Int]] = [:]
         if let occurrences {
@@ -131,6 +161,7 @@ extension SearchLibrary {
         var result: [Int64: (String, [Range<Int>])] = [:]
         result.reserveCapacity(docids.count)
         for start in stride(from: 0, to: docids.count, by: 500) {
+            if isCancelled() { break }
             let slice = docids[start..<min(start + 500, docids.count)]
             let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
             // From FTS4's content shadow table (`search_text_content(docid INTEGER PRIMARY KEY,
@@ -141,6 +172,7 @@ extension SearchLibrary {
                 "SELECT docid, c0body FROM search_text_content WHERE docid IN (\(placeholders))",
                 slice.map { .integer($0) }
             ) { row in
+                if isCancelled() { return }
                 var body = row[1].textValue ?? ""
                 let docid = row[0].integerValue ?? 0
                 let ranges = body.withUTF8 {

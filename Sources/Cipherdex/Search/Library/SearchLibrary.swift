@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 @_exported import CipherdexExtraction
 
@@ -58,6 +59,9 @@ public final class SearchLibrary: @unchecked Sendable {
     /// The helpers of isolated PDF extraction: one pool per library, for the configured limits,
     /// keeping up to `workerCount` idle helpers; closed when the store closes.
     var pdfPool: IsolatedExtractorPool?
+    /// Bumped by `cancelPreviews()`: a search whose preview work started under an older value
+    /// stops cutting previews.
+    let previewGeneration = Atomic<Int>(0)
 
     init(store: Store) {
         self.store = store

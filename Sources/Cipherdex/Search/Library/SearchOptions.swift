@@ -16,6 +16,12 @@ public struct SearchOptions: Sendable, Equatable {
     public var maximumResultsPerDocument: Int?
     /// Whether to cut preview texts.
     public var includePreviews = true
+    /// Most results that get a preview, best first (PDFLibrary's `maximumPreviewResultsTotal`;
+    /// nil: every result). Results past it keep their page and score, with `hasPreview` false.
+    public var maximumPreviewResults: Int?
+    /// Most results of one document that get a preview (PDFLibrary's
+    /// `maximumPreviewResultsPerDocument`; nil: no limit besides the total).
+    public var maximumPreviewResultsPerDocument: Int?
     /// Characters of context before the first match in a preview.
     public var previewCharactersBefore = 20
     /// Characters in a preview in all.

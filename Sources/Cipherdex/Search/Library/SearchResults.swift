@@ -15,8 +15,11 @@ public struct SearchPreview: Codable, Sendable, Equatable {
     /// The page, counted from 0.
     public var pageIndex: Int
     /// Up to `previewLength` characters of the original text around the first match (empty when
-    /// previews are off).
+    /// this result has no preview: see `hasPreview`).
     public var preview: String
+    /// Whether the preview was cut: false when previews are off, the result is past a preview
+    /// cap, or preview work was cancelled (`SearchLibrary.cancelPreviews()`, Task cancellation).
+    public var hasPreview: Bool = false
     /// Where the matched words are in `preview`: UTF-16 offsets (`NSRange`-compatible),
     /// `[start, end)`.
     public var matchRanges: [[Int]]
