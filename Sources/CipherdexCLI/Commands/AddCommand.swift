@@ -6,7 +6,7 @@ struct AddCommand: Command {
     static let name = "add"
     static let summary = "store files encrypted and index them for search"
     static let help = """
-        USAGE: cipherdex add STORE FILE… [--uid UID] [KEY]
+        USAGE: cipherdex add STORE FILE… [--uid UID] [--passwords FILE | --password-file FILE] [KEY]
 
         Stores each FILE as an encrypted attachment and indexes its text for `cipherdex search`
         (PDF, .txt, .text, .md, .markdown), then waits until every file is indexed and prints one
@@ -26,15 +26,19 @@ struct AddCommand: Command {
 
         OPTIONS:
           --uid UID   the UID to index the file under (only with a single FILE)
+        PASSWORDS (of password-protected PDFs; never stored or printed):
+        \(PasswordOptions.help)
         KEY (one of; omit for an unencrypted store):
         \(KeyOptions.help())
         """
 
     let target: StoreArguments
+    let passwords: PasswordOptions
     let files: [(path: String, uid: String)]
 
     init(parsing arguments: inout Arguments) throws {
         let uid = try arguments.option("--uid")
+        passwords = try PasswordOptions(parsing: &arguments)
         target = try StoreArguments(parsing: &arguments)
         let paths = arguments.remainingPositionals()
         guard !paths.isEmpty else { throw CLIError.usage("missing FILE") }
@@ -70,6 +74,7 @@ struct AddCommand: Command {
         let store = try target.open()
         defer { store.close() }
         let library = store.library
+        if let provider = passwords.provider { library.configure { $0.passwordProvider = provider } }
         for file in files {
             try library.add(fileAt: file.path, uid: file.uid)
         }

@@ -6,7 +6,7 @@ struct IndexCommand: Command {
     static let name = "index"
     static let summary = "sync the search index with a folder (new, changed, deleted files)"
     static let help = """
-        USAGE: cipherdex index STORE FOLDER [--ext pdf,txt,md] [KEY]
+        USAGE: cipherdex index STORE FOLDER [--ext pdf,txt,md] [--passwords FILE | --password-file FILE] [KEY]
 
         Syncs the search index with the files under FOLDER (recursively, hidden files left out):
         new files are indexed, changed ones (size or modification time, then content) re-indexed,
@@ -30,16 +30,20 @@ struct IndexCommand: Command {
 
         OPTIONS:
           --ext LIST   comma-separated file extensions to index (default: pdf,txt,md)
+        PASSWORDS (of password-protected PDFs; never stored or printed):
+        \(PasswordOptions.help)
         KEY (one of; omit for an unencrypted store):
         \(KeyOptions.help())
         """
 
     let target: StoreArguments
+    let passwords: PasswordOptions
     let folder: String
     let extensions: Set<String>
 
     init(parsing arguments: inout Arguments) throws {
         let ext = try arguments.option("--ext")
+        passwords = try PasswordOptions(parsing: &arguments)
         target = try StoreArguments(parsing: &arguments)
         folder = try arguments.positional("FOLDER")
         if let ext {
@@ -69,6 +73,7 @@ struct IndexCommand: Command {
         let store = try target.open()
         defer { store.close() }
         let library = store.library
+        if let provider = passwords.provider { library.configure { $0.passwordProvider = provider } }
         let progress = ProgressLine(enabled: SearchCLI.stderrIsTerminal)
         // Subscribe before syncing: workers start as soon as the first file is queued.
         let events = library.events()
