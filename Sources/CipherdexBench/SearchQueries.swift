@@ -63,6 +63,8 @@ struct BenchQuery {
             BenchQuery("OR", "biopsy OR affidavit", pdfgrep: "biopsy|affidavit"),
             BenchQuery("exclusion", "cardiology -lovelace", pdfgrep: "cardiology"),
             BenchQuery("exclusion", "geology -rock", pdfgrep: "geology"),
+            BenchQuery("ends-with", "*ology", pdfgrep: "ology\\b"),
+            BenchQuery("inner", "*iolog*", pdfgrep: "iolog"),
         ]
         return queries
     }

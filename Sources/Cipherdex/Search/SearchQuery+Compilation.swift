@@ -35,6 +35,7 @@ extension SearchQuery {
         switch term.kind {
         case .word, .hyphenated: prefixWords = !options.contains(.exactWords)
         case .phrase: prefixWords = !options.contains(.exactPhrases)
+        case .exactWord: prefixWords = false
         }
         var phrase = ""
         for (index, token) in tokens.enumerated() {

@@ -34,6 +34,8 @@ public struct SearchQuery: Equatable, Sendable {
             case hyphenated
             /// A quoted phrase.
             case phrase
+            /// One whole word, never a prefix (what a leading `*` expands to).
+            case exactWord
         }
 
         /// The syntax that produced it.
@@ -42,6 +44,10 @@ public struct SearchQuery: Equatable, Sendable {
         public var text: String
         /// Whether a `*` followed it.
         public var explicitPrefix: Bool
+        /// Whether a `*` came before it: `*ology` matches the words that end in `ology`, and
+        /// with a trailing `*` too (`*olog*`) the words that contain `olog`. The library expands
+        /// such a term into the indexed words it matches (`SearchLibrary.search`).
+        public var matchesWordEnds = false
         /// The character offset where the term (or its `-`) starts in the query.
         public var position: Int
 

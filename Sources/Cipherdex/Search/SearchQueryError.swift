@@ -21,6 +21,9 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
     case noSearchableTerms
     /// More than `limit` terms.
     case tooManyTerms(count: Int, limit: Int)
+    /// A leading `*` (ends-with or inner match) at `position` on something other than one word
+    /// of letters and digits (a phrase, hyphenated words, CJK text).
+    case unsupportedWildcard(position: Int)
 
     /// A stable short name for the case.
     public var name: String {
@@ -34,6 +37,7 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
         case .exclusionInAlternative: return "exclusionInAlternative"
         case .noSearchableTerms: return "noSearchableTerms"
         case .tooManyTerms: return "tooManyTerms"
+        case .unsupportedWildcard: return "unsupportedWildcard"
         }
     }
 
@@ -41,7 +45,7 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
     public var position: Int? {
         switch self {
         case .unterminatedQuote(let position), .danglingOperator(let position), .bareWildcard(let position),
-             .exclusionInAlternative(let position):
+             .exclusionInAlternative(let position), .unsupportedWildcard(let position):
             return position
         default:
             return nil
@@ -60,6 +64,8 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
         case .exclusionInAlternative(let position): return "The excluded term at character \(position + 1) cannot be part of an OR."
         case .noSearchableTerms: return "The search has no letters or digits to look for."
         case .tooManyTerms(let count, let limit): return "The search has too many terms (\(count); at most \(limit))."
+        case .unsupportedWildcard(let position):
+            return "The * at character \(position + 1) can start only a single word of letters and digits."
         }
     }
 }

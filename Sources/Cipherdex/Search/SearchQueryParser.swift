@@ -99,12 +99,26 @@ struct SearchQueryParser {
                 prefix = true
                 word.removeLast()
             }
+            var wordEnds = false
+            while word.first == "*" {
+                wordEnds = true
+                word.removeFirst()
+            }
             guard !word.isEmpty else {
                 throw SearchQueryError.bareWildcard(position: excluded ? start + 1 : start)
             }
             let text = String(word)
-            items.append(.term(SearchQuery.Term(kind: Self.isHyphenated(text) ? .hyphenated : .word, text: text,
-                                                explicitPrefix: prefix, position: start), excluded: excluded))
+            if wordEnds {
+                // Ends-with and inner matches work on one word of letters and digits.
+                let tokens = SearchTokenizer.tokens(in: text)
+                guard tokens.count == 1, tokens[0].kind == .word else {
+                    throw SearchQueryError.unsupportedWildcard(position: excluded ? start + 1 : start)
+                }
+            }
+            var term = SearchQuery.Term(
+                kind: Self.isHyphenated(text) ? .hyphenated : .word, text: text, explicitPrefix: prefix, position: start)
+            term.matchesWordEnds = wordEnds
+            items.append(.term(term, excluded: excluded))
         }
         return items
     }

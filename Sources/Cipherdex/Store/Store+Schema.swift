@@ -37,6 +37,9 @@ extension Store {
             // again from the stored page text with the current tokenizer.
             try SearchSchema.rebuild(db, tokenizer: try SearchSchema.tokenizer(db))
         }
+        migrator.register(version: 8, name: "search vocabulary") { db in
+            try SearchSchema.createVocabulary(db)
+        }
         return migrator
     }()
 }

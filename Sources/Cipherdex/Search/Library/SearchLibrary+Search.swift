@@ -16,6 +16,7 @@ extension SearchLibrary {
         return try Store.mappingDatabaseErrors {
             try store.read { db in
                 let stemming = try SearchSchema.tokenizer(db) == .englishStemming
+                guard let query = try WordEndExpansion.expand(query, db: db) else { return empty }
                 let compiled = try query.compiled(stemming: stemming)
                 var (sql, arguments) = compiled.condition(table: "search_text")
                 if options.excludeAnnotations { sql += " AND p.kind = 0" }

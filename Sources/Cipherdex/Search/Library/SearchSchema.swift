@@ -50,6 +50,12 @@ enum SearchSchema {
         try db.execute("CREATE VIRTUAL TABLE \(name) USING fts4(body, tokenize=\(tokenizer.ftsName))")
     }
 
+    /// The vocabulary of `search_text` (an `fts4aux` view of its terms), for ends-with and inner
+    /// matches (`WordEndExpansion`); it stores nothing of its own.
+    static func createVocabulary(_ db: Connection) throws {
+        try db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS search_text_terms USING fts4aux(search_text)")
+    }
+
     /// The tokenizer the index was built with.
     static func tokenizer(_ db: Connection) throws -> SearchTokenizerKind {
         let value = try db.scalar("SELECT value FROM cipherdex_settings WHERE name = ?", [.text(tokenizerSetting)])
@@ -60,8 +66,12 @@ enum SearchSchema {
     static func rebuild(_ db: Connection, tokenizer: SearchTokenizerKind) throws {
         try createTextTable(db, name: "search_text_rebuild", tokenizer: tokenizer)
         try db.execute("INSERT INTO search_text_rebuild (docid, body) SELECT docid, body FROM search_text")
+        let hasVocabulary = try db.scalar(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'search_text_terms'")?.integerValue == 1
+        if hasVocabulary { try db.execute("DROP TABLE search_text_terms") }
         try db.execute("DROP TABLE search_text")
         try db.execute("ALTER TABLE search_text_rebuild RENAME TO search_text")
+        if hasVocabulary { try createVocabulary(db) }
         try db.execute(
             "INSERT OR REPLACE INTO cipherdex_settings (name, value) VALUES (?, ?)",
             [.text(tokenizerSetting), .text(tokenizer.rawValue)])
