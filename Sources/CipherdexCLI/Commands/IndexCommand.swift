@@ -17,7 +17,8 @@ struct IndexCommand: Command {
 
           added A, changed C, removed R, unchanged U, failed F, locked L
 
-        where failed and locked count the files indexed in this run; each failed file is also
+        where failed and locked count the files indexed in this run (a file that failed or was
+        locked before is tried again, and counted as `retried T` after them); each failed file is also
         listed as `<uid>: failed: <reason>`, and each entry left out as `<path>: skipped: <reason>`
         (counted as `skipped S` at the end of the summary line): a UID that belongs to another
         document, a name that is not valid UTF-8 (shown with `\\xHH` escapes), a folder that cannot
@@ -119,6 +120,7 @@ struct IndexCommand: Command {
         Output.print(
             "added \(summary.added.count), changed \(summary.changed.count), removed \(summary.removed.count), "
                 + "unchanged \(summary.unchanged.count), failed \(failures.count), locked \(locked)"
+                + (summary.retried.isEmpty ? "" : ", retried \(summary.retried.count)")
                 + (skipped.isEmpty ? "" : ", skipped \(skipped.count)"))
         if let writeFailure { throw writeFailure }
         if !failures.isEmpty {

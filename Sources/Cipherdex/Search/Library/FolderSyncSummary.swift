@@ -25,6 +25,9 @@ public struct FolderSyncSummary: Sendable, Equatable {
     public var removed: [String] = []
     /// Files with the same size and modification time, left alone.
     public var unchanged: [String] = []
+    /// Files unchanged since a sync in which they failed or were locked, queued again (what made
+    /// them fail — a missing helper, a password, a limit — may be gone).
+    public var retried: [String] = []
     /// Files whose UID (relative path) already belongs to another document — one added with
     /// `add`, or from another synced folder — left alone rather than replacing it.
     public var conflicts: [String] = []

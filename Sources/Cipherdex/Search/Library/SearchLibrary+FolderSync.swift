@@ -17,12 +17,14 @@ extension SearchLibrary {
         let walk = try FolderWalk(root: root, allowed: allowed)
         let files = walk.files
         var owners: [String: String?] = [:]
-        let known: [String: (size: Int64?, modified: Double?)] = try store.read { db in
-            var rows: [String: (Int64?, Double?)] = [:]
-            try db.forEachRow("SELECT uid, source_root, source_size, source_mtime FROM search_documents") { row in
+        let known: [String: (size: Int64?, modified: Double?, indexed: Bool)] = try store.read { db in
+            var rows: [String: (Int64?, Double?, Bool)] = [:]
+            try db.forEachRow("SELECT uid, source_root, source_size, source_mtime, state FROM search_documents") { row in
                 guard let uid = row[0].textValue else { return }
                 owners[uid] = row[1].textValue
-                if row[1].textValue == root { rows[uid] = (row[2].integerValue, row[3].doubleValue) }
+                if row[1].textValue == root {
+                    rows[uid] = (row[2].integerValue, row[3].doubleValue, row[4].textValue == "indexed")
+                }
             }
             return rows
         }
@@ -33,7 +35,11 @@ extension SearchLibrary {
                 summary.conflicts.append(uid)
                 continue
             }
-            if let previous = known[uid], previous.size == facts.size, previous.modified == facts.modified {
+            // A document that failed (or was locked) is tried again whatever its facts: what made
+            // it fail (a missing helper, a password, a limit) may have changed since.
+            if let previous = known[uid], previous.indexed, previous.size == facts.size,
+                previous.modified == facts.modified
+            {
                 summary.unchanged.append(uid)
                 continue
             }
@@ -43,7 +49,15 @@ extension SearchLibrary {
             job.sourceSize = facts.size
             job.sourceModified = facts.modified
             try enqueue(job)
-            if known[uid] == nil { summary.added.append(uid) } else { summary.changed.append(uid) }
+            if let previous = known[uid] {
+                if !previous.indexed && previous.size == facts.size && previous.modified == facts.modified {
+                    summary.retried.append(uid)
+                } else {
+                    summary.changed.append(uid)
+                }
+            } else {
+                summary.added.append(uid)
+            }
         }
         for uid in known.keys.sorted() where files[uid] == nil && !walk.isInUnreadableFolder(uid) {
             if try remove(uid: uid) { summary.removed.append(uid) }

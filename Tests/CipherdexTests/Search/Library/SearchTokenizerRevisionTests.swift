@@ -60,3 +60,30 @@ final class SearchTokenizerRevisionTests: XCTestCase {
         XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, Store.migrator.latestVersion)
     }
 }
+
+/// A document that failed is retried by the next folder sync, even though its file did not change.
+final class SearchFolderRetryTests: XCTestCase {
+    func testAFailedDocumentIsRetriedByTheNextSync() throws {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        let folder = TestSupport.temporaryPath("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/big.txt", contents: Data(repeating: 0x61, count: 4096))
+        FileManager.default.createFile(atPath: folder + "/ok.txt", contents: Data("fine words".utf8))
+        store.library.configure { $0.maximumDocumentSize = 1024 }
+        let first = try store.library.sync(folder: folder)
+        store.library.waitUntilIdle()
+        XCTAssertEqual(first.added.sorted(), ["big.txt", "ok.txt"])
+        guard case .failed = try store.library.status(of: "big.txt") else { return XCTFail("big.txt should fail") }
+        // What made it fail is gone: the next sync tries it again although the file is the same.
+        store.library.configure { $0.maximumDocumentSize = 1 << 20 }
+        let second = try store.library.sync(folder: folder)
+        store.library.waitUntilIdle()
+        XCTAssertEqual(second.retried, ["big.txt"])
+        XCTAssertEqual(second.unchanged, ["ok.txt"])
+        XCTAssertEqual(try store.library.status(of: "big.txt"), .finished(pageCount: 1))
+        let third = try store.library.sync(folder: folder)
+        XCTAssertEqual(third.unchanged.sorted(), ["big.txt", "ok.txt"])
+        XCTAssertEqual(third.retried, [])
+    }
+}
