@@ -162,8 +162,7 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
             discard(candidate)
         }
         guard let path = helperPath ?? IsolatedPDFExtractor.locateHelper() else {
-            throw ExtractionError.helperUnavailable(
-                reason: "\(IsolatedPDFExtractor.helperName) was not found next to the executable; set \(IsolatedPDFExtractor.helperPathEnvironmentKey)")
+            throw ExtractionError.helperUnavailable(reason: IsolatedPDFExtractor.missingHelperAdvice)
         }
         let helper = try HelperProcess(ChildProcess(
             executable: path,

@@ -120,10 +120,24 @@ public struct IsolatedPDFExtractor: PDFExtractor {
             .contains { text.contains($0) }
     }
 
+    /// Where an installed helper lives relative to the executable's folder (`make install`:
+    /// `PREFIX/bin/cipherdex` and `PREFIX/libexec/cipherdex/cipherdex-extract`).
+    public static let installedHelperPath = "../libexec/cipherdex/" + helperName
+
+    /// What to do when no helper is found: where it was looked for, what to build or set.
+    public static var missingHelperAdvice: String {
+        "PDF extraction needs the \(helperName) helper, which was not found (looked at $\(helperPathEnvironmentKey), "
+            + "next to the executable and in \(installedHelperPath) beside it): build it with "
+            + "`swift build --product \(helperName)` (add `-c release` for a release build) and keep it next to the "
+            + "executable, install with `make install`, or set \(helperPathEnvironmentKey) to its path; "
+            + "or parse PDFs in-process (`pdfExtraction = .inProcess`, trusted input only)"
+    }
+
     /// The first executable among: `$CIPHERDEX_EXTRACT_HELPER`, `cipherdex-extract` next to the
     /// running executable (`/proc/self/exe`, which under `swift test` is the test bundle in
-    /// `.build/<config>`), next to `Bundle.main`, next to any loaded bundle (an `.xctest` bundle
-    /// directory on other platforms), and next to `argv[0]`.
+    /// `.build/<config>`) or in `../libexec/cipherdex/` beside it (an installed layout), next to
+    /// `Bundle.main`, next to any loaded bundle (an `.xctest` bundle directory on other
+    /// platforms), and next to `argv[0]`.
     public static func locateHelper() -> String? {
         let fileManager = FileManager.default
         var candidates: [String] = []
@@ -132,6 +146,7 @@ public struct IsolatedPDFExtractor: PDFExtractor {
         }
         if let executable = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             candidates.append(sibling(of: executable))
+            candidates.append((executable as NSString).deletingLastPathComponent + "/" + installedHelperPath)
         }
         if let executable = Bundle.main.executableURL?.path {
             candidates.append(sibling(of: executable))

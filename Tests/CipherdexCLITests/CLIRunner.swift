@@ -26,9 +26,13 @@ struct CLIRunner {
     /// Runs `cipherdex arguments…` with extra environment and optional stdin bytes; with a
     /// `launcher` (such as `["/usr/bin/time", "-v"]`), runs `launcher… cipherdex arguments…`.
     @discardableResult
-    func run(_ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]? = nil, launcher: [String] = []) throws -> Result {
+    /// `executable` replaces the built `cipherdex` (a copy of it elsewhere, say).
+    func run(
+        _ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]? = nil, launcher: [String] = [],
+        executable path: String? = nil
+    ) throws -> Result {
         let process = Process()
-        let executable = Self.productsDirectory.appendingPathComponent("cipherdex")
+        let executable = path.map { URL(fileURLWithPath: $0) } ?? Self.productsDirectory.appendingPathComponent("cipherdex")
         if let first = launcher.first {
             process.executableURL = URL(fileURLWithPath: first)
             process.arguments = Array(launcher.dropFirst()) + [executable.path] + arguments

@@ -5,6 +5,9 @@ enum Sodium {
     private static let initialization: Int32 = sodium_init()
 
     /// Calls `sodium_init` once per process; safe from any thread.
+    /// The loaded libsodium's version (`sodium_version_string`).
+    static var versionString: String { String(cString: sodium_version_string()) }
+
     static func ensureInitialized() {
         precondition(initialization >= 0, "libsodium failed to initialise")
     }

@@ -1,3 +1,4 @@
+import Cipherdex
 import Foundation
 
 /// Dispatches to the subcommands and turns errors into one stderr line and an exit status.
@@ -23,15 +24,29 @@ enum CipherdexCommandLine {
         }
         text += """
 
-            Run `cipherdex COMMAND --help` for a command's options.
+            Run `cipherdex COMMAND --help` for a command's options, `cipherdex --version` for versions.
             Exit status: 0 ok, 10 keyRequired, 11 keyUnexpected, 12 keyInvalid, 13 unsupportedScheme,
-            14 metadataCorrupt, 15 storeCorrupted, 16 storeLocked, 64 usage, 1 anything else.
+            14 metadataCorrupt, 15 storeCorrupted, 16 storeLocked, 17 permissionDenied, 18 diskFull,
+            64 usage, 1 anything else.
             """
         return text
     }
 
+    /// `cipherdex --version`: the versions, and where PDF extraction's helper is (or what to
+    /// build when it is missing).
+    static var version: String {
+        let helper = IsolatedPDFExtractor.locateHelper().map { "extraction helper: \($0)" }
+            ?? "extraction helper: not found. " + IsolatedPDFExtractor.missingHelperAdvice
+        return "cipherdex \(CipherdexVersion.current) (SQLCipher on SQLite \(CipherdexVersion.sqlite), "
+            + "libsodium \(CipherdexVersion.sodium))\n\(helper)"
+    }
+
     /// Runs the command line; returns the exit status.
     static func run(_ argv: [String]) -> Int32 {
+        if argv.first == "--version" || argv.first == "version" {
+            Output.print(version)
+            return ExitStatus.success
+        }
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
             Output.print(help)
             return argv.isEmpty ? ExitStatus.usage : ExitStatus.success

@@ -16,6 +16,10 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     /// error): they are not searchable in their new version. Adding them again once the cause
     /// is gone retries; everything written before stays intact.
     case indexWriteFailed(uids: [String], reason: String)
+    /// PDFs are to be parsed in isolated `cipherdex-extract` helper processes (the default) and
+    /// no helper executable can be found: nothing was queued. The reason says where it looked
+    /// and what to build or set.
+    case extractionHelperMissing(reason: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -26,6 +30,7 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .notAFolder: return "notAFolder"
         case .unreadable: return "unreadable"
         case .indexWriteFailed: return "indexWriteFailed"
+        case .extractionHelperMissing: return "extractionHelperMissing"
         }
     }
 
@@ -37,6 +42,7 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .documentNotFound(let uid): return "no document '\(uid)' in the search index"
         case .notAFolder(let path): return "\(path) is not a folder"
         case .unreadable(let path, let reason): return "cannot read \(path): \(reason)"
+        case .extractionHelperMissing(let reason): return reason
         case .indexWriteFailed(let uids, let reason):
             let named = uids.prefix(3).map { "'\($0.prefix(80))'" }.joined(separator: ", ") + (uids.count > 3 ? ", …" : "")
             return "the search index could not be written for \(uids.count) document(s) (\(named)): \(reason)"

@@ -28,6 +28,10 @@ extension SearchLibrary {
             }
             return rows
         }
+        if files.keys.contains(where: { Self.fileExtension($0) == "pdf" }) {
+            // Before anything is queued: a missing helper is one typed error, not a failed PDF each.
+            try checkExtractionHelper(for: "pdf")
+        }
         var summary = FolderSyncSummary()
         summary.skipped = walk.skipped
         for (uid, facts) in files.sorted(by: { $0.key < $1.key }) {

@@ -7,6 +7,7 @@ extension SearchLibrary {
         guard extractor(for: job.fileExtension) != nil else {
             throw SearchError.unsupportedFileType(job.fileExtension)
         }
+        try checkExtractionHelper(for: job.fileExtension)
         state.withLock {
             pending.removeAll { $0.uid == job.uid }
             pending.append(job)
@@ -20,6 +21,16 @@ extension SearchLibrary {
             }
             state.broadcast()
         }
+    }
+
+    /// Throws `extractionHelperMissing` when a PDF would go to an isolated helper that cannot be
+    /// found, so the first `add` or `sync` says so instead of every document failing quietly.
+    func checkExtractionHelper(for fileExtension: String) throws {
+        let configuration = state.withLock { self.configuration }
+        guard fileExtension == "pdf", configuration.extractors["pdf"] == nil,
+            case .isolated = configuration.pdfExtraction, IsolatedPDFExtractor.locateHelper() == nil
+        else { return }
+        throw SearchError.extractionHelperMissing(reason: IsolatedPDFExtractor.missingHelperAdvice)
     }
 
     /// The extractor for a file extension, or nil.
