@@ -1,9 +1,11 @@
+import Cipherdex
 import CipherdexEvaluation
 import Foundation
 
 /// `cipherdex-bench search-quality [--corpus DIR] [--queries N] [--seed S] [--json]`: the search
 /// evaluation on real PDFs against `pdftotext`'s text (see `SearchQualityEvaluation`), with the
-/// extraction's word agreement; `extraction-agreement [--corpus DIR]` prints the agreement alone.
+/// extraction's word agreement; `extraction-agreement [--corpus DIR] [--gap R|off]...` prints the
+/// agreement alone (with `--gap`, extracting in this process with each word-gap ratio, to tune it).
 enum SearchQualitySuite {
     /// The corpus when `--corpus` is not given: the shared folder next to the checkout.
     static let defaultCorpus = "../shared/corpus/pdfs"
@@ -13,6 +15,7 @@ enum SearchQualitySuite {
         var corpus = defaultCorpus
         var settings = SearchQualityEvaluation.Settings(corpus: corpus)
         var json = false
+        var gapRatios: [Double?] = []
         var index = 1
         func value() -> String? {
             index += 1
@@ -24,6 +27,7 @@ enum SearchQualitySuite {
             case "--queries": settings.queriesPerCell = value().flatMap { Int($0) } ?? settings.queriesPerCell
             case "--seed": settings.seed = value().flatMap { UInt64($0) } ?? settings.seed
             case "--json": json = true
+            case "--gap": gapRatios.append(value().flatMap { $0 == "off" ? Double?.none : Double($0) } ?? nil)
             default:
                 FileHandle.standardError.write(
                     Data(
@@ -43,9 +47,19 @@ enum SearchQualitySuite {
         do {
             if arguments[0] == "extraction-agreement" {
                 let truth = try TruthCorpus.load(directory: corpus)
-                let agreement = WordAgreement(
-                    corpus: truth, extracted: SearchQualityEvaluation.extractAll(corpus: truth, directory: corpus))
-                print(json ? encode(agreement) : agreement.markdown)
+                guard !gapRatios.isEmpty else {
+                    let agreement = WordAgreement(
+                        corpus: truth, extracted: SearchQualityEvaluation.extractAll(corpus: truth, directory: corpus))
+                    print(json ? encode(agreement) : agreement.markdown)
+                    return 0
+                }
+                // Tuning: in-process extraction (trusted input only) with each word-gap ratio.
+                for ratio in gapRatios {
+                    let extracted = SearchQualityEvaluation.extractAll(
+                        corpus: truth, directory: corpus, extractor: PDFTextExtractor(wordGapRatio: ratio))
+                    print("word-gap ratio \(ratio.map { String($0) } ?? "off") (in-process)\n")
+                    print(WordAgreement(corpus: truth, extracted: extracted).markdown)
+                }
                 return 0
             }
             let report = try SearchQualityEvaluation(settings: settings).run()

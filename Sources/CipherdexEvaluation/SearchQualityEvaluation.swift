@@ -97,12 +97,15 @@ public struct SearchQualityEvaluation {
             searchErrors: searchErrors, indexingSeconds: indexingSeconds, seconds: Date().timeIntervalSince(started))
     }
 
-    /// Every document's pages as the library's extractor reads them (isolated, two at a time),
-    /// nil when it fails.
-    public static func extractAll(corpus: TruthCorpus, directory: String) -> [[String]?] {
+    /// Every document's pages as `extractor` reads them (by default the library's isolated
+    /// extraction), two at a time, nil when it fails.
+    public static func extractAll(
+        corpus: TruthCorpus, directory: String,
+        extractor: any PDFExtractor = IsolatedPDFExtractor(
+            limits: IsolatedPDFExtractor.Limits(wallClockSeconds: 20, cpuSeconds: 20))
+    ) -> [[String]?] {
         let results = Mutex([[String]?](repeating: nil, count: corpus.documents.count))
         let next = Mutex(0)
-        let extractor = IsolatedPDFExtractor(limits: IsolatedPDFExtractor.Limits(wallClockSeconds: 20, cpuSeconds: 20))
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
             while true {
                 let index = next.withLock { value -> Int in
