@@ -48,9 +48,13 @@ let package = Package(
             name: "CipherdexCLI",
             dependencies: ["Cipherdex"]
         ),
+        .target(
+            name: "CipherdexEvaluation",
+            dependencies: ["Cipherdex", "CipherdexPDFWriter"]
+        ),
         .executableTarget(
             name: "CipherdexBench",
-            dependencies: ["Cipherdex", "CipherdexPDFWriter"]
+            dependencies: ["Cipherdex", "CipherdexPDFWriter", "CipherdexEvaluation"]
         ),
         .testTarget(
             name: "CipherdexTests",
@@ -59,6 +63,10 @@ let package = Package(
         .testTarget(
             name: "CipherdexCLITests",
             dependencies: ["CipherdexCLI", "CipherdexPDFWriter"]
+        ),
+        .testTarget(
+            name: "CipherdexEvaluationTests",
+            dependencies: ["CipherdexEvaluation", "CipherdexPDFWriter", "CipherdexExtractHelper"]
         ),
         .testTarget(
             name: "CipherdexExtractionTests",

@@ -1,10 +1,10 @@
-import Foundation
-
 /// `cipherdex-bench [SUITE...] [--quick]`: runs benchmark suites and prints markdown for
 /// BENCHMARKS.md. Suites: store, attachments, search (default: all).
 /// `cipherdex-bench generate-pdfs DIR [DOCUMENTS] [PAGES]` writes the sample corpus (the demo
-/// uses it).
+/// uses it). `cipherdex-bench search-quality [--corpus DIR] [--queries N] [--seed S] [--json]`
+/// evaluates search against `pdftotext` on real PDFs; `extraction-agreement` compares the words.
 import CipherdexPDFWriter
+import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "generate-pdfs" {
@@ -13,7 +13,8 @@ if arguments.first == "generate-pdfs" {
         exit(64)
     }
     let corpus = SampleCorpus(
-        documentCount: arguments.count > 2 ? Int(arguments[2]) ?? 8 : 8, pagesPerDocument: arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5)
+        documentCount: arguments.count > 2 ? Int(arguments[2]) ?? 8 : 8,
+        pagesPerDocument: arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5)
     do {
         try corpus.write(to: arguments[1])
         print("wrote \(corpus.documents.count) PDFs, \(corpus.pageCount) pages, to \(arguments[1])")
@@ -22,6 +23,9 @@ if arguments.first == "generate-pdfs" {
         FileHandle.standardError.write(Data("cipherdex-bench: error: \(error)\n".utf8))
         exit(1)
     }
+}
+if let first = arguments.first, first == "search-quality" || first == "extraction-agreement" {
+    exit(SearchQualitySuite.main(arguments))
 }
 let quick = arguments.contains("--quick")
 var suites = arguments.filter { !$0.hasPrefix("--") }

@@ -8,8 +8,18 @@ import Foundation
 /// allocate gigabytes, so untrusted input should go through `IsolatedPDFExtractor`, which runs
 /// this same code in a resource-limited helper process.
 public struct PDFTextExtractor: PDFExtractor {
-    /// Creates an extractor; it holds no state.
-    public init() {}
+    /// The default `wordGapRatio`, measured on the real-world corpus against `pdftotext`
+    /// (BENCHMARKS.md, word agreement).
+    public static let defaultWordGapRatio = 0.4
+
+    /// Characters poppler runs together are split where their glyphs are apart by more than this
+    /// fraction of the glyph height (`GlyphGapSplitter`); nil keeps poppler's text as it is.
+    public var wordGapRatio: Double?
+
+    /// Creates an extractor that splits words at glyph gaps of `wordGapRatio` of the glyph height.
+    public init(wordGapRatio: Double? = PDFTextExtractor.defaultWordGapRatio) {
+        self.wordGapRatio = wordGapRatio
+    }
 
     /// Extracts the title, metadata and per-page text and annotations of the PDF in `data`.
     /// Throws `.locked` when the PDF is encrypted and `password` is missing or wrong; when poppler
@@ -29,11 +39,31 @@ public struct PDFTextExtractor: PDFExtractor {
                 continue
             }
             defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(page)) }
-            let text = Self.takeString(poppler_page_get_text(page)) ?? ""
+            let text = pageText(page)
             pages.append(ExtractedPage(index: index, text: text, annotations: Self.annotations(of: page)))
         }
         let title = Self.takeString(poppler_document_get_title(document)).flatMap(Self.nonBlank)
         return ExtractedDocument(title: title, metadata: Self.metadata(of: document), pages: pages)
+    }
+
+    /// The page's text, with spaces where glyphs poppler runs together stand apart.
+    private func pageText(_ page: OpaquePointer) -> String {
+        guard let raw = poppler_page_get_text(page) else { return "" }
+        defer { g_free(raw) }
+        if let ratio = wordGapRatio {
+            var boxes: UnsafeMutablePointer<PopplerRectangle>?
+            var count: guint = 0
+            if poppler_page_get_text_layout(page, &boxes, &count) != 0, let boxes {
+                defer { g_free(boxes) }
+                let splitter = GlyphGapSplitter(ratio: ratio)
+                if let split = splitter.split(
+                    raw, length: strlen(raw), boxes: UnsafeBufferPointer(start: boxes, count: Int(count)))
+                {
+                    return split
+                }
+            }
+        }
+        return String(cString: raw)
     }
 
     /// Whether `%PDF-` occurs in the first KiB, where poppler looks for it.
@@ -72,7 +102,8 @@ public struct PDFTextExtractor: PDFExtractor {
         defer { if let error { g_error_free(error) } }
         guard let error else { throw ExtractionError.damaged(reason: "poppler could not open the document") }
         if error.pointee.domain == cipherdex_poppler_error_quark(),
-           error.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue) {
+            error.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue)
+        {
             throw ExtractionError.locked
         }
         // Poppler opens some files without a header, so the header only decides how a failure
@@ -117,7 +148,9 @@ public struct PDFTextExtractor: PDFExtractor {
             if let value = takeString(getter(document)).flatMap(nonBlank) { result[key] = value }
         }
         if let date = isoDate(poppler_document_get_creation_date_time(document)) { result["creationDate"] = date }
-        if let date = isoDate(poppler_document_get_modification_date_time(document)) { result["modificationDate"] = date }
+        if let date = isoDate(poppler_document_get_modification_date_time(document)) {
+            result["modificationDate"] = date
+        }
         return result
     }
 
