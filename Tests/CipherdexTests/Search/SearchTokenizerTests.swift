@@ -96,6 +96,11 @@ final class SearchTokenizerTests: XCTestCase {
         XCTAssertEqual(SearchTestSupport.texts("آرگومان\u{200C}ها"), SearchTestSupport.texts("آرگومانها"))
         XCTAssertEqual(SearchTestSupport.texts("co\u{00AD}operate"), ["cooperate"])
         XCTAssertEqual(SearchTestSupport.texts("\u{200F}שלום\u{200E} \u{FEFF}word\u{2060}s"), ["שלום", "words"])
+        // Embeddings and isolates delimit (extraction wraps each right-to-left word in them), and
+        // the zero-width space is a word break.
+        XCTAssertEqual(SearchTestSupport.texts("\u{202B}לחיוב\u{202C}\u{202B}פעולות\u{202C}"), ["לחיוב", "פעולות"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{202A} habibi\u{202C}يبيب"), ["habibi", "يبيب"])
+        XCTAssertEqual(SearchTestSupport.texts("one\u{200B}two \u{2067}x\u{2069}y"), ["one", "two", "x", "y"])
         XCTAssertEqual(SearchTestSupport.texts("中\u{200D}文"), ["中文"])
         XCTAssertEqual(SearchTestSupport.texts("\u{200C}\u{200D}"), [])
         assertOffsetsCover("co\u{00AD}op x", ["co\u{00AD}op", "x"])

@@ -12,8 +12,9 @@ enum ReferenceScalarClass: Equatable {
     case letter
     /// A combining mark: belongs to the character before it.
     case mark
-    /// A format character (general category Cf: ZWNJ, ZWJ, soft hyphen, bidi marks, word
-    /// joiner, BOM…): invisible, so ignored wherever it is — it neither ends a word nor adds to it.
+    /// A format character (general category Cf: ZWNJ, ZWJ, soft hyphen, the bidi marks LRM, RLM
+    /// and ALM, word joiner, BOM…): invisible, so ignored wherever it is — it neither ends a word
+    /// nor adds to it. (The zero-width space and the bidi embeddings and isolates separate.)
     case ignorable
     /// A character of a script written without spaces between words, cut into overlapping
     /// bigrams: Han, Hiragana, Katakana, Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar.
@@ -30,6 +31,10 @@ enum ReferenceScalarClass: Equatable {
         }
         switch value {
         case 0x3099, 0x309A, 0xFF9E, 0xFF9F: return .mark // (half-width) kana voicing marks
+        // Format characters that delimit rather than join: the zero-width space (a word break)
+        // and the bidi embeddings, overrides and isolates, which extraction puts around each
+        // right-to-left word (`\u{202B}שלום\u{202C}\u{202B}עולם\u{202C}`).
+        case 0x200B, 0x202A...0x202E, 0x2066...0x2069: return .separator
         default: break
         }
         if isCJK(value) { return .cjk }
