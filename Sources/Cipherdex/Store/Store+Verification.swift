@@ -50,7 +50,9 @@ extension Store {
             guard let id = row[0].textValue else { continue }
             ids.insert(id)
             do {
-                let reader = try AttachmentReader(id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey)
+                let reader = try AttachmentReader(
+                    id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey,
+                    recordedLength: row[1].integerValue.map { UInt64(max(0, $0)) })
                 if reader.length != UInt64(row[1].integerValue ?? -1) {
                     problems.append(
                         "attachment \(id): length \(reader.length) does not match the recorded \(row[1].integerValue ?? -1)"
