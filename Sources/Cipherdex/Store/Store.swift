@@ -66,6 +66,8 @@ public final class Store: @unchecked Sendable {
         guard FileSystem.isDirectory(layout.directory) else {
             throw StoreError.notAStore(path: layout.directory, reason: "not a directory")
         }
+        // A folder this process may not read or search: say so, naming it (not "no store").
+        try checkAccess(layout.directory, mode: R_OK | X_OK)
         let lock = try StoreLock(layout: layout)
         let metadataKind = FileKind.of(layout.metadata)
         if metadataKind.exists {
