@@ -9,6 +9,8 @@ struct CLIRunner {
         let stdout: String
         let stderr: String
         let stdoutBytes: [UInt8]
+        /// Whether the process was ended by a signal (`status` is then the signal's number).
+        var signaled = false
     }
 
     /// The folder holding the built products (beside the test bundle).
@@ -26,7 +28,9 @@ struct CLIRunner {
     /// Runs `cipherdex arguments…` with extra environment and optional stdin bytes; with a
     /// `launcher` (such as `["/usr/bin/time", "-v"]`), runs `launcher… cipherdex arguments…`.
     @discardableResult
-    func run(_ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]? = nil, launcher: [String] = []) throws -> Result {
+    func run(_ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]? = nil, launcher: [String] = [])
+        throws -> Result
+    {
         let process = Process()
         let executable = Self.productsDirectory.appendingPathComponent("cipherdex")
         if let first = launcher.first {
@@ -63,7 +67,8 @@ struct CLIRunner {
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: Array(outData))
+            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: Array(outData),
+            signaled: process.terminationReason == .uncaughtSignal)
     }
 
     /// A runner in a fresh temporary directory.

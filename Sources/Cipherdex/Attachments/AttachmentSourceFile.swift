@@ -59,8 +59,14 @@ struct AttachmentSourceFile {
         var remaining = size
         while remaining > 0 {
             let want = Int(min(UInt64(buffer.count), remaining))
-            let count = try buffer.withUnsafeMutableBytes { raw in
-                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { raw in
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
+                }
+            } catch let error as SystemError {
+                // The source's own disk failing (`EIO`) is typed, naming the source.
+                throw StoreError.classifying(error)
             }
             if count == 0 { break }
             try buffer.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }

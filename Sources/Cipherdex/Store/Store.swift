@@ -138,7 +138,11 @@ public final class Store: @unchecked Sendable {
         do {
             bytes = try FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize)
         } catch let error as SystemError {
-            if case .permissionDenied = StoreError.classifying(error) { throw StoreError.classifying(error) }
+            // No permission or a failing disk is not damage: the metadata may be fine.
+            switch StoreError.classifying(error) {
+            case .permissionDenied, .ioError: throw StoreError.classifying(error)
+            default: break
+            }
             throw EncryptionError.metadataCorrupt(
                 reason: "the metadata file cannot be read: \(error.errorDescription ?? "unreadable")")
         } catch let error as RegularFileError {
