@@ -130,12 +130,18 @@ struct WALCompanions {
     private let walExisted: Bool
     private let savedIndex: [UInt8]?
 
-    /// Records the companions of `databasePath` as they are now.
+    /// Records the companions of `databasePath` as they are now; an index that cannot be
+    /// saved (over 1 GiB) is `storeCorrupted` naming it, before anything is written.
     init(databasePath: String) throws {
         walPath = databasePath + "-wal"
         shmPath = databasePath + "-shm"
         walExisted = FileKind.of(walPath).exists
-        savedIndex = FileKind.of(shmPath).isRegular ? try FileSystem.readRegularFile(shmPath, limit: 1 << 30) : nil
+        do {
+            savedIndex = FileKind.of(shmPath).isRegular ? try FileSystem.readRegularFile(shmPath, limit: 1 << 30) : nil
+        } catch let error as RegularFileError {
+            // An index over 1 GiB (a sparse giant) or one changing under us is no store's.
+            throw StoreError.storeCorrupted(reason: "\(shmPath): \(error.reason)")
+        }
     }
 
     /// Puts the companions back (call only once every connection to the database is closed).

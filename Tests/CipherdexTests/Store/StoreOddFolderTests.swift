@@ -152,3 +152,19 @@ final class StoreOddFolderTests: XCTestCase {
             try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).attachmentTokens().count, 2)
     }
 }
+
+extension StoreOddFolderTests {
+    func testHugeSparseIndexIsStoreCorruptedAtOnceAndAHugeEmptyLogHoldsNothing() throws {
+        let id = try makeStore()
+        let index = path + "/store.db-shm"
+        XCTAssertTrue(FileManager.default.createFile(atPath: index, contents: nil))
+        XCTAssertEqual(truncate(index, 10 << 30), 0)
+        assertOpenFails("storeCorrupted", naming: index)
+        try FileManager.default.removeItem(atPath: index)
+        // A log of zeros has no valid header, so no committed frame: the store opens as it was.
+        let log = path + "/store.db-wal"
+        XCTAssertTrue(FileManager.default.createFile(atPath: log, contents: nil))
+        XCTAssertEqual(truncate(log, 10 << 30), 0)
+        try assertOpensWithEverything(id)
+    }
+}
