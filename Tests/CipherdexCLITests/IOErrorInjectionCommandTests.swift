@@ -88,12 +88,12 @@ final class IOErrorInjectionCommandTests: XCTestCase {
         guard result.status == 0 else { throw XCTSkip("strace cannot trace here: \(result.stderr)") }
         var counts: [String: Int] = [:]
         for line in (try String(contentsOfFile: log, encoding: .utf8)).split(separator: "\n") {
-            // "<pid> name(args…) = result"
-            guard let name = line.split(separator: " ", maxSplits: 1).last?.split(separator: "(").first else {
-                continue
-            }
+            // "<pid> name(args…) = result", the pid padded with spaces to a width.
+            let call = line.drop { $0.isNumber }.drop { $0 == " " }
+            guard let name = call.split(separator: "(").first, !name.isEmpty else { continue }
             counts[String(name), default: 0] += 1
         }
+        XCTAssertFalse(counts.isEmpty, "the calibration of \(arguments[0]) traced no call: \(log)")
         return counts
     }
 
@@ -214,8 +214,10 @@ final class IOErrorInjectionCommandTests: XCTestCase {
                 XCTAssertEqual(current, newKey, "an acknowledged rekey did not change the key")
             }
         }
+        try assertWhole("the rekey sweep")
         try assertEveryAcknowledgedWritePresent()
         XCTAssertGreaterThan(failedWithIOError, 0, "no injected EIO surfaced as ioError (\(runs) runs)")
         XCTAssertLessThan(runs, 100)
+        print("EIO injection: \(runs) runs, \(failedWithIOError) exited with ioError")
     }
 }
