@@ -6,7 +6,7 @@ import XCTest
 /// the file they read): N is the first and the last such call of a calibration run. Every run
 /// exits with a typed error line (or succeeds when the failed call did not matter), never by a
 /// signal; afterwards, with no fault, the store opens, `verify` passes and every write that was
-/// acknowledged is there. About sixty short runs in all.
+/// acknowledged is there. About three dozen injected runs, each checked by a `verify` (~12 s).
 final class IOErrorInjectionCommandTests: XCTestCase {
     private var cli = CLIRunner.temporary()
     private var store = ""
