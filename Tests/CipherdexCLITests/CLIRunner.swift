@@ -9,6 +9,8 @@ struct CLIRunner {
         let stdout: String
         let stderr: String
         let stdoutBytes: [UInt8]
+        /// Whether the process was ended by a signal (`status` is then the signal's number).
+        var signaled = false
     }
 
     /// The folder holding the built products (beside the test bundle).
@@ -67,7 +69,8 @@ struct CLIRunner {
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: Array(outData))
+            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: Array(outData),
+            signaled: process.terminationReason == .uncaughtSignal)
     }
 
     /// A runner in a fresh temporary directory.

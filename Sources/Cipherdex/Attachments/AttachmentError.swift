@@ -2,8 +2,9 @@ import Foundation
 
 /// Why reading or writing an encrypted attachment file failed.
 ///
-/// Every case names the attachment id; none carries plaintext or key bytes, and the messages
-/// only echo ids, sizes, indices, numeric fields and errno values.
+/// Every case names the attachment id (or, for a file being added, its path); none carries
+/// plaintext or key bytes, and the messages only echo ids, paths, sizes, indices, numeric fields
+/// and errno values.
 public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     /// No file exists for the attachment.
     case notFound(id: String)
@@ -26,6 +27,12 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     case rangeOutOfBounds(id: String, range: Range<UInt64>, length: UInt64)
     /// A system call failed; `operation` names it and `errno` is its error number.
     case io(id: String, operation: String, errno: Int32)
+    /// The attachment's file at `path` is not a regular file (`kind` says what it is: "a FIFO",
+    /// "a directory", …); it was refused without being read.
+    case notRegularFile(id: String, path: String, kind: String)
+    /// The file to add as an attachment, at `path`, is not a regular file (a FIFO, directory,
+    /// device or socket, which could block or never end); nothing was read or stored.
+    case sourceNotRegularFile(path: String, kind: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -40,6 +47,8 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
         case .chunkAuthenticationFailed: return "chunkAuthenticationFailed"
         case .rangeOutOfBounds: return "rangeOutOfBounds"
         case .io: return "io"
+        case .notRegularFile: return "notRegularFile"
+        case .sourceNotRegularFile: return "sourceNotRegularFile"
         }
     }
 
@@ -67,6 +76,10 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
                 "Attachment \(id): range \(range.lowerBound)..<\(range.upperBound) is outside its length \(length)."
         case .io(let id, let operation, let code):
             return "Attachment \(id): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))."
+        case .notRegularFile(let id, let path, let kind):
+            return "Attachment \(id): its file \(path) is \(kind), not a regular file."
+        case .sourceNotRegularFile(let path, let kind):
+            return "Cannot add \(path) as an attachment: it is \(kind), not a regular file."
         }
     }
 }

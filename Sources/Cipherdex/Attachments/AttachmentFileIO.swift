@@ -9,14 +9,34 @@ internal import CSystemShims
 /// Thin POSIX file helpers for attachment files: positional reads and writes that retry on
 /// `EINTR` and short transfers, mapping failures to `AttachmentError.io`.
 enum AttachmentFileIO {
-    /// Opens `path` read-only; a missing file is `AttachmentError.notFound`.
+    /// Opens the regular file at `path` read-only; a missing file is `AttachmentError.notFound`,
+    /// anything but a regular file (a FIFO, directory, device, socket, or a link to one) is
+    /// `notRegularFile`, refused at once: the open uses `O_NONBLOCK | O_NOCTTY`, so a FIFO without
+    /// a writer or a terminal neither blocks nor has side effects, and the kind is checked by
+    /// `fstat` of the opened descriptor itself.
     static func openForReading(path: String, id: String) throws(AttachmentError) -> Int32 {
         while true {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 { return fd }
+            let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            if fd >= 0 {
+                var info = stat()
+                guard fstat(fd, &info) == 0 else {
+                    let code = errno
+                    close(fd)
+                    throw .io(id: id, operation: "fstat", errno: code)
+                }
+                guard info.st_mode & S_IFMT == S_IFREG else {
+                    close(fd)
+                    throw .notRegularFile(id: id, path: path, kind: FileKind(mode: info.st_mode, size: 0).description)
+                }
+                return fd
+            }
             let code = errno
             if code == EINTR { continue }
             if code == ENOENT { throw .notFound(id: id) }
+            if code == ENXIO || code == ELOOP {
+                // A socket (`open` says "no such device") or a loop of links: name what is there.
+                throw .notRegularFile(id: id, path: path, kind: FileKind.of(path).description)
+            }
             throw .io(id: id, operation: "open", errno: code)
         }
     }

@@ -15,22 +15,27 @@ public final class AttachmentReader {
         case plain(FileDescriptor)
     }
 
-    init(id: String, path: String, masterKey: SecureBytes?) throws {
+    /// Opens attachment `id`'s file at `path`. In an unencrypted store (no `masterKey`) the file
+    /// holds the content itself, so its size must be `recordedLength` (when given): a file of
+    /// another size is `truncated` or `trailingData` at once, never streamed to its end.
+    init(id: String, path: String, masterKey: SecureBytes?, recordedLength: UInt64? = nil) throws {
         self.id = id
         if let masterKey {
             let reader = try AttachmentCipherReader(path: path, attachmentID: id, masterKey: masterKey)
             source = .encrypted(reader)
             length = reader.length
         } else {
-            do {
-                let file = try FileDescriptor(path: path, flags: O_RDONLY)
-                source = .plain(file)
-                length = FileSystem.size(path) ?? 0
-            } catch let error as SystemError {
-                throw error.errno == ENOENT
-                    ? AttachmentError.notFound(id: id)
-                    : AttachmentError.io(id: id, operation: "open", errno: error.errno)
+            let fd = try AttachmentFileIO.openForReading(path: path, id: id)
+            let file = FileDescriptor(adopting: fd, path: path)
+            let size = try AttachmentFileIO.size(fd, id: id)
+            if let recordedLength, size < recordedLength {
+                throw AttachmentError.truncated(id: id, expectedBytes: recordedLength, actualBytes: size)
             }
+            if let recordedLength, size > recordedLength {
+                throw AttachmentError.trailingData(id: id, expectedBytes: recordedLength, actualBytes: size)
+            }
+            source = .plain(file)
+            length = size
         }
     }
 

@@ -70,6 +70,15 @@ struct AttachmentStorage {
                 length = written
             }
             return Staged(id: id, path: stagingPath, length: length, contentHash: hash.finish())
+        } catch let error as AttachmentError {
+            unlink(stagingPath)
+            // A full disk, missing permissions or a failing device are the environment's, typed
+            // as every other store write's are.
+            guard case .io(_, let operation, let code) = error else { throw error }
+            switch StoreError.classifying(SystemError(operation: operation, path: stagingPath, errno: code)) {
+            case .system: throw error
+            case let typed: throw typed
+            }
         } catch {
             unlink(stagingPath)
             throw error

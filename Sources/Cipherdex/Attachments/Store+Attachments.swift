@@ -10,28 +10,19 @@ extension Store {
     /// (memory stays flat), staged as ciphertext and made visible atomically. Identical content
     /// already stored is not stored twice: the existing attachment's id comes back.
     ///
+    /// The file must be a regular file (a link to one is followed): a FIFO, directory, device or
+    /// socket is refused at once with `AttachmentError.sourceNotRegularFile`, unread; a file
+    /// larger than the free space of the store's disk is `StoreError.diskFull` at once.
+    ///
     /// Called inside `transaction(_:)` on its thread, this and the other synchronous
     /// `addAttachment` forms join that transaction (as `StoreTransaction.addAttachment` does): the
     /// attachment is readable there at once, and commits or rolls back with it.
     public func addAttachment(fromFile path: String, contentType: String? = nil, metadata: [String: String] = [:])
         throws -> AttachmentToken
     {
-        let file: FileDescriptor
-        do {
-            file = try FileDescriptor(path: path, flags: O_RDONLY)
-        } catch let error as SystemError {
-            throw StoreError.classifying(error)
-        }
+        let source = try AttachmentSourceFile(path: path, layout: layout)
         let type = contentType ?? AttachmentStorage.contentType(forExtension: (path as NSString).pathExtension)
-        return try addAttachment(contentType: type, metadata: metadata) { sink in
-            var buffer = [UInt8](repeating: 0, count: 1 << 20)
-            defer { buffer.withUnsafeMutableBytes { Sodium.memzero($0) } }
-            while true {
-                let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0) }
-                if count == 0 { break }
-                try buffer.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            }
-        }
+        return try addAttachment(contentType: type, metadata: metadata) { sink in try source.stream(into: sink) }
     }
 
     /// Adds `data` as an attachment.
@@ -100,11 +91,12 @@ extension Store {
     /// `AttachmentError.notFound` when there is no such attachment. Inside a transaction, on its
     /// thread, attachments it added are found too.
     public func attachment(_ id: String) throws -> AttachmentReader {
-        guard AttachmentStorage.isValidID(id), try attachmentToken(id) != nil else {
+        guard AttachmentStorage.isValidID(id), let token = try attachmentToken(id) else {
             throw AttachmentError.notFound(id: id)
         }
         let storage = attachmentStorage
-        return try AttachmentReader(id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey)
+        return try AttachmentReader(
+            id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey, recordedLength: token.length)
     }
 
     /// The whole content of attachment `id`.

@@ -23,6 +23,19 @@ extension StoreTransaction {
         }
     }
 
+    /// Adds the file at `path` as an attachment inside this transaction, streamed as
+    /// `Store.addAttachment(fromFile:)` does: only a regular file is read (anything else is
+    /// `AttachmentError.sourceNotRegularFile` at once), and a file larger than the disk's free
+    /// space is `StoreError.diskFull` before anything is written.
+    public func addAttachment(fromFile path: String, contentType: String? = nil, metadata: [String: String] = [:])
+        throws -> AttachmentToken
+    {
+        try checkActive()
+        let source = try AttachmentSourceFile(path: path, layout: store.layout)
+        let type = contentType ?? AttachmentStorage.contentType(forExtension: (path as NSString).pathExtension)
+        return try addAttachment(contentType: type, metadata: metadata) { sink in try source.stream(into: sink) }
+    }
+
     /// Adds `data` as an attachment inside this transaction.
     public func addAttachment(_ data: Data, contentType: String? = nil, metadata: [String: String] = [:]) throws
         -> AttachmentToken

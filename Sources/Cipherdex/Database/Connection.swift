@@ -34,7 +34,8 @@ package final class Connection {
     /// `SecureBytes.sqlcipherRawKeyLiteral()`) and `cipher`, the database is encrypted.
     /// Throws `DatabaseError` with SQLITE_NOTADB when the key does not decrypt page 1.
     init(
-        path: String, mode: Mode, key: SecureBytes?, cipher: CipherSettings?, create: Bool = false, cacheSizeKiB: Int = 2048
+        path: String, mode: Mode, key: SecureBytes?, cipher: CipherSettings?, create: Bool = false,
+        cacheSizeKiB: Int = 2048
     ) throws {
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         var filename = path
@@ -230,6 +231,8 @@ package final class Connection {
     static let readOnlyCode = SQLITE_READONLY
     /// SQLITE_CANTOPEN: a file of the database cannot be opened.
     static let cannotOpenCode = SQLITE_CANTOPEN
+    /// SQLITE_IOERR: a system call on a file of the database failed (`systemErrno` says how).
+    static let ioErrorCode = SQLITE_IOERR
     /// SQLITE_BUSY and SQLITE_LOCKED: another connection holds a lock.
     static let busyCodes: Set<Int32> = [SQLITE_BUSY, SQLITE_LOCKED]
 }

@@ -8,8 +8,9 @@ import Foundation
 /// whether the process may write it, and whether the database decrypts and holds a schema —
 /// including what a crash left in its write-ahead log.
 extension Store {
-    /// Refuses a database (or its `-wal`/`-shm`) that is not a regular file, or a database too
-    /// short to hold a first page, and names any file the process may not read and write.
+    /// Refuses a database (or its `-wal`/`-shm`) that is not a regular file, a database too
+    /// short to hold a first page, or attachment folders that are not directories, and names
+    /// any file the process may not read and write.
     static func checkDatabaseFiles(databasePath: String, layout: StoreLayout, pageSize: Int) throws {
         let kind = FileKind.of(databasePath)
         guard kind.exists else { throw StoreError.storeCorrupted(reason: "the database file is missing") }
@@ -28,10 +29,31 @@ extension Store {
             let companionKind = FileKind.of(companion)
             guard companionKind.exists else { continue }
             guard companionKind.isRegular else {
-                throw StoreError.storeCorrupted(reason: "\(companion) is \(companionKind.description), not a regular file")
+                throw StoreError.storeCorrupted(
+                    reason: "\(companion) is \(companionKind.description), not a regular file")
             }
             try checkAccess(companion, mode: R_OK | W_OK)
         }
+        for folder in [layout.attachments, layout.staging] { try checkFolder(folder) }
+    }
+
+    /// Refuses an `attachments/` or `staging/` that is there but is not a directory (a file, a
+    /// FIFO, a link to anything but a directory: a link to one is a normal deployment), and
+    /// names one the process may not write.
+    static func checkFolder(_ path: String) throws {
+        var kind = FileKind.of(path)
+        guard kind.exists else { return }
+        if kind == .symbolicLink {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                throw StoreError.storeCorrupted(reason: "\(path) is a symbolic link to nothing, not a directory")
+            }
+            kind = FileKind(mode: info.st_mode, size: 0)
+        }
+        guard kind == .directory else {
+            throw StoreError.storeCorrupted(reason: "\(path) is \(kind.description), not a directory")
+        }
+        try checkAccess(path, mode: R_OK | W_OK | X_OK)
     }
 
     /// Throws `permissionDenied` naming `path` when the process may not access it in `mode`.
@@ -108,12 +130,18 @@ struct WALCompanions {
     private let walExisted: Bool
     private let savedIndex: [UInt8]?
 
-    /// Records the companions of `databasePath` as they are now.
+    /// Records the companions of `databasePath` as they are now; an index that cannot be
+    /// saved (over 1 GiB) is `storeCorrupted` naming it, before anything is written.
     init(databasePath: String) throws {
         walPath = databasePath + "-wal"
         shmPath = databasePath + "-shm"
         walExisted = FileKind.of(walPath).exists
-        savedIndex = FileKind.of(shmPath).isRegular ? try FileSystem.readRegularFile(shmPath, limit: 1 << 30) : nil
+        do {
+            savedIndex = FileKind.of(shmPath).isRegular ? try FileSystem.readRegularFile(shmPath, limit: 1 << 30) : nil
+        } catch let error as RegularFileError {
+            // An index over 1 GiB (a sparse giant) or one changing under us is no store's.
+            throw StoreError.storeCorrupted(reason: "\(shmPath): \(error.reason)")
+        }
     }
 
     /// Puts the companions back (call only once every connection to the database is closed).

@@ -66,6 +66,8 @@ public final class Store: @unchecked Sendable {
         guard FileSystem.isDirectory(layout.directory) else {
             throw StoreError.notAStore(path: layout.directory, reason: "not a directory")
         }
+        // A folder this process may not read or search: say so, naming it (not "no store").
+        try checkAccess(layout.directory, mode: R_OK | X_OK)
         let lock = try StoreLock(layout: layout)
         let metadataKind = FileKind.of(layout.metadata)
         if metadataKind.exists {
@@ -136,7 +138,11 @@ public final class Store: @unchecked Sendable {
         do {
             bytes = try FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize)
         } catch let error as SystemError {
-            if case .permissionDenied = StoreError.classifying(error) { throw StoreError.classifying(error) }
+            // No permission or a failing disk is not damage: the metadata may be fine.
+            switch StoreError.classifying(error) {
+            case .permissionDenied, .ioError: throw StoreError.classifying(error)
+            default: break
+            }
             throw EncryptionError.metadataCorrupt(
                 reason: "the metadata file cannot be read: \(error.errorDescription ?? "unreadable")")
         } catch let error as RegularFileError {

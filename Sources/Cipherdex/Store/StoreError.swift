@@ -19,6 +19,10 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// The disk (or the user's quota) holding the store is full: the write did not happen.
     /// Nothing committed is lost; free space and retry.
     case diskFull(path: String)
+    /// The device holding `path` reported an input/output error (`EIO`): the disk or the
+    /// file system is failing, not the data's encryption. What was committed before is kept;
+    /// check the disk, then retry.
+    case ioError(path: String, reason: String)
     /// A file operation failed.
     case system(SystemError)
     /// The database reported an error.
@@ -37,6 +41,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .closed: return "closed"
         case .permissionDenied: return "permissionDenied"
         case .diskFull: return "diskFull"
+        case .ioError: return "ioError"
         case .system: return "system"
         case .database: return "database"
         case .insideTransaction: return "insideTransaction"
@@ -60,6 +65,9 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             return "permission denied for \(path): \(reason)"
         case .diskFull(let path):
             return "the disk is full: cannot write \(path) (nothing committed is lost; free some space and retry)"
+        case .ioError(let path, let reason):
+            return
+                "input/output error on \(path): \(reason) (the disk or file system is failing; nothing committed is lost)"
         case .system(let error):
             return error.errorDescription
         case .database(let error):

@@ -43,7 +43,7 @@ public struct StoreInfo: Codable, Equatable, Sendable {
 extension Store {
     /// Describes the store.
     public func info() throws -> StoreInfo {
-        let schemaVersion = try read { try Migrator.currentVersion(of: $0) }
+        let schemaVersion = try Store.mappingDatabaseErrors { try read { try Migrator.currentVersion(of: $0) } }
         let snapshot = metadataLock.withLock { metadata }
         var attachmentCount = 0
         var attachmentBytes: UInt64 = 0

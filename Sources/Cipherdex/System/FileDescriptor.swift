@@ -20,6 +20,12 @@ final class FileDescriptor {
         self.path = path
     }
 
+    /// Takes ownership of the open descriptor `rawValue` (opened for `path`).
+    init(adopting rawValue: Int32, path: String) {
+        self.rawValue = rawValue
+        self.path = path
+    }
+
     deinit {
         _ = Glibc.close(rawValue)
     }

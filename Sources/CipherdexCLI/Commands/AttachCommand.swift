@@ -65,8 +65,7 @@ struct AttachCommand: Command {
                     throw DocumentError.fieldNotAnArray(field: Self.attachmentsField)
                 }
                 let token = try tx.addAttachment(
-                    contentType: contentType ?? Self.contentType(of: file), metadata: metadata,
-                    content: { sink in try FileStreamer.stream(file, into: sink) })
+                    fromFile: file, contentType: contentType ?? Self.contentType(of: file), metadata: metadata)
                 var list = existingList?.arrayValue ?? []
                 list.append(try JSONValue(encoding: token))
                 members[Self.attachmentsField] = .array(list)
@@ -93,20 +92,6 @@ struct AttachCommand: Command {
         case "md", "markdown": return "text/markdown"
         case "json": return "application/json"
         default: return nil
-        }
-    }
-}
-
-/// Reads a file in 1 MiB pieces.
-enum FileStreamer {
-    /// Hands the file's bytes to `sink` piece by piece.
-    static func stream(_ path: String, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CLIError.failed(code: "io", message: "cannot read \(path)")
-        }
-        defer { try? handle.close() }
-        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-            try piece.withUnsafeBytes { try sink($0) }
         }
     }
 }

@@ -36,6 +36,7 @@ enum ExitStatus {
     static let storeLocked: Int32 = 16
     static let permissionDenied: Int32 = 17
     static let diskFull: Int32 = 18
+    static let ioError: Int32 = 19
     static let usage: Int32 = 64
 
     /// The error line's code and the exit status for any error.
@@ -57,6 +58,7 @@ enum ExitStatus {
             case .storeLocked: return (error.name, storeLocked)
             case .permissionDenied: return (error.name, permissionDenied)
             case .diskFull: return (error.name, diskFull)
+            case .ioError: return (error.name, ioError)
             default: return (error.name, failure)
             }
         case let error as CLIError:

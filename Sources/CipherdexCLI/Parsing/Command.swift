@@ -63,7 +63,11 @@ struct StoreArguments {
 
     /// Opens the existing store at `path` with `key` (never creates one).
     static func open(path: String, key: KeyOptions) throws -> Store {
-        guard Store.exists(at: path) else {
+        // A folder this process may not search hides whether a store is there: the open names
+        // the missing permission instead.
+        let searchable =
+            !FileManager.default.fileExists(atPath: path) || FileManager.default.isExecutableFile(atPath: path)
+        guard Store.exists(at: path) || !searchable else {
             throw StoreError.notAStore(path: path, reason: "no store here (create one with `cipherdex create`)")
         }
         return try Store.open(StoreConfiguration(path: path, keyProvider: try key.provider(), createIfMissing: false))

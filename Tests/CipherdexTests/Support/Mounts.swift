@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Mounts for fault tests (they run as root, as CI does): a small tmpfs to fill, and a read-only
 /// view of a directory. Each is unmounted by `unmount`; a test without the privilege skips.
 enum Mounts {
@@ -47,24 +51,20 @@ enum Mounts {
         try? FileManager.default.removeItem(atPath: point)
     }
 
-    /// Fills the file system holding `directory` until about `leave` bytes are free; returns the
-    /// filler's path (remove it to free the space).
+    /// Fills the file system holding `directory` until about `leave` bytes are free, with one
+    /// `posix_fallocate`d filler file (exact and instant); returns its path (remove it to free
+    /// the space), or skips when the file system cannot allocate.
     static func fill(_ directory: String, leaving leave: Int) throws -> String {
         let filler = directory + "/filler-" + UUID().uuidString
-        FileManager.default.createFile(atPath: filler, contents: nil)
-        let handle = FileHandle(forWritingAtPath: filler)!
-        defer { try? handle.close() }
-        let block = Data(repeating: 0x5a, count: 4096)
-        while true {
-            let attributes = try FileManager.default.attributesOfFileSystem(forPath: directory)
-            let free = (attributes[.systemFreeSize] as? NSNumber)?.intValue ?? 0
-            if free <= leave { break }
-            do {
-                try handle.write(contentsOf: free - leave >= (1 << 20) ? Data(count: 1 << 20) : block)
-            } catch {
-                break
-            }
-        }
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { throw XCTSkip("statvfs failed for \(directory)") }
+        let size = Int(info.f_bavail) * Int(info.f_frsize) - leave
+        let fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw XCTSkip("cannot create the filler file") }
+        defer { close(fd) }
+        guard size > 0 else { return filler }
+        let result = posix_fallocate(fd, 0, off_t(size))
+        guard result == 0 else { throw XCTSkip("posix_fallocate failed (\(result))") }
         return filler
     }
 }

@@ -33,6 +33,8 @@ enum StoreWriteFailure {
     /// A one-line reason for a failed write: `disk full (<details>)` for a full disk, otherwise
     /// the error's own description.
     static func reason(for error: Error) -> String {
+        // The typed case already says "the disk is full": name only the path, once.
+        if case .diskFull(let path)? = error as? StoreError { return "disk full (cannot write \(path))" }
         let description = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
         return isDiskFull(error) ? "disk full (\(description))" : description
     }

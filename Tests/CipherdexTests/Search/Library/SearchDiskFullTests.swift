@@ -7,21 +7,22 @@ import XCTest
 /// A full disk while indexing: a typed error and a failed status, never a silent success; once
 /// there is room again, adding again indexes, and everything committed before is kept.
 final class SearchDiskFullTests: XCTestCase {
-    private var disk: SmallFileSystem?
+    private var disk: String?
+    private var filler = ""
     private var files = ""
 
     override func setUpWithError() throws {
-        disk = try SmallFileSystem(bytes: 8 << 20)
+        disk = try Mounts.tmpfs(size: 8 << 20)
         files = TestSupport.temporaryPath("files")
         try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
     }
 
     override func tearDown() {
-        disk?.unmount()
+        if let disk { Mounts.unmount(disk) }
     }
 
     private func openStore() throws -> Store {
-        let store = try Store.open(TestSupport.configuration(try XCTUnwrap(disk).path + "/s", key: TestSupport.rawKey(3)))
+        let store = try Store.open(TestSupport.configuration(try XCTUnwrap(disk) + "/s", key: TestSupport.rawKey(3)))
         store.library.configure { $0.pdfExtraction = .inProcess }
         return store
     }
@@ -51,13 +52,13 @@ final class SearchDiskFullTests: XCTestCase {
 
         let pages = (0..<20).map { "page \($0) about pelicans " + String(repeating: "gannet cormorant \($0) ", count: 60) }
         SearchLibraryTestSupport.writePDF(pages, to: files, name: "pelicans.pdf")
-        try disk.fill(leaving: 96 << 10)
+        filler = try Mounts.fill(disk, leaving: 96 << 10)
         try store.library.add(fileAt: files + "/pelicans.pdf")
         try assertWriteFailed(store.library, uids: ["pelicans.pdf"])
         XCTAssertEqual(try store.library.search("pelicans").documents, [:])
         XCTAssertEqual(try store.library.search("walruses").documents, ["before.pdf": [0]])
 
-        disk.free()
+        unlink(filler)
         try store.library.add(fileAt: files + "/pelicans.pdf")
         try store.library.waitUntilIndexed()
         XCTAssertEqual(try store.library.status(of: "pelicans.pdf"), .finished(pageCount: 20))
@@ -75,7 +76,7 @@ final class SearchDiskFullTests: XCTestCase {
         for index in 0..<40 {
             SearchLibraryTestSupport.writePDF(["document \(index) about puffins " + String(repeating: "tern \(index) ", count: 80)], to: folder, name: "d\(index).pdf")
         }
-        try disk.fill(leaving: 96 << 10)
+        filler = try Mounts.fill(disk, leaving: 96 << 10)
         let summary = try store.library.sync(folder: folder)
         XCTAssertEqual(summary.added.count, 40)
         XCTAssertThrowsError(try store.library.waitUntilIndexed()) { error in
@@ -86,7 +87,7 @@ final class SearchDiskFullTests: XCTestCase {
         let failed = try store.library.statuses().filter { $0.status.name == "failed" }.count
         XCTAssertEqual(found + failed, 40, "every document is either searchable or reported failed")
 
-        disk.free()
+        unlink(filler)
         store.close()
         store = try openStore()
         defer { store.close() }

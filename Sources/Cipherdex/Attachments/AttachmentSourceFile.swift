@@ -1,0 +1,76 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A file about to be added as an attachment, opened and checked before anything is stored:
+/// only a regular file (a link to one is followed) is accepted, so a FIFO, directory, device or
+/// socket is refused at once (`AttachmentError.sourceNotRegularFile`) instead of blocking forever
+/// or being read without end (`/dev/zero`); and a file the store's disk has no room for is
+/// `StoreError.diskFull` before a byte is written.
+///
+/// The size comes from `fstat` of the opened descriptor, and no more than that many bytes are
+/// read: a file that grows while it is read is stored as it was when opened.
+struct AttachmentSourceFile {
+    /// The opened file.
+    let file: FileDescriptor
+    /// Its size when it was opened.
+    let size: UInt64
+
+    /// Opens the source at `path` for a store laid out as `layout`.
+    init(path: String, layout: StoreLayout) throws {
+        do {
+            let (file, size) = try FileDescriptor.openRegularFile(path: path, limit: Int.max)
+            self.file = file
+            self.size = UInt64(size)
+        } catch let error as RegularFileError {
+            if case .notRegularFile(_, let kind) = error {
+                throw AttachmentError.sourceNotRegularFile(path: path, kind: kind)
+            }
+            throw error
+        } catch let error as SystemError where error.errno == ELOOP {
+            throw AttachmentError.sourceNotRegularFile(path: path, kind: FileKind.of(path).description)
+        } catch let error as SystemError {
+            throw StoreError.classifying(error)
+        }
+        try Self.checkSpace(for: size, in: layout)
+    }
+
+    /// Throws `StoreError.diskFull` when the disk holding the store has less free space than the
+    /// encrypted file of `size` bytes needs (content plus a 16-byte tag per 64 KiB chunk).
+    static func checkSpace(for size: UInt64, in layout: StoreLayout) throws {
+        var info = statvfs()
+        guard statvfs(layout.directory, &info) == 0 else { return }
+        let available = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        guard !available.overflow else { return }
+        let chunks = size / UInt64(AttachmentCipherFormat.defaultChunkSize) + 1
+        let needed = size.addingReportingOverflow(chunks * 16 + 4096)
+        if needed.overflow || needed.partialValue > available.partialValue {
+            throw StoreError.diskFull(path: layout.staging)
+        }
+    }
+
+    /// Hands the file's bytes to `sink` in pieces of up to 1 MiB, stopping at `size` bytes (or
+    /// earlier, at the end of the file). The buffer is wiped afterwards.
+    func stream(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        defer { buffer.withUnsafeMutableBytes { Sodium.memzero($0) } }
+        var remaining = size
+        while remaining > 0 {
+            let want = Int(min(UInt64(buffer.count), remaining))
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { raw in
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
+                }
+            } catch let error as SystemError {
+                // The source's own disk failing (`EIO`) is typed, naming the source.
+                throw StoreError.classifying(error)
+            }
+            if count == 0 { break }
+            try buffer.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            remaining -= UInt64(count)
+        }
+    }
+}

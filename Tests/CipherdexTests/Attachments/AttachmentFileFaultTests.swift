@@ -1,0 +1,177 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Every kind of file in place of an attachment's file, and as the file to add: each is a typed
+/// `AttachmentError` naming the id or path within a second (never a read that blocks on a FIFO
+/// or runs forever on `/dev/zero`), and once the fault is gone everything committed is there.
+final class AttachmentFileFaultTests: XCTestCase {
+    private var path = ""
+    private var mounts: [String] = []
+
+    override func setUp() {
+        path = TestSupport.temporaryPath()
+    }
+
+    override func tearDown() {
+        for point in mounts.reversed() { Mounts.unmount(point) }
+        mounts = []
+    }
+
+    private static let content = Data("attachment content that matters".utf8)
+
+    /// What replaces the file: each is made at `target`, which does not exist.
+    private static let kinds = ["fifo", "directory", "symlink to /dev/zero", "device", "empty", "huge sparse"]
+
+    private func make(_ kind: String, at target: String) throws {
+        switch kind {
+        case "fifo": XCTAssertEqual(mkfifo(target, 0o600), 0)
+        case "directory": try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        case "symlink to /dev/zero": XCTAssertEqual(symlink("/dev/zero", target), 0)
+        case "device": XCTAssertEqual(mknod(target, S_IFCHR | 0o600, dev_t((1 << 8) | 5)), 0)
+        case "empty": XCTAssertTrue(FileManager.default.createFile(atPath: target, contents: nil))
+        default:
+            XCTAssertTrue(FileManager.default.createFile(atPath: target, contents: nil))
+            XCTAssertEqual(truncate(target, 10 << 30), 0)
+        }
+    }
+
+    /// Runs `body` under a watchdog and expects an `AttachmentError` named one of `names` whose
+    /// message names `subject`, within a second.
+    private func assertAttachmentError(
+        _ names: Set<String>, naming subject: String, unblocking fifo: String? = nil, file: StaticString = #filePath,
+        line: UInt = #line, _ body: @escaping @Sendable () throws -> Void
+    ) {
+        let started = Date()
+        let result = Watchdog.finishing(
+            within: 5,
+            unblock: {
+                guard let fifo else { return }
+                let fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                if fd >= 0 { close(fd) }
+            }, file: file, line: line, body)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "the error took too long", file: file, line: line)
+        switch result {
+        case .failure(let error as AttachmentError)?:
+            XCTAssertTrue(names.contains(error.name), "\(error)", file: file, line: line)
+            XCTAssertTrue(
+                error.errorDescription!.contains(subject), "\(error) names \(subject)", file: file, line: line)
+        case .failure(let error)?: XCTFail("expected one of \(names), got \(error)", file: file, line: line)
+        case .success?: XCTFail("expected one of \(names), nothing was thrown", file: file, line: line)
+        case nil: break
+        }
+    }
+
+    // MARK: In place of a stored attachment's file
+
+    func testEveryKindOfFileInPlaceOfAnAttachmentIsATypedErrorAtOnce() throws {
+        for key in [TestSupport.rawKey(1), nil] {
+            setUp()
+            let store = try Store.open(TestSupport.configuration(path, key: key))
+            defer { store.close() }
+            let id = try store.addAttachment(Self.content).id
+            let target = path + "/attachments/" + id
+            let saved = try XCTUnwrap(FileManager.default.contents(atPath: target))
+            try FileManager.default.removeItem(atPath: target)
+            for kind in Self.kinds {
+                try make(kind, at: target)
+                // Empty or sparse: the wrong size (or a header of zeros), refused unread.
+                let expected: Set<String> =
+                    ["empty", "huge sparse"].contains(kind)
+                    ? ["badHeader", "truncated", "trailingData"] : ["notRegularFile"]
+                let fifo = kind == "fifo" ? target : nil
+                assertAttachmentError(expected, naming: id, unblocking: fifo) { _ = try store.attachment(id).readAll() }
+                assertAttachmentError(expected, naming: id, unblocking: fifo) {
+                    _ = try store.attachment(id).read(range: 0..<1)
+                }
+                let started = Date()
+                let report = try store.verify()
+                XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "verify took too long with \(kind)")
+                XCTAssertEqual(report.problems.count, 1, "\(kind): \(report.problems)")
+                XCTAssertTrue(report.problems.first?.contains(id) == true, "\(report.problems)")
+                try FileManager.default.removeItem(atPath: target)
+            }
+            FileManager.default.createFile(atPath: target, contents: saved)
+            XCTAssertEqual(try store.attachmentData(id), Self.content)
+            XCTAssertEqual(try store.verify().problems, [])
+        }
+    }
+
+    func testANonRegularAttachmentFileNamesItsPathAndKind() throws {
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let id = try store.addAttachment(Self.content).id
+        let target = path + "/attachments/" + id
+        try FileManager.default.removeItem(atPath: target)
+        XCTAssertEqual(mkfifo(target, 0o600), 0)
+        XCTAssertThrowsError(try store.attachment(id)) { error in
+            XCTAssertEqual(error as? AttachmentError, .notRegularFile(id: id, path: target, kind: "a FIFO"))
+        }
+    }
+
+    // MARK: As the file to add
+
+    func testOnlyARegularFileCanBeAddedAndNothingIsStoredOtherwise() throws {
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let sources = TestSupport.temporaryPath("sources")
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
+        for kind in ["fifo", "directory", "symlink to /dev/zero", "device"] {
+            let source = sources + "/" + kind.split(separator: " ").first!
+            try make(kind, at: source)
+            let fifo = kind == "fifo" ? source : nil
+            assertAttachmentError(["sourceNotRegularFile"], naming: source, unblocking: fifo) {
+                _ = try store.addAttachment(fromFile: source)
+            }
+            assertAttachmentError(["sourceNotRegularFile"], naming: source, unblocking: fifo) {
+                _ = try store.transaction { try $0.addAttachment(fromFile: source) }
+            }
+        }
+        XCTAssertEqual(try store.attachmentTokens(), [])
+        XCTAssertEqual(FileSystem.contents(of: path + "/staging"), [])
+        // A link to a regular file is followed.
+        let real = sources + "/real.txt"
+        FileManager.default.createFile(atPath: real, contents: Self.content)
+        XCTAssertEqual(symlink(real, sources + "/link.txt"), 0)
+        let token = try store.addAttachment(fromFile: sources + "/link.txt")
+        XCTAssertEqual(try store.attachmentData(token.id), Self.content)
+    }
+
+    func testAHugeSparseSourceOnASmallDiskIsDiskFullAtOnce() throws {
+        let disk = try Mounts.tmpfs(size: 8 << 20)
+        mounts.append(disk)
+        let store = try Store.open(TestSupport.configuration(disk + "/store", key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let kept = try store.addAttachment(Self.content)
+        let source = TestSupport.temporaryPath("sparse.bin")
+        XCTAssertTrue(FileManager.default.createFile(atPath: source, contents: nil))
+        XCTAssertEqual(truncate(source, 10 << 30), 0)
+        defer { unlink(source) }
+        let started = Date()
+        XCTAssertThrowsCase("diskFull", try store.addAttachment(fromFile: source))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0)
+        XCTAssertEqual(try store.attachmentTokens().map(\.id), [kept.id])
+        XCTAssertEqual(try store.verify().problems, [])
+    }
+
+    func testAFullDiskWhileStagingIsDiskFullNamingTheStagingFile() throws {
+        let disk = try Mounts.tmpfs(size: 8 << 20)
+        mounts.append(disk)
+        let store = try Store.open(TestSupport.configuration(disk + "/store", key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let kept = try store.addAttachment(Self.content)
+        let filler = try Mounts.fill(disk, leaving: 256 << 10)
+        // A stream of unknown length cannot be checked up front: the write itself fails.
+        XCTAssertThrowsCase(
+            "diskFull", try store.addAttachment(from: (0..<8).lazy.map { _ in Data(count: 1 << 20) }))
+        XCTAssertEqual(FileSystem.contents(of: disk + "/store/staging"), [])
+        try FileManager.default.removeItem(atPath: filler)
+        XCTAssertEqual(try store.attachmentData(kept.id), Self.content)
+        XCTAssertEqual(try store.verify().problems, [])
+    }
+}
