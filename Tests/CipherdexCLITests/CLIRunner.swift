@@ -20,13 +20,19 @@ struct CLIRunner {
 
     private final class Marker {}
 
+    /// SIGPIPE ignored once for the test process, so that writing to a child that has already
+    /// exited is an EPIPE error instead of killing the tests.
+    private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// The working directory for relative paths.
     let directory: String
 
     /// Runs `cipherdex arguments…` with extra environment and optional stdin bytes; with a
     /// `launcher` (such as `["/usr/bin/time", "-v"]`), runs `launcher… cipherdex arguments…`.
     @discardableResult
-    func run(_ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]? = nil, launcher: [String] = []) throws -> Result {
+    func run(_ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]? = nil, launcher: [String] = [])
+        throws -> Result
+    {
         let process = Process()
         let executable = Self.productsDirectory.appendingPathComponent("cipherdex")
         if let first = launcher.first {
@@ -46,8 +52,11 @@ struct CLIRunner {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
+        Self.ignoreBrokenPipes
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
+        // A child that exits before reading its input (a refused open) closes the pipe: the
+        // write then fails with EPIPE, which is not the test's failure.
+        if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin)) }
         try input.fileHandleForWriting.close()
         // Drain both pipes concurrently so a large output cannot block the child.
         let outBox = DataBox()
