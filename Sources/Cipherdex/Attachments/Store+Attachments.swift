@@ -87,12 +87,18 @@ extension Store {
         throws -> AttachmentToken
     {
         let storage = attachmentStorage
+        // Published before the writer is released, as a transaction's `afterCommit` does: whoever
+        // holds the writer (`verify`, a removal) never sees a committed row whose file is still
+        // on its way into `attachments/`.
         let id = try Store.mappingDatabaseErrors {
-            try pool.writeTransaction { db in
-                try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
+            try pool.write { db in
+                let id = try db.transaction {
+                    try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
+                }
+                if id == staged.id { try storage.publish(id) }
+                return id
             }
         }
-        if id == staged.id { try storage.publish(id) }
         return AttachmentToken(id: id, length: staged.length, contentType: contentType, metadata: metadata)
     }
 
@@ -104,7 +110,13 @@ extension Store {
             throw AttachmentError.notFound(id: id)
         }
         let storage = attachmentStorage
-        return try AttachmentReader(id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey)
+        do {
+            return try AttachmentReader(id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey)
+        } catch AttachmentError.notFound {
+            // Found in `staging/` just before its `publish` renamed it: a file only ever moves from
+            // `staging/` to `attachments/`, so the second look finds it there.
+            return try AttachmentReader(id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey)
+        }
     }
 
     /// The whole content of attachment `id`.

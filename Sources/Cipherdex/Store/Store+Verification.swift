@@ -38,33 +38,67 @@ extension Store {
     }
 
     /// Authenticates every chunk of every attachment and checks that rows and files match.
+    ///
+    /// The rows come from a reader snapshot while other threads may go on writing, so a
+    /// mismatch may only mean that a write committed (or a removal) after the snapshot: every
+    /// problem found is looked at again while holding the writer, when every committed
+    /// attachment's file is in place and no write is in progress, and kept only if it is still
+    /// there.
     func verifyAttachments() throws -> (checked: Int, problems: [String]) {
-        let storage = attachmentStorage
         let recorded = try Store.mappingDatabaseErrors {
             try read { db in try db.rows("SELECT id, length FROM attachments ORDER BY id") }
         }
-        var problems: [String] = []
+        var problems: [String: String] = [:]
         var checked = 0
         var ids = Set<String>()
         for row in recorded {
             guard let id = row[0].textValue else { continue }
             ids.insert(id)
-            do {
-                let reader = try AttachmentReader(id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey)
-                if reader.length != UInt64(row[1].integerValue ?? -1) {
-                    problems.append(
-                        "attachment \(id): length \(reader.length) does not match the recorded \(row[1].integerValue ?? -1)"
-                    )
-                }
-                try reader.forEachChunk { _ in }
+            if let problem = attachmentProblem(id: id, recordedLength: row[1].integerValue ?? -1) {
+                problems[id] = problem
+            } else {
                 checked += 1
-            } catch let error as AttachmentError {
-                problems.append("attachment \(id): \(error.errorDescription ?? "unreadable")")
             }
         }
-        for name in FileSystem.contents(of: layout.attachments) where !ids.contains(name) {
-            problems.append("attachment file \(name) is not recorded in the database")
+        var unrecorded = FileSystem.contents(of: layout.attachments).filter { !ids.contains($0) }
+        if !problems.isEmpty || !unrecorded.isEmpty {
+            try Store.mappingDatabaseErrors {
+                try pool.write { db in
+                    for id in problems.keys.sorted() {
+                        guard let row = try db.rows("SELECT length FROM attachments WHERE id = ?", [.text(id)]).first
+                        else {
+                            problems[id] = nil  // removed since the snapshot
+                            continue
+                        }
+                        problems[id] = attachmentProblem(id: id, recordedLength: row[0].integerValue ?? -1)
+                        if problems[id] == nil { checked += 1 }
+                    }
+                    unrecorded = try unrecorded.filter { name in
+                        guard FileSystem.exists(layout.attachments + "/" + name) else { return false }
+                        return try db.rows("SELECT 1 FROM attachments WHERE id = ?", [.text(name)]).isEmpty
+                    }
+                }
+            }
         }
-        return (checked, problems)
+        let messages = problems.sorted { $0.key < $1.key }.map(\.value)
+        return (checked, messages + unrecorded.sorted().map { "attachment file \($0) is not recorded in the database" })
+    }
+
+    /// What is wrong with recorded attachment `id` (nil: every chunk authenticates and the length
+    /// matches).
+    private func attachmentProblem(id: String, recordedLength: Int64) -> String? {
+        let storage = attachmentStorage
+        do {
+            let reader = try AttachmentReader(id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey)
+            if reader.length != UInt64(truncatingIfNeeded: recordedLength) || recordedLength < 0 {
+                return "attachment \(id): length \(reader.length) does not match the recorded \(recordedLength)"
+            }
+            try reader.forEachChunk { _ in }
+            return nil
+        } catch let error as AttachmentError {
+            return "attachment \(id): \(error.errorDescription ?? "unreadable")"
+        } catch {
+            return "attachment \(id): \(error)"
+        }
     }
 }
