@@ -34,7 +34,8 @@ package final class Connection {
     /// `SecureBytes.sqlcipherRawKeyLiteral()`) and `cipher`, the database is encrypted.
     /// Throws `DatabaseError` with SQLITE_NOTADB when the key does not decrypt page 1.
     init(
-        path: String, mode: Mode, key: SecureBytes?, cipher: CipherSettings?, create: Bool = false, cacheSizeKiB: Int = 2048
+        path: String, mode: Mode, key: SecureBytes?, cipher: CipherSettings?, create: Bool = false,
+        cacheSizeKiB: Int = 2048
     ) throws {
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         var filename = path
@@ -181,7 +182,10 @@ package final class Connection {
     package func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
         let statement = try Statement(connection: self, sql: sql)
         try statement.bind(arguments)
-        return try statement.step() ? statement.column(0) : nil
+        // Not `step() ? column(0) : nil`: SQLValue is ExpressibleByNilLiteral, so that `nil`
+        // would be `.null`, and a query without rows would look like one row holding NULL.
+        guard try statement.step() else { return nil }
+        return statement.column(0)
     }
 
     /// A prepared statement kept for reuse on this connection.
