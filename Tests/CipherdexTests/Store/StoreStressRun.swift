@@ -26,6 +26,7 @@ final class StoreStressRun: @unchecked Sendable {
         let group = DispatchGroup()
         for (index, name) in [
             "writer 0", "writer 1", "reader 0", "reader 1", "attachments", "library", "verify", "other processes",
+            "key rotation",
         ].enumerated() {
             group.enter()
             Thread {
@@ -55,6 +56,7 @@ final class StoreStressRun: @unchecked Sendable {
                 case "attachments": try useAttachments(&attachmentSeed, &random)
                 case "library": try useLibrary(&next, &random)
                 case "verify": try verify()
+                case "key rotation": try rotateKey(&next)
                 default: try openFromAnotherProcess()
                 }
             } catch {
@@ -182,6 +184,15 @@ final class StoreStressRun: @unchecked Sendable {
         if !report.isHealthy { ledger.fail("verify: \(report.problems)") }
         ledger.count("verifications")
         Thread.sleep(forTimeInterval: 0.5)
+    }
+
+    /// Rotates between two keys (the ledger's `finalKeySeed` says which one the store needs).
+    private func rotateKey(_ rotations: inout Int) throws {
+        rotations += 1
+        let seed: UInt8 = rotations % 2 == 1 ? 10 : 9
+        try store.rotateKey(to: TestSupport.rawKey(seed))
+        ledger.setKeySeed(seed)
+        Thread.sleep(forTimeInterval: 0.7)
     }
 
     private func openFromAnotherProcess() throws {

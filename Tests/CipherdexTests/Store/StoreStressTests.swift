@@ -41,7 +41,7 @@ final class StoreStressTests: XCTestCase {
             counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         for operation in [
             "document writes", "document reads", "attachment adds", "attachment reads", "library adds", "searches",
-            "verifications", "refused opens", "async transactions",
+            "verifications", "refused opens", "async transactions", "key rotations",
         ] {
             XCTAssertGreaterThan(counts[operation] ?? 0, 0, "\(operation) made progress")
         }
@@ -53,7 +53,7 @@ final class StoreStressTests: XCTestCase {
     // MARK: The end
 
     private func checkEverythingAcknowledged() throws {
-        let store = try Store.open(configuration)
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(ledger.finalKeySeed)))
         defer { store.close() }
         let docs = try store.collection("docs")
         for (id, version) in ledger.documentIDs() {

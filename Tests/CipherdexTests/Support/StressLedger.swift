@@ -15,6 +15,8 @@ final class StressLedger: @unchecked Sendable {
     /// Library documents acknowledged as added, UID to its unique word (nil: removed).
     private var library: [String: String?] = [:]
     private var unexpected: [String] = []
+    /// The seed of the raw key the store was last rotated to.
+    private var keySeed: UInt8 = 9
     private var operations: [String: Int] = [:]
     private let lock = NSLock()
 
@@ -72,6 +74,15 @@ final class StressLedger: @unchecked Sendable {
     }
 
     func libraryDocuments() -> [String: String?] { lock.withLock { library } }
+
+    func setKeySeed(_ seed: UInt8) {
+        lock.withLock {
+            keySeed = seed
+            operations["key rotations", default: 0] += 1
+        }
+    }
+
+    var finalKeySeed: UInt8 { lock.withLock { keySeed } }
 
     func count(_ operation: String) {
         lock.withLock { operations[operation, default: 0] += 1 }
