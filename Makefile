@@ -38,7 +38,7 @@ tsan: setup
 	swift build --product cipherdex-extract
 	cp .build/debug/cipherdex-extract .build-tsan/debug/cipherdex-extract
 	rm -rf .build-tsan/reports && mkdir -p .build-tsan/reports
-	TSAN_OPTIONS="halt_on_error=0 log_path=$(CURDIR)/.build-tsan/reports/tsan" \
+	CIPHERDEX_SANITIZER=thread TSAN_OPTIONS="halt_on_error=0 log_path=$(CURDIR)/.build-tsan/reports/tsan" \
 		swift test --skip-build --disable-swift-testing --sanitize=thread --scratch-path .build-tsan \
 		--filter '$(TSAN_FILTER)'; status=$$?; \
 	reports=$$(cat .build-tsan/reports/tsan.* 2>/dev/null | grep -c 'WARNING: ThreadSanitizer'); \

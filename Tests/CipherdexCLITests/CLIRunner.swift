@@ -20,6 +20,13 @@ struct CLIRunner {
 
     private final class Marker {}
 
+    /// Whether the tests run under ThreadSanitizer (`make tsan` sets `CIPHERDEX_SANITIZER`):
+    /// its shadow memory adds to the resident set and needs an unlimited address space, so
+    /// memory bounds cannot be measured.
+    static var underThreadSanitizer: Bool {
+        ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"] == "thread"
+    }
+
     /// SIGPIPE ignored once for the test process, so that writing to a child that has already
     /// exited is an EPIPE error instead of killing the tests.
     private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
