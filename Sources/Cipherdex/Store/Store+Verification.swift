@@ -43,11 +43,12 @@ extension Store {
     /// mismatch may only mean that a write committed (or a removal) after the snapshot: every
     /// problem found is looked at again while holding the writer, when every committed
     /// attachment's file is in place and no write is in progress, and kept only if it is still
-    /// there.
-    func verifyAttachments() throws -> (checked: Int, problems: [String]) {
+    /// there. `afterReadingRows` runs right after the snapshot (tests write there).
+    func verifyAttachments(afterReadingRows: () throws -> Void = {}) throws -> (checked: Int, problems: [String]) {
         let recorded = try Store.mappingDatabaseErrors {
             try read { db in try db.rows("SELECT id, length FROM attachments ORDER BY id") }
         }
+        try afterReadingRows()
         var problems: [String: String] = [:]
         var checked = 0
         var ids = Set<String>()
