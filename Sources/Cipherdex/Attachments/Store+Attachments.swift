@@ -109,9 +109,17 @@ extension Store {
         guard AttachmentStorage.isValidID(id), try attachmentToken(id) != nil else {
             throw AttachmentError.notFound(id: id)
         }
+        return try openAttachment(id)
+    }
+
+    /// Opens the file of recorded attachment `id`; `beforeOpening` runs between choosing its path
+    /// and opening it (tests move the file there, as a concurrent `publish` would).
+    func openAttachment(_ id: String, beforeOpening: (String) -> Void = { _ in }) throws -> AttachmentReader {
         let storage = attachmentStorage
         do {
-            return try AttachmentReader(id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey)
+            let path = storage.readablePath(of: id)
+            beforeOpening(path)
+            return try AttachmentReader(id: id, path: path, masterKey: storage.masterKey)
         } catch AttachmentError.notFound {
             // Found in `staging/` just before its `publish` renamed it: a file only ever moves from
             // `staging/` to `attachments/`, so the second look finds it there.
