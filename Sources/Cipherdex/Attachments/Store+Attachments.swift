@@ -83,9 +83,12 @@ extension Store {
         return try commitStaged(staged, contentType: contentType, metadata: metadata)
     }
 
-    private func commitStaged(_ staged: AttachmentStorage.Staged, contentType: String?, metadata: [String: String])
-        throws -> AttachmentToken
-    {
+    /// Records a staged attachment and publishes its file, both while holding the writer;
+    /// `beforePublishing` runs between the commit and the rename (tests start a removal there).
+    func commitStaged(
+        _ staged: AttachmentStorage.Staged, contentType: String?, metadata: [String: String],
+        beforePublishing: () -> Void = {}
+    ) throws -> AttachmentToken {
         let storage = attachmentStorage
         // Published before the writer is released, as a transaction's `afterCommit` does: whoever
         // holds the writer (`verify`, a removal) never sees a committed row whose file is still
@@ -95,6 +98,7 @@ extension Store {
                 let id = try db.transaction {
                     try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
                 }
+                beforePublishing()
                 if id == staged.id { try storage.publish(id) }
                 return id
             }

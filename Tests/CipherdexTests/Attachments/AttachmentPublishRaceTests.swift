@@ -26,4 +26,28 @@ final class AttachmentPublishRaceTests: XCTestCase {
             XCTAssertEqual(try reader.readAll(), content)
         }
     }
+
+    func testARemovalRightAfterTheCommitWaitsForThePublish() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(3)))
+        defer { store.close() }
+        let content = Data(repeating: 7, count: 100_000)
+        let staged = try store.attachmentStorage.stage { sink in try content.withUnsafeBytes { try sink($0) } }
+        let removal = DispatchSemaphore(value: 0)
+        let outcome = ResultBox<Bool>()
+        let token = try store.commitStaged(staged, contentType: nil, metadata: [:]) {
+            // Another thread removes the attachment the moment its row is committed.
+            Thread {
+                outcome.result = Result { try store.removeAttachment(staged.id) }
+                removal.signal()
+            }.start()
+            XCTAssertEqual(removal.wait(timeout: .now() + 0.3), .timedOut, "the removal waits for the writer")
+        }
+        XCTAssertEqual(token.id, staged.id)
+        XCTAssertEqual(removal.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(try outcome.result?.get(), true)
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: path + "/attachments/" + staged.id), "no file left behind")
+        XCTAssertEqual(try store.verify().problems, [])
+    }
 }
