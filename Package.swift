@@ -58,7 +58,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherdexTests",
-            dependencies: ["Cipherdex", "CipherdexPDFWriter", "CipherdexExtractHelper"]
+            // The CLI runs as the other process in the stress tests.
+            dependencies: ["Cipherdex", "CipherdexPDFWriter", "CipherdexExtractHelper", "CipherdexCLI"]
         ),
         .testTarget(
             name: "CipherdexCLITests",

@@ -74,16 +74,26 @@ extension Store {
         return try commitStaged(staged, contentType: contentType, metadata: metadata)
     }
 
-    private func commitStaged(_ staged: AttachmentStorage.Staged, contentType: String?, metadata: [String: String])
-        throws -> AttachmentToken
-    {
+    /// Records a staged attachment and publishes its file, both while holding the writer;
+    /// `beforePublishing` runs between the commit and the rename (tests start a removal there).
+    func commitStaged(
+        _ staged: AttachmentStorage.Staged, contentType: String?, metadata: [String: String],
+        beforePublishing: () -> Void = {}
+    ) throws -> AttachmentToken {
         let storage = attachmentStorage
+        // Published before the writer is released, as a transaction's `afterCommit` does: whoever
+        // holds the writer (`verify`, a removal) never sees a committed row whose file is still
+        // on its way into `attachments/`.
         let id = try Store.mappingDatabaseErrors {
-            try pool.writeTransaction { db in
-                try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
+            try pool.write { db in
+                let id = try db.transaction {
+                    try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
+                }
+                beforePublishing()
+                if id == staged.id { try storage.publish(id) }
+                return id
             }
         }
-        if id == staged.id { try storage.publish(id) }
         return AttachmentToken(id: id, length: staged.length, contentType: contentType, metadata: metadata)
     }
 
@@ -94,9 +104,25 @@ extension Store {
         guard AttachmentStorage.isValidID(id), let token = try attachmentToken(id) else {
             throw AttachmentError.notFound(id: id)
         }
+        return try openAttachment(id, recordedLength: token.length)
+    }
+
+    /// Opens the file of recorded attachment `id`; `beforeOpening` runs between choosing its path
+    /// and opening it (tests move the file there, as a concurrent `publish` would).
+    func openAttachment(_ id: String, recordedLength: UInt64? = nil, beforeOpening: (String) -> Void = { _ in }) throws
+        -> AttachmentReader
+    {
         let storage = attachmentStorage
-        return try AttachmentReader(
-            id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey, recordedLength: token.length)
+        do {
+            let path = storage.readablePath(of: id)
+            beforeOpening(path)
+            return try AttachmentReader(id: id, path: path, masterKey: storage.masterKey, recordedLength: recordedLength)
+        } catch AttachmentError.notFound {
+            // Found in `staging/` just before its `publish` renamed it: a file only ever moves from
+            // `staging/` to `attachments/`, so the second look finds it there.
+            return try AttachmentReader(
+                id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey, recordedLength: recordedLength)
+        }
     }
 
     /// The whole content of attachment `id`.

@@ -182,7 +182,10 @@ package final class Connection {
     package func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
         let statement = try Statement(connection: self, sql: sql)
         try statement.bind(arguments)
-        return try statement.step() ? statement.column(0) : nil
+        // Not `step() ? column(0) : nil`: SQLValue is ExpressibleByNilLiteral, so that `nil`
+        // would be `.null`, and a query without rows would look like one row holding NULL.
+        guard try statement.step() else { return nil }
+        return statement.column(0)
     }
 
     /// A prepared statement kept for reuse on this connection.

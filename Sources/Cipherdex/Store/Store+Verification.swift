@@ -46,39 +46,75 @@ extension Store {
     }
 
     /// Authenticates every chunk of every attachment and checks that rows and files match.
-    func verifyAttachments() throws -> (checked: Int, problems: [String]) {
-        let storage = attachmentStorage
+    ///
+    /// The rows come from a reader snapshot while other threads may go on writing, so a
+    /// mismatch may only mean that a write committed (or a removal) after the snapshot: every
+    /// problem found is looked at again while holding the writer, when every committed
+    /// attachment's file is in place and no write is in progress, and kept only if it is still
+    /// there. `afterReadingRows` runs right after the snapshot (tests write there).
+    func verifyAttachments(afterReadingRows: () throws -> Void = {}) throws -> (checked: Int, problems: [String]) {
         let recorded = try Store.mappingDatabaseErrors {
             try read { db in try db.rows("SELECT id, length FROM attachments ORDER BY id") }
         }
-        var problems: [String] = []
+        try afterReadingRows()
+        var problems: [String: String] = [:]
         var checked = 0
         var ids = Set<String>()
         for row in recorded {
             guard let id = row[0].textValue else { continue }
             ids.insert(id)
-            do {
-                let reader = try AttachmentReader(
-                    id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey,
-                    recordedLength: row[1].integerValue.map { UInt64(max(0, $0)) })
-                if reader.length != UInt64(row[1].integerValue ?? -1) {
-                    problems.append(
-                        "attachment \(id): length \(reader.length) does not match the recorded \(row[1].integerValue ?? -1)"
-                    )
-                }
-                try reader.forEachChunk { _ in }
+            if let problem = try attachmentProblem(id: id, recordedLength: row[1].integerValue ?? -1) {
+                problems[id] = problem
+            } else {
                 checked += 1
-            } catch let error as AttachmentError {
-                if case .io(_, let operation, let code) = error {
-                    let failure = SystemError(operation: operation, path: storage.readablePath(of: id), errno: code)
-                    if case .ioError = StoreError.classifying(failure) { throw StoreError.classifying(failure) }
-                }
-                problems.append("attachment \(id): \(error.errorDescription ?? "unreadable")")
             }
         }
-        for name in FileSystem.contents(of: layout.attachments) where !ids.contains(name) {
-            problems.append("attachment file \(name) is not recorded in the database")
+        var unrecorded = FileSystem.contents(of: layout.attachments).filter { !ids.contains($0) }
+        if !problems.isEmpty || !unrecorded.isEmpty {
+            try Store.mappingDatabaseErrors {
+                try pool.write { db in
+                    for id in problems.keys.sorted() {
+                        guard let row = try db.rows("SELECT length FROM attachments WHERE id = ?", [.text(id)]).first
+                        else {
+                            problems[id] = nil  // removed since the snapshot
+                            continue
+                        }
+                        problems[id] = try attachmentProblem(id: id, recordedLength: row[0].integerValue ?? -1)
+                        if problems[id] == nil { checked += 1 }
+                    }
+                    unrecorded = try unrecorded.filter { name in
+                        guard FileSystem.exists(layout.attachments + "/" + name) else { return false }
+                        return try db.rows("SELECT 1 FROM attachments WHERE id = ?", [.text(name)]).isEmpty
+                    }
+                }
+            }
         }
-        return (checked, problems)
+        let messages = problems.sorted { $0.key < $1.key }.map(\.value)
+        return (checked, messages + unrecorded.sorted().map { "attachment file \($0) is not recorded in the database" })
+    }
+
+    /// What is wrong with recorded attachment `id` (nil: every chunk authenticates and the length
+    /// matches).
+    /// A failing disk (`EIO`) is thrown, not reported: that is not damage.
+    private func attachmentProblem(id: String, recordedLength: Int64) throws -> String? {
+        let storage = attachmentStorage
+        do {
+            let reader = try AttachmentReader(
+                id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey,
+                recordedLength: UInt64(max(0, recordedLength)))
+            if reader.length != UInt64(truncatingIfNeeded: recordedLength) || recordedLength < 0 {
+                return "attachment \(id): length \(reader.length) does not match the recorded \(recordedLength)"
+            }
+            try reader.forEachChunk { _ in }
+            return nil
+        } catch let error as AttachmentError {
+            if case .io(_, let operation, let code) = error {
+                let failure = SystemError(operation: operation, path: storage.readablePath(of: id), errno: code)
+                if case .ioError = StoreError.classifying(failure) { throw StoreError.classifying(failure) }
+            }
+            return "attachment \(id): \(error.errorDescription ?? "unreadable")"
+        } catch {
+            return "attachment \(id): \(error)"
+        }
     }
 }
