@@ -34,4 +34,12 @@ struct StoreSnapshot: Equatable {
         }
         return changes.isEmpty ? nil : changes.joined(separator: ", ")
     }
+
+    /// The files holding any of `needles` (plaintext that must never reach a store file).
+    func files(containing needles: [Data]) -> [String] {
+        entries.compactMap { name, contents in
+            guard let contents = contents ?? nil else { return nil }
+            return needles.contains { contents.range(of: $0) != nil } ? name : nil
+        }.sorted()
+    }
 }

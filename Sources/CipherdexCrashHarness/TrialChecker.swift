@@ -70,6 +70,8 @@ struct TrialChecker {
         let attempts: [(String, String?, EncryptionError)] = [
             ("a wrong key", fixtures.wrongKey, .keyInvalid), ("no key", nil, .keyRequired),
         ]
+        let leaks = StoreSnapshot(of: trial.store).files(containing: try plaintextMarkers())
+        if !leaks.isEmpty { problems.append("plaintext of user data or keys in \(leaks)") }
         for (name, keyFile, expected) in attempts {
             let before = StoreSnapshot(of: trial.store)
             var outcome = "it opened"
@@ -87,6 +89,18 @@ struct TrialChecker {
                 problems.append("opening with \(name) did not fail with \(expected.name): \(outcome)")
             }
         }
+    }
+
+    /// Bytes of the keys and of the documents' and library files' text that no store file may
+    /// contain.
+    private func plaintextMarkers() throws -> [Data] {
+        var markers = [Data("small document".utf8), Data(#""kind":"#.utf8), Data("zqtok".utf8)]
+        for key in [fixtures.keyA, fixtures.keyB] {
+            guard let bytes = FileManager.default.contents(atPath: key) else { throw HarnessError.setup("no \(key)") }
+            markers.append(bytes)
+        }
+        if let small = FileManager.default.contents(atPath: fixtures.small(0)) { markers.append(small.prefix(64)) }
+        return markers
     }
 
     /// The key that must open the store; for `rekey`, exactly one of A and B opens, and it
