@@ -1,7 +1,7 @@
 import Foundation
 
 /// The parent's command line: `run [--operations a,b|all] [--trials N] [--seed S]
-/// [--mode random|fsync|write|both|all] [--keep-failures DIR] [--work DIR]`.
+/// [--mode random|fsync|write|files|both|all] [--keep-failures DIR] [--work DIR]`.
 struct HarnessOptions {
     /// How a trial's kill instant is chosen.
     enum KillMode: String, CaseIterable {
@@ -11,6 +11,9 @@ struct HarnessOptions {
         case fsync
         /// SIGKILL (through strace) at the Nth write/pwrite, N swept over the calibrated count.
         case write
+        /// SIGKILL (through strace) at the Nth fsync, rename, unlink or mkdir: every step of the
+        /// file protocols (create, delete, metadata replacement, attachment publication).
+        case files
 
         /// The system calls strace counts and interrupts.
         var syscalls: String? {
@@ -18,6 +21,7 @@ struct HarnessOptions {
             case .random: return nil
             case .fsync: return "fsync,fdatasync"
             case .write: return "write,pwrite64,pwritev,pwritev2"
+            case .files: return "fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat"
             }
         }
     }
@@ -60,7 +64,7 @@ struct HarnessOptions {
                 case "all": modes = KillMode.allCases
                 default:
                     guard let mode = KillMode(rawValue: name) else {
-                        throw HarnessError.usage("--mode is random, fsync, write, both or all")
+                        throw HarnessError.usage("--mode is random, fsync, write, files, both or all")
                     }
                     modes = [mode]
                 }
@@ -74,7 +78,7 @@ struct HarnessOptions {
     /// The usage text.
     static let usage = """
         usage: cipherdex-crash run [--operations NAME,…|all] [--trials N] [--seed S]
-                                   [--mode random|fsync|write|both|all] [--keep-failures DIR] [--work DIR]
+                                   [--mode random|fsync|write|files|both|all] [--keep-failures DIR] [--work DIR]
                cipherdex-crash child OPERATION TRIAL_DIR FIXTURES_DIR
         operations: \(CrashOperation.allCases.map(\.rawValue).joined(separator: ","))
         """
