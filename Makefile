@@ -3,7 +3,8 @@
 #   make test   installs what is missing, builds, and runs every test
 #   make stress runs the concurrency stress tests for STRESS_SECONDS (default 120) each
 #   make tsan   runs the tests under ThreadSanitizer (TSAN_FILTER narrows them)
-.PHONY: setup demo test bench build install stress tsan
+#   make crash  runs the full crash harness (200 kills per operation)
+.PHONY: setup demo test bench build install stress tsan crash
 
 # Where `make install` puts the CLI: PREFIX/bin/cipherdex, its PDF helper in
 # PREFIX/libexec/cipherdex/ (found there by the CLI), bash and zsh completions.
@@ -58,3 +59,9 @@ tsan: setup
 	reports=$$(cat .build-tsan/reports/tsan.* 2>/dev/null | grep -c 'WARNING: ThreadSanitizer'); \
 	echo "ThreadSanitizer: $$reports report(s) in .build-tsan/reports"; \
 	test $$status -eq 0 -a $$reports -eq 0
+
+# The full crash harness: 200 trials per operation (random kills and kills at the Nth fsync);
+# `make test` runs a bounded slice of it. CRASH_ARGS adds options (see README.md).
+crash: setup
+	swift build -c release
+	.build/release/cipherdex-crash run --operations all --trials 200 --mode both $(CRASH_ARGS)

@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "cipherdex", targets: ["CipherdexCLI"]),
         .executable(name: "cipherdex-bench", targets: ["CipherdexBench"]),
         .executable(name: "cipherdex-extract", targets: ["CipherdexExtractHelper"]),
+        .executable(name: "cipherdex-crash", targets: ["CipherdexCrashHarness"]),
     ],
     targets: [
         .systemLibrary(
@@ -55,6 +56,14 @@ let package = Package(
         .executableTarget(
             name: "CipherdexBench",
             dependencies: ["Cipherdex", "CipherdexPDFWriter", "CipherdexEvaluation"]
+        ),
+        .executableTarget(
+            name: "CipherdexCrashHarness",
+            dependencies: ["Cipherdex", "CipherdexPDFWriter"]
+        ),
+        .testTarget(
+            name: "CipherdexCrashHarnessTests",
+            dependencies: ["CipherdexCrashHarness", "CipherdexExtractHelper"]
         ),
         .testTarget(
             name: "CipherdexTests",

@@ -39,6 +39,10 @@ struct IndexOutcome {
 
     let job: IndexJob
     let result: Result
-    let attachmentID: String?
+    var attachmentID: String?
     let contentHash: [UInt8]
+    /// The document's copy, sealed into staging but not recorded: the writer records it in the
+    /// same transaction as the index entry (`attachmentID` is then set), so a crash in between
+    /// leaves no attachment that nothing holds.
+    var staged: AttachmentStorage.Staged? = nil
 }

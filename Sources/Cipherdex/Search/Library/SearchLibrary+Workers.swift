@@ -40,7 +40,8 @@ extension SearchLibrary {
         if fileExtension == "pdf" {
             switch configuration.pdfExtraction {
             case .inProcess: return PDFTextExtractor()
-            case .isolated(let limits): return IsolatedPDFExtractor(pool: helperPool(limits: limits, idleHelpers: configuration.workerCount))
+            case .isolated(let limits):
+                return IsolatedPDFExtractor(pool: helperPool(limits: limits, idleHelpers: configuration.workerCount))
             }
         }
         if PlainTextExtractor.supportedExtensions.contains(fileExtension) { return PlainTextExtractor() }
@@ -51,7 +52,9 @@ extension SearchLibrary {
     /// or another worker count.
     private func helperPool(limits: IsolatedPDFExtractor.Limits, idleHelpers: Int) -> IsolatedExtractorPool {
         let (pool, replaced): (IsolatedExtractorPool, IsolatedExtractorPool?) = state.withLock {
-            if let pool = pdfPool, pool.limits == limits, pool.policy.maximumIdleHelpers == idleHelpers { return (pool, nil) }
+            if let pool = pdfPool, pool.limits == limits, pool.policy.maximumIdleHelpers == idleHelpers {
+                return (pool, nil)
+            }
             let replaced = pdfPool
             let pool = IsolatedExtractorPool(limits: limits, policy: .init(maximumIdleHelpers: idleHelpers))
             if !isStopped { pdfPool = pool }
@@ -94,8 +97,10 @@ extension SearchLibrary {
     private func process(_ job: IndexJob) -> IndexOutcome? {
         guard let store else { return nil }
         let limit = state.withLock { configuration.maximumDocumentSize }
+        var staged: AttachmentStorage.Staged?
         func failed(_ reason: String, _ attachmentID: String? = nil, _ contentHash: [UInt8] = []) -> IndexOutcome {
-            IndexOutcome(job: job, result: .failed(reason), attachmentID: attachmentID, contentHash: contentHash)
+            IndexOutcome(
+                job: job, result: .failed(reason), attachmentID: attachmentID, contentHash: contentHash, staged: staged)
         }
         let bytes: [UInt8]
         let storeCopy: Bool
@@ -106,12 +111,16 @@ extension SearchLibrary {
                 bytes = try DocumentReader.read(path: path, limit: limit)
                 storeCopy = copy
             case .data(let data):
-                guard data.count <= limit else { return failed(DocumentReader.tooLargeReason(size: Int64(data.count), limit: limit)) }
+                guard data.count <= limit else {
+                    return failed(DocumentReader.tooLargeReason(size: Int64(data.count), limit: limit))
+                }
                 bytes = Array(data)
                 storeCopy = true
             case .attachment(let id):
                 let reader = try store.attachment(id)
-                guard reader.length <= UInt64(limit) else { return failed(DocumentReader.tooLargeReason(size: Int64(reader.length), limit: limit)) }
+                guard reader.length <= UInt64(limit) else {
+                    return failed(DocumentReader.tooLargeReason(size: Int64(reader.length), limit: limit))
+                }
                 var content: [UInt8] = []
                 content.reserveCapacity(Int(reader.length))
                 try reader.forEachChunk { content.append(contentsOf: $0) }
@@ -127,18 +136,22 @@ extension SearchLibrary {
         let contentHash: [UInt8]
         do {
             if storeCopy {
-                attachmentID = try store.addAttachment(
-                    contentType: AttachmentStorage.contentType(forExtension: job.fileExtension), metadata: ["uid": job.uid]
-                ) { sink in try bytes.withUnsafeBytes { try sink($0) } }.id
+                staged = try store.attachmentStorage.stage { sink in try bytes.withUnsafeBytes { try sink($0) } }
             }
             let hash = Sodium.StreamingHash(key: store.attachmentStorage.deduplicationKey)
             bytes.withUnsafeBytes { hash.update($0) }
             contentHash = hash.finish()
-            if !job.force, try store.read({ try SearchIndexWriter.isCurrent(uid: job.uid, contentHash: contentHash, db: $0) }) {
-                return IndexOutcome(job: job, result: .unchanged, attachmentID: attachmentID, contentHash: contentHash)
+            if !job.force,
+                try store.read({ try SearchIndexWriter.isCurrent(uid: job.uid, contentHash: contentHash, db: $0) })
+            {
+                return IndexOutcome(
+                    job: job, result: .unchanged, attachmentID: attachmentID, contentHash: contentHash, staged: staged)
             }
         } catch {
-            return IndexOutcome(job: job, result: .notStored(StoreWriteFailure.reason(for: error)), attachmentID: attachmentID, contentHash: [])
+            if let staged { unlink(staged.path) }
+            return IndexOutcome(
+                job: job, result: .notStored(StoreWriteFailure.reason(for: error)), attachmentID: attachmentID,
+                contentHash: [])
         }
         guard let extractor = extractor(for: job.fileExtension) else {
             return failed("no text extractor for .\(job.fileExtension)", attachmentID, contentHash)
@@ -146,13 +159,17 @@ extension SearchLibrary {
         let password = state.withLock { configuration.passwordProvider }?(job.uid)
         do {
             let document = try extractor.extract(data: bytes, fileExtension: job.fileExtension, password: password)
-            return IndexOutcome(job: job, result: .indexed(document), attachmentID: attachmentID, contentHash: contentHash)
+            return IndexOutcome(
+                job: job, result: .indexed(document), attachmentID: attachmentID, contentHash: contentHash,
+                staged: staged)
         } catch ExtractionError.locked {
-            return IndexOutcome(job: job, result: .locked, attachmentID: attachmentID, contentHash: contentHash)
+            return IndexOutcome(
+                job: job, result: .locked, attachmentID: attachmentID, contentHash: contentHash, staged: staged)
         } catch let error as ExtractionError {
             return failed("\(error.name): \(error.errorDescription ?? "")", attachmentID, contentHash)
         } catch {
-            return failed((error as? LocalizedError)?.errorDescription ?? String(describing: error), attachmentID, contentHash)
+            return failed(
+                (error as? LocalizedError)?.errorDescription ?? String(describing: error), attachmentID, contentHash)
         }
     }
 
@@ -169,7 +186,10 @@ extension SearchLibrary {
         while true {
             let batch: [IndexOutcome] = state.withLock {
                 defer { writeQueue.removeAll() }
-                if writeQueue.isEmpty { isWriting = false; state.broadcast() }
+                if writeQueue.isEmpty {
+                    isWriting = false
+                    state.broadcast()
+                }
                 return writeQueue
             }
             if batch.isEmpty { return }
@@ -179,27 +199,36 @@ extension SearchLibrary {
 
     /// Writes a batch in one transaction. When the store cannot take it (disk full, I/O error)
     /// nothing of it is written: its documents are recorded in `writeFailures` (their status
-    /// says why, `waitUntilIndexed()` throws). A copy stored for one stays until it is added
-    /// again or `collectUnreferencedAttachments()` runs (it may be shared with other content).
+    /// says why, `waitUntilIndexed()` throws) and their staged copies are dropped. A document's
+    /// copy is recorded in the transaction of its index entry, never before.
     private func write(_ batch: [IndexOutcome]) {
         var events: [IndexingEvent] = []
         var failures: [String: String] = [:]
         var writable: [IndexOutcome] = []
         for outcome in batch {
-            if case .notStored(let reason) = outcome.result { failures[outcome.job.uid] = reason } else { writable.append(outcome) }
+            if case .notStored(let reason) = outcome.result {
+                failures[outcome.job.uid] = reason
+            } else {
+                writable.append(outcome)
+            }
         }
         do {
             guard let store else { throw StoreError.closed }
             if !writable.isEmpty {
                 try store.transaction { tx in
                     for outcome in writable {
+                        let outcome = try Self.recordCopy(of: outcome, tx: tx)
                         events += try SearchIndexWriter.write(outcome, tx: tx) { uid, done, total in
-                            state.withLock { if active[uid] != nil { active[uid] = Double(done) / Double(max(total, 1)) } }
+                            state.withLock {
+                                if active[uid] != nil { active[uid] = Double(done) / Double(max(total, 1)) }
+                            }
                         }
                     }
                 }
             }
         } catch {
+            // Copies recorded in the failed transaction were unlinked by its rollback.
+            for outcome in writable { if let staged = outcome.staged { unlink(staged.path) } }
             let reason = StoreWriteFailure.reason(for: error)
             events = []
             for outcome in writable { failures[outcome.job.uid] = reason }
@@ -215,5 +244,25 @@ extension SearchLibrary {
             state.broadcast()
         }
         for event in events { publish(event) }
+    }
+
+    /// Records the outcome's staged copy (if any) in `tx`, the transaction that writes its index
+    /// entry: the copy becomes visible with the entry, and a rollback drops the staged file.
+    /// Identical content already stored is shared (the staged file is then dropped).
+    private static func recordCopy(of outcome: IndexOutcome, tx: StoreTransaction) throws -> IndexOutcome {
+        guard let staged = outcome.staged else { return outcome }
+        let storage = tx.store.attachmentStorage
+        let id = try storage.commit(
+            staged, db: tx.connection,
+            contentType: AttachmentStorage.contentType(forExtension: outcome.job.fileExtension),
+            metadata: ["uid": outcome.job.uid])
+        if id == staged.id {
+            tx.onRollback { unlink(staged.path) }
+            tx.afterCommit { try? storage.publish(id) }
+        }
+        var recorded = outcome
+        recorded.attachmentID = id
+        recorded.staged = nil
+        return recorded
     }
 }

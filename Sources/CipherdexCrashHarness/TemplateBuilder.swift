@@ -1,0 +1,66 @@
+import Cipherdex
+import Foundation
+
+/// Builds the store each trial of an operation starts from (copied per trial): a few baseline
+/// documents every operation must leave intact, plus what the operation works on.
+struct TemplateBuilder {
+    /// The shared inputs.
+    let fixtures: Fixtures
+
+    /// Baseline documents in collection `base`.
+    static let baselineCount = 3
+    /// Attachments in the `detach` template.
+    static let detachCount = 20
+    /// Attachments in the `collect` template; those with an index divisible by 3 are referenced.
+    static let collectCount = 12
+    /// Documents already indexed in the `tokenizerChange` template.
+    static let indexedCount = 4
+    /// Documents in the `docRemove` template.
+    static let removableCount = 60
+
+    /// The baseline document `index`.
+    static func baselineDocument(_ index: Int) -> Data { Fixtures.smallDocument(1000 + index) }
+
+    /// Whether `collect` template attachment `index` is referenced by a document.
+    static func isReferenced(_ index: Int) -> Bool { index % 3 == 0 }
+
+    /// Builds the template of `operation` in `layout` (nothing for `create`).
+    func build(_ operation: CrashOperation, in layout: TrialLayout) throws {
+        try FileManager.default.createDirectory(atPath: layout.directory, withIntermediateDirectories: true)
+        guard operation.needsTemplate else { return }
+        let store = try Store.open(Fixtures.configuration(layout.store, keyFile: fixtures.keyA))
+        defer { store.close() }
+        let base = try store.createCollection("base")
+        for index in 0..<Self.baselineCount {
+            try base.insert(id: "b\(index)", json: Self.baselineDocument(index))
+        }
+        let docs = try store.createCollection("docs")
+        var ids: [String] = []
+        switch operation {
+        case .docRemove:
+            for index in 0..<Self.removableCount {
+                try docs.insert(id: "r\(index)", json: Fixtures.removableDocument(index))
+            }
+        case .detach:
+            for index in 0..<Self.detachCount {
+                ids.append(try store.addAttachment(fromFile: fixtures.small(index)).id)
+            }
+        case .delete:
+            for index in 0..<3 { ids.append(try store.addAttachment(fromFile: fixtures.small(index)).id) }
+        case .collect:
+            for index in 0..<Self.collectCount {
+                let id = try store.addAttachment(fromFile: fixtures.small(index)).id
+                ids.append(id)
+                if Self.isReferenced(index) {
+                    try docs.insert(id: "ref\(index)", json: Data(#"{"file":{"cipherdexAttachment":"\#(id)"}}"#.utf8))
+                }
+            }
+        case .tokenizerChange:
+            for index in 0..<Self.indexedCount { try store.library.add(fileAt: fixtures.library(index)) }
+            try store.library.waitUntilIndexed()
+        default:
+            break
+        }
+        try Data(ids.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: layout.ids))
+    }
+}
