@@ -4,11 +4,13 @@ import Foundation
 /// Dispatches to the subcommands and turns errors into one stderr line and an exit status.
 enum CipherdexCommandLine {
     /// Every subcommand, in the order `--help` lists them.
-    static let commands: [any Command.Type] = [
-        KeygenCommand.self, CreateCommand.self, InfoCommand.self, VerifyCommand.self, RekeyCommand.self,
-        DeleteCommand.self, DocCommand.self, AttachCommand.self, CatCommand.self, DetachCommand.self,
-        AddCommand.self, IndexCommand.self, SearchCommand.self, StatusCommand.self, RemoveCommand.self,
-    ]
+    static var commands: [any Command.Type] {
+        [
+            KeygenCommand.self, CreateCommand.self, InfoCommand.self, VerifyCommand.self, RekeyCommand.self,
+            DeleteCommand.self, DocCommand.self, AttachCommand.self, CatCommand.self, DetachCommand.self,
+            AddCommand.self, IndexCommand.self, SearchCommand.self, StatusCommand.self, RemoveCommand.self,
+        ]
+    }
 
     static var help: String {
         var text = """
@@ -35,7 +37,8 @@ enum CipherdexCommandLine {
     /// `cipherdex --version`: the versions, and where PDF extraction's helper is (or what to
     /// build when it is missing).
     static var version: String {
-        let helper = IsolatedPDFExtractor.locateHelper().map { "extraction helper: \($0)" }
+        let helper =
+            IsolatedPDFExtractor.locateHelper().map { "extraction helper: \($0)" }
             ?? "extraction helper: not found. " + IsolatedPDFExtractor.missingHelperAdvice
         return "cipherdex \(CipherdexVersion.current) (SQLCipher on SQLite \(CipherdexVersion.sqlite), "
             + "libsodium \(CipherdexVersion.sodium))\n\(helper)"
