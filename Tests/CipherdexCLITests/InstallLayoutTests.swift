@@ -22,15 +22,20 @@ final class InstallLayoutTests: XCTestCase {
         try copyExecutable("cipherdex", to: prefix + "/bin")
         try copyExecutable("cipherdex-extract", to: prefix + "/libexec/cipherdex")
         let work = CLIRunner.temporary().directory
-        FileManager.default.createFile(atPath: work + "/a.pdf", contents: Data(makePDF(pages: ["installed and found"], title: "a")))
+        FileManager.default.createFile(
+            atPath: work + "/a.pdf", contents: Data(makePDF(pages: ["installed and found"], title: "a")))
         let cipherdex = prefix + "/bin/cipherdex"
         let version = try run(cipherdex, ["--version"], in: work)
         XCTAssertEqual(version.status, 0)
-        XCTAssertTrue(version.stdout.contains("extraction helper: " + prefix + "/bin/../libexec/cipherdex/cipherdex-extract"), version.stdout)
+        XCTAssertTrue(
+            version.stdout.contains("extraction helper: " + prefix + "/bin/../libexec/cipherdex/cipherdex-extract"),
+            version.stdout)
         XCTAssertEqual(try run(cipherdex, ["create", "s", "--plaintext"], in: work).status, 0)
         let added = try run(cipherdex, ["add", "s", "a.pdf"], in: work)
         XCTAssertEqual(added.status, 0, added.stdout + added.stderr)
-        XCTAssertTrue(added.stdout.contains("a.pdf: finished (1 pages)") || added.stdout.contains("a.pdf: finished"), added.stdout)
+        XCTAssertTrue(
+            added.stdout.contains("a.pdf: finished (1 pages)") || added.stdout.contains("a.pdf: finished"), added.stdout
+        )
         XCTAssertTrue(try run(cipherdex, ["search", "s", "installed"], in: work).stdout.contains("a.pdf"))
     }
 
@@ -38,7 +43,8 @@ final class InstallLayoutTests: XCTestCase {
         let alone = NSTemporaryDirectory() + "cipherdex-alone-" + UUID().uuidString
         try copyExecutable("cipherdex", to: alone)
         let work = CLIRunner.temporary().directory
-        FileManager.default.createFile(atPath: work + "/a.pdf", contents: Data(makePDF(pages: ["no helper here"], title: "a")))
+        FileManager.default.createFile(
+            atPath: work + "/a.pdf", contents: Data(makePDF(pages: ["no helper here"], title: "a")))
         let cipherdex = alone + "/cipherdex"
         XCTAssertTrue(try run(cipherdex, ["--version"], in: work).stdout.contains("extraction helper: not found"))
         XCTAssertEqual(try run(cipherdex, ["create", "s", "--plaintext"], in: work).status, 0)

@@ -29,7 +29,9 @@ final class SearchPasswordCommandTests: XCTestCase {
     }
 
     /// No file of the store, and nothing printed, holds the password.
-    private func assertPasswordNowhere(_ password: String, _ outputs: [CLIRunner.Result], file: StaticString = #filePath, line: UInt = #line) {
+    private func assertPasswordNowhere(
+        _ password: String, _ outputs: [CLIRunner.Result], file: StaticString = #filePath, line: UInt = #line
+    ) {
         for output in outputs {
             XCTAssertFalse(output.stdout.contains(password) || output.stderr.contains(password), file: file, line: line)
         }
@@ -79,7 +81,8 @@ final class SearchPasswordCommandTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("line 2"), bad.stderr)
         XCTAssertFalse(bad.stderr.contains("s3cret"))
         write("password", "foo")
-        XCTAssertEqual(try run(["add", "s", protectedPDF, "--passwords", "bad.tsv", "--password-file", "password"]).status, 64)
+        XCTAssertEqual(
+            try run(["add", "s", protectedPDF, "--passwords", "bad.tsv", "--password-file", "password"]).status, 64)
         XCTAssertEqual(mkfifo(cli.directory + "/fifo", 0o600), 0)
         let started = Date()
         let fifo = try run(["add", "s", protectedPDF, "--password-file", "fifo"])

@@ -76,7 +76,9 @@ struct PasswordOptions {
     private static func readText(_ path: String, option: String) throws -> String {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw CLIError.failed(code: "passwordsUnreadable", message: "\(option): cannot read \(path): \(String(cString: strerror(errno)))")
+            throw CLIError.failed(
+                code: "passwordsUnreadable",
+                message: "\(option): cannot read \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
         var info = stat()

@@ -21,7 +21,9 @@ final class StoreCrashStateTests: XCTestCase {
         try live.transaction { tx in
             for index in 0..<documents {
                 try tx.collection("notes").insert(
-                    JSONValue.object(["n": .string("\(index)"), "body": .string(String(repeating: "note \(index) ", count: 40))]),
+                    JSONValue.object([
+                        "n": .string("\(index)"), "body": .string(String(repeating: "note \(index) ", count: 40)),
+                    ]),
                     id: "note-\(index)")
             }
         }
@@ -59,7 +61,9 @@ final class StoreCrashStateTests: XCTestCase {
         try handle.close()
     }
 
-    private func assertAllNotesPresent(_ store: Store, count: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertAllNotesPresent(_ store: Store, count: Int, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         let notes = try store.collection("notes")
         XCTAssertEqual(try notes.count(), count, file: file, line: line)
         for index in [0, count / 2, count - 1] {
@@ -75,7 +79,8 @@ final class StoreCrashStateTests: XCTestCase {
             try tearCheckpoint(crashed, fraction: fraction)
             // A wrong key and no key still change nothing.
             let before = TestSupport.snapshot(crashed)
-            XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(2))))
+            XCTAssertThrowsCase(
+                "keyInvalid", try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(2))))
             XCTAssertThrowsCase("keyRequired", try Store.open(TestSupport.configuration(crashed, key: nil)))
             XCTAssertEqual(TestSupport.snapshot(crashed), before)
             let store = try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))

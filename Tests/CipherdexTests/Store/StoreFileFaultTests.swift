@@ -37,15 +37,20 @@ final class StoreFileFaultTests: XCTestCase {
         let directory = target ?? path
         let before = TestSupport.snapshot(directory)
         let started = Date()
-        XCTAssertThrowsCase(name, try Store.open(TestSupport.configuration(directory, key: key)), file: file, line: line)
+        XCTAssertThrowsCase(
+            name, try Store.open(TestSupport.configuration(directory, key: key)), file: file, line: line)
         XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "the error took too long", file: file, line: line)
-        XCTAssertEqual(TestSupport.snapshot(directory), before, "a failed open changed the store", file: file, line: line)
+        XCTAssertEqual(
+            TestSupport.snapshot(directory), before, "a failed open changed the store", file: file, line: line)
     }
 
-    private func assertOpensWithEverything(at target: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertOpensWithEverything(at target: String? = nil, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         let store = try Store.open(TestSupport.configuration(target ?? path, key: TestSupport.rawKey(1)))
         defer { store.close() }
-        XCTAssertEqual(try store.collection("notes").get(id: "one")?[path: "body"], .string("kept"), file: file, line: line)
+        XCTAssertEqual(
+            try store.collection("notes").get(id: "one")?[path: "body"], .string("kept"), file: file, line: line)
         XCTAssertEqual(try store.attachmentTokens().count, 1, file: file, line: line)
         XCTAssertEqual(try store.verify().problems, [], file: file, line: line)
     }
@@ -65,7 +70,8 @@ final class StoreFileFaultTests: XCTestCase {
             for kind in ["fifo", "directory", "symlink", "device"] {
                 switch kind {
                 case "fifo": XCTAssertEqual(mkfifo(target, 0o600), 0)
-                case "directory": try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+                case "directory":
+                    try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
                 case "symlink": XCTAssertEqual(symlink("/dev/zero", target), 0)
                 default: XCTAssertEqual(mknod(target, S_IFCHR | 0o600, dev_t((1 << 8) | 5)), 0)
                 }
@@ -157,7 +163,9 @@ final class StoreFileFaultTests: XCTestCase {
         ] {
             setUp()
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            for name in leftovers { FileManager.default.createFile(atPath: path + "/" + name, contents: Data([1, 2, 3])) }
+            for name in leftovers {
+                FileManager.default.createFile(atPath: path + "/" + name, contents: Data([1, 2, 3]))
+            }
             try makeStore()
             try assertOpensWithEverything()
         }
@@ -246,7 +254,8 @@ final class StoreFileFaultTests: XCTestCase {
         _ = try store.createCollection("notes").count()
         XCTAssertFalse(openDescriptors(under: path).isEmpty)
         store.close()
-        XCTAssertEqual(openDescriptors(under: path), [], "a connection outlived close(); the lock was released too early")
+        XCTAssertEqual(
+            openDescriptors(under: path), [], "a connection outlived close(); the lock was released too early")
         withExtendedLifetime(store) {}
     }
 

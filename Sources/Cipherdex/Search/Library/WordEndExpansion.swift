@@ -12,8 +12,9 @@ enum WordEndExpansion {
     /// its clause; for an excluded term, one exclusion each). A clause left with nothing to
     /// match makes the query match nothing: nil.
     static func expand(_ query: SearchQuery, db: Connection) throws -> SearchQuery? {
-        guard query.clauses.contains(where: { $0.alternatives.contains(where: \.matchesWordEnds) })
-            || query.exclusions.contains(where: \.matchesWordEnds)
+        guard
+            query.clauses.contains(where: { $0.alternatives.contains(where: \.matchesWordEnds) })
+                || query.exclusions.contains(where: \.matchesWordEnds)
         else { return query }
         var expanded = query
         for index in expanded.clauses.indices {
