@@ -86,7 +86,7 @@ enum AttachmentSuite {
 
     /// Writes `size` pseudo-random bytes (SplitMix64, so every run has the same file).
     private static func writeRandomFile(_ path: String, size: Int) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = FileHandle(forWritingAtPath: path)!
         defer { try? handle.close() }
         var generator = SplitMix(seed: 7)

@@ -9,7 +9,7 @@ final class AttachCommandTests: XCTestCase {
         cli = CLIRunner.temporary()
         try cli.run(["keygen", "--out", "k"])
         XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k"]).status, 0)
-        FileManager.default.createFile(atPath: cli.directory + "/file.bin", contents: Data("attached bytes".utf8))
+        _ = FileManager.default.createFile(atPath: cli.directory + "/file.bin", contents: Data("attached bytes".utf8))
     }
 
     private func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> CLIRunner.Result {

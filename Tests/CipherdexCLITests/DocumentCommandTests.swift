@@ -21,7 +21,7 @@ final class DocumentCommandTests: XCTestCase {
                 ["doc", "put", "s", "people", "ada", "-"],
                 stdin: Array(#"{"name":"Ada","age":36,"address":{"city":"London"}}"#.utf8)
             ).status, 0)
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: cli.directory + "/bob.json",
             contents: Data(#"{"name":"Bob","age":9,"flag":true,"address":{"city":"Paris"}}"#.utf8))
         XCTAssertEqual(try run(["doc", "put", "s", "people", "bob", "bob.json"]).status, 0)
@@ -49,7 +49,7 @@ final class DocumentCommandTests: XCTestCase {
     func testAttachCatRangeDetach() throws {
         var content = [UInt8](repeating: 0, count: 200_000)
         for index in content.indices { content[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8) }
-        FileManager.default.createFile(atPath: cli.directory + "/file.bin", contents: Data(content))
+        _ = FileManager.default.createFile(atPath: cli.directory + "/file.bin", contents: Data(content))
         XCTAssertEqual(
             try run(["doc", "put", "s", "notes", "n1", "-"], stdin: Array(#"{"title":"t"}"#.utf8)).status, 0)
         let attached = try run(["attach", "s", "file.bin", "--doc", "notes/n1"])
@@ -95,7 +95,7 @@ final class DocumentCommandTests: XCTestCase {
     func testOneGibibyteAttachmentKeepsMemoryFlat() throws {
         try XCTSkipIf(CLIRunner.underThreadSanitizer, "memory bounds are not measurable under ThreadSanitizer")
         let big = cli.directory + "/big.bin"
-        FileManager.default.createFile(atPath: big, contents: nil)
+        _ = FileManager.default.createFile(atPath: big, contents: nil)
         let handle = FileHandle(forWritingAtPath: big)!
         try handle.truncate(atOffset: 1 << 30)  // sparse: reads as zeros, costs no disk
         try handle.close()
@@ -126,7 +126,7 @@ final class DocumentCommandTests: XCTestCase {
         XCTAssertEqual(
             try run(["doc", "put", "s", "notes", "n1", "-"], stdin: Array(#"{"title":"kept"}"#.utf8)).status, 0)
         let big = cli.directory + "/big.bin"
-        FileManager.default.createFile(atPath: big, contents: nil)
+        _ = FileManager.default.createFile(atPath: big, contents: nil)
         let handle = FileHandle(forWritingAtPath: big)!
         try handle.truncate(atOffset: 512 << 20)
         try handle.close()

@@ -22,7 +22,7 @@ final class InstallLayoutTests: XCTestCase {
         try copyExecutable("cipherdex", to: prefix + "/bin")
         try copyExecutable("cipherdex-extract", to: prefix + "/libexec/cipherdex")
         let work = CLIRunner.temporary().directory
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: work + "/a.pdf", contents: Data(makePDF(pages: ["installed and found"], title: "a")))
         let cipherdex = prefix + "/bin/cipherdex"
         let version = try run(cipherdex, ["--version"], in: work)
@@ -43,7 +43,7 @@ final class InstallLayoutTests: XCTestCase {
         let alone = NSTemporaryDirectory() + "cipherdex-alone-" + UUID().uuidString
         try copyExecutable("cipherdex", to: alone)
         let work = CLIRunner.temporary().directory
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: work + "/a.pdf", contents: Data(makePDF(pages: ["no helper here"], title: "a")))
         let cipherdex = alone + "/cipherdex"
         XCTAssertTrue(try run(cipherdex, ["--version"], in: work).stdout.contains("extraction helper: not found"))
@@ -57,7 +57,7 @@ final class InstallLayoutTests: XCTestCase {
         let status = try run(cipherdex, ["status", "s", "--json"], in: work)
         XCTAssertEqual(status.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "[]", "nothing was queued")
         // Text files need no helper.
-        FileManager.default.createFile(atPath: work + "/b.txt", contents: Data("plain words".utf8))
+        _ = FileManager.default.createFile(atPath: work + "/b.txt", contents: Data("plain words".utf8))
         XCTAssertEqual(try run(cipherdex, ["add", "s", "b.txt"], in: work).status, 0)
     }
 }

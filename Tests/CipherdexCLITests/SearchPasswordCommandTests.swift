@@ -25,7 +25,7 @@ final class SearchPasswordCommandTests: XCTestCase {
     }
 
     private func write(_ name: String, _ text: String) {
-        FileManager.default.createFile(atPath: cli.directory + "/" + name, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: cli.directory + "/" + name, contents: Data(text.utf8))
     }
 
     /// No file of the store, and nothing printed, holds the password.

@@ -51,16 +51,16 @@ final class StoreCommandTests: XCTestCase {
 
         var metadata = String(decoding: FileManager.default.contents(atPath: path("enc/metadata.json"))!, as: UTF8.self)
         metadata = metadata.replacingOccurrences(of: "\"formatVersion\" : 1", with: "\"formatVersion\" : 7")
-        FileManager.default.createFile(atPath: path("enc/metadata.json"), contents: Data(metadata.utf8))
+        _ = FileManager.default.createFile(atPath: path("enc/metadata.json"), contents: Data(metadata.utf8))
         XCTAssertEqual(try cli.run(["info", "enc", "--key-file", "k1"]).status, 13)
-        FileManager.default.createFile(atPath: path("enc/metadata.json"), contents: Data("{".utf8))
+        _ = FileManager.default.createFile(atPath: path("enc/metadata.json"), contents: Data("{".utf8))
         XCTAssertEqual(try cli.run(["info", "enc", "--key-file", "k1"]).status, 14)
-        FileManager.default.createFile(atPath: path("enc/metadata.json"), contents: before["metadata.json"]!)
+        _ = FileManager.default.createFile(atPath: path("enc/metadata.json"), contents: before["metadata.json"]!)
         var database = before["store.db"]!
         database[100] ^= 0x01
-        FileManager.default.createFile(atPath: path("enc/store.db"), contents: database)
+        _ = FileManager.default.createFile(atPath: path("enc/store.db"), contents: database)
         XCTAssertEqual(try cli.run(["info", "enc", "--key-file", "k1"]).status, 15)
-        FileManager.default.createFile(atPath: path("enc/store.db"), contents: before["store.db"]!)
+        _ = FileManager.default.createFile(atPath: path("enc/store.db"), contents: before["store.db"]!)
         XCTAssertEqual(try cli.run(["verify", "enc", "--key-file", "k1"]).status, 0)
     }
 
@@ -81,8 +81,8 @@ final class StoreCommandTests: XCTestCase {
 
     func testKeySourcesAndRekey() throws {
         let hex = String(repeating: "ab", count: 32)
-        FileManager.default.createFile(atPath: path("raw.key"), contents: Data(repeating: 0xAB, count: 32))
-        FileManager.default.createFile(atPath: path("pass"), contents: Data("my passphrase\n".utf8))
+        _ = FileManager.default.createFile(atPath: path("raw.key"), contents: Data(repeating: 0xAB, count: 32))
+        _ = FileManager.default.createFile(atPath: path("pass"), contents: Data("my passphrase\n".utf8))
         XCTAssertEqual(try cli.run(["create", "s", "--key-env", "CDX_KEY"], environment: ["CDX_KEY": hex]).status, 0)
         // The same key as raw bytes in a file.
         XCTAssertEqual(try cli.run(["info", "s", "--key-file", "raw.key"]).status, 0)
@@ -97,7 +97,7 @@ final class StoreCommandTests: XCTestCase {
         XCTAssertEqual(json["encrypted"] as? Bool, true)
         XCTAssertEqual(json["generation"] as? Int, 2)
         XCTAssertFalse(info.stdout.contains(hex))
-        FileManager.default.createFile(atPath: path("short.key"), contents: Data(repeating: 1, count: 31))
+        _ = FileManager.default.createFile(atPath: path("short.key"), contents: Data(repeating: 1, count: 31))
         let short = try cli.run(["info", "s", "--key-file", "short.key"])
         XCTAssertEqual(short.status, 1)
         XCTAssertTrue(short.stderr.contains("invalidHex") || short.stderr.contains("invalidLength"), short.stderr)

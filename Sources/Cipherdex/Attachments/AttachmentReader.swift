@@ -2,7 +2,12 @@ import Foundation
 
 /// Reads one stored attachment: whole, chunk by chunk, or a byte range, decrypting only what is
 /// asked for. Every byte handed out has been authenticated; damage is an `AttachmentError`.
-public final class AttachmentReader {
+///
+/// One reader may be shared by threads and tasks: `id` and `length` are immutable, and the one
+/// piece of mutable state — the open file and cipher state in `source` — is only touched inside
+/// `lock` (`read(range:)` and `forEachChunk(_:)` take it for their whole run), which is why the
+/// `Sendable` conformance is unchecked.
+public final class AttachmentReader: @unchecked Sendable {
     /// The attachment's identifier.
     public let id: String
     /// Content length in bytes.

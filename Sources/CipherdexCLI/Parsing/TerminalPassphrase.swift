@@ -31,7 +31,7 @@ enum TerminalPassphrase {
         while Glibc.read(tty, &byte, 1) == 1 && byte != 0x0A {
             bytes.append(byte)
         }
-        defer { bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { _ = bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         return try EncryptionKey.passphrase(String(decoding: bytes, as: UTF8.self))
     }
 }

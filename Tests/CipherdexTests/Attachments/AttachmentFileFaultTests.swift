@@ -96,7 +96,7 @@ final class AttachmentFileFaultTests: XCTestCase {
                 XCTAssertTrue(report.problems.first?.contains(id) == true, "\(report.problems)")
                 try FileManager.default.removeItem(atPath: target)
             }
-            FileManager.default.createFile(atPath: target, contents: saved)
+            _ = FileManager.default.createFile(atPath: target, contents: saved)
             XCTAssertEqual(try store.attachmentData(id), Self.content)
             XCTAssertEqual(try store.verify().problems, [])
         }
@@ -136,7 +136,7 @@ final class AttachmentFileFaultTests: XCTestCase {
         XCTAssertEqual(FileSystem.contents(of: path + "/staging"), [])
         // A link to a regular file is followed.
         let real = sources + "/real.txt"
-        FileManager.default.createFile(atPath: real, contents: Self.content)
+        _ = FileManager.default.createFile(atPath: real, contents: Self.content)
         XCTAssertEqual(symlink(real, sources + "/link.txt"), 0)
         let token = try store.addAttachment(fromFile: sources + "/link.txt")
         XCTAssertEqual(try store.attachmentData(token.id), Self.content)

@@ -36,7 +36,7 @@ final class AttachmentStoreTests: XCTestCase {
 
         let other = bytes(70_000, seed: 2)
         let file = TestSupport.temporaryPath("input.pdf")
-        FileManager.default.createFile(atPath: file, contents: other)
+        _ = FileManager.default.createFile(atPath: file, contents: other)
         let fromFile = try store.addAttachment(fromFile: file)
         XCTAssertEqual(fromFile.contentType, "application/pdf")
         XCTAssertEqual(try store.attachmentData(fromFile.id), other)
@@ -125,7 +125,7 @@ final class AttachmentStoreTests: XCTestCase {
         // not yet moved out of staging, a file whose removal committed before its unlink, and
         // a file no record names (which nothing proves unneeded).
         try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: path + "/staging/0123456789abcdef0123456789abcdef", contents: Data(count: 5000))
         try FileManager.default.moveItem(
             atPath: path + "/attachments/" + published.id, toPath: path + "/staging/" + published.id)
@@ -136,7 +136,7 @@ final class AttachmentStoreTests: XCTestCase {
         }
         store.close()
         let orphan = path + "/attachments/fedcba9876543210fedcba9876543210"
-        FileManager.default.createFile(atPath: orphan, contents: Data(count: 5000))
+        _ = FileManager.default.createFile(atPath: orphan, contents: Data(count: 5000))
         // A wrong key changes nothing...
         let before = TestSupport.snapshot(path)
         XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2))))

@@ -9,7 +9,7 @@ final class DocumentNumberTests: XCTestCase {
     private static let texts = [
         "12345678901234567890", "9007199254740993", "9007199254740992", "-9223372036854775808",
         "9223372036854775807", "18446744073709551615", "1e400", "1e-400", "-1e400",
-        "3.14159265358979323846264338327950288", "0.1", "1e-7", "5e-324", "1.7976931348623157e308",
+        "3.14159265358979323846264338327950288", "0.1", "1e-7", "Double.leastNonzeroMagnitude", "1.7976931348623157e308",
         String(repeating: "9", count: 120), "0",
     ]
 
@@ -33,7 +33,7 @@ final class DocumentNumberTests: XCTestCase {
         var beyondDoubles: Int64 = (1 << 53) + 1
         var uint64Max = UInt64.max
         var decimal = Decimal(string: "3.14159265358979323846264338327950288")!
-        var doubles: [Double] = [0.1, 1.0 / 3, 5e-324, .greatestFiniteMagnitude, -1e-7, 1e21, 0, 123456789.125]
+        var doubles: [Double] = [0.1, 1.0 / 3, Double.leastNonzeroMagnitude, .greatestFiniteMagnitude, -1e-7, 1e21, 0, 123456789.125]
         var negativeDecimal = Decimal(string: "-0.000000000000000000000000000000012345")!
         var ints: [Int] = [.min, .max, 0, -1]
     }

@@ -64,7 +64,7 @@ final class JSONNumberTests: XCTestCase {
         XCTAssertNil(try number("1e400").decimalValue)
         XCTAssertNil(try number("1e-400").decimalValue)
         XCTAssertNil(try number(String(repeating: "9", count: 40)).decimalValue)
-        for double in [0.1, 1.0 / 3, 5e-324, Double.greatestFiniteMagnitude, -1e-7, 123456789.125] {
+        for double in [0.1, 1.0 / 3, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude, -1e-7, 123456789.125] {
             XCTAssertEqual(JSONNumber(double)?.doubleValue, double, "\(double)")
         }
         XCTAssertNil(JSONNumber(Double.nan))

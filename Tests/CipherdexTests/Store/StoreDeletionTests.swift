@@ -28,7 +28,7 @@ final class StoreDeletionTests: XCTestCase {
     func testDeleteKeepsForeignFilesAndDirectory() throws {
         let path = TestSupport.temporaryPath()
         try Store.open(TestSupport.configuration(path, key: nil)).close()
-        FileManager.default.createFile(atPath: path + "/mine.txt", contents: Data("user file".utf8))
+        _ = FileManager.default.createFile(atPath: path + "/mine.txt", contents: Data("user file".utf8))
         try Store.delete(at: path)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path), ["mine.txt"])
     }
@@ -58,7 +58,7 @@ final class StoreDeletionTests: XCTestCase {
         // Crash before the metadata: no store, the leftover is replaced.
         let second = TestSupport.temporaryPath()
         try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: second + "/store.db.creating", contents: Data(repeating: 7, count: 100))
+        _ = FileManager.default.createFile(atPath: second + "/store.db.creating", contents: Data(repeating: 7, count: 100))
         XCTAssertFalse(Store.exists(at: second))
         let fresh = try Store.open(TestSupport.configuration(second, key: nil))
         XCTAssertFalse(FileManager.default.fileExists(atPath: second + "/store.db.creating"))

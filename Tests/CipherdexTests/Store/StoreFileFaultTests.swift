@@ -79,7 +79,7 @@ final class StoreFileFaultTests: XCTestCase {
                 assertOpenFails(name == "metadata.json" ? expected : "keyInvalid", key: TestSupport.rawKey(2))
                 try FileManager.default.removeItem(atPath: target)
             }
-            if let saved { FileManager.default.createFile(atPath: target, contents: saved) }
+            if let saved { _ = FileManager.default.createFile(atPath: target, contents: saved) }
         }
         try assertOpensWithEverything()
     }
@@ -103,11 +103,11 @@ final class StoreFileFaultTests: XCTestCase {
             let database = path + "/store.db"
             let original = FileManager.default.contents(atPath: database)!
             for length in [0, 1, 100, 4096] {
-                FileManager.default.createFile(atPath: database, contents: original.prefix(length))
+                _ = FileManager.default.createFile(atPath: database, contents: original.prefix(length))
                 assertOpenFails("storeCorrupted", key: key)
                 XCTAssertEqual(FileSystem.contents(of: path + "/attachments").count, 1)
             }
-            FileManager.default.createFile(atPath: database, contents: original)
+            _ = FileManager.default.createFile(atPath: database, contents: original)
             XCTAssertNoThrow(try Store.open(TestSupport.configuration(path, key: key)).close())
         }
     }
@@ -164,7 +164,7 @@ final class StoreFileFaultTests: XCTestCase {
             setUp()
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             for name in leftovers {
-                FileManager.default.createFile(atPath: path + "/" + name, contents: Data([1, 2, 3]))
+                _ = FileManager.default.createFile(atPath: path + "/" + name, contents: Data([1, 2, 3]))
             }
             try makeStore()
             try assertOpensWithEverything()
@@ -174,7 +174,7 @@ final class StoreFileFaultTests: XCTestCase {
     func testDeleteRemovesLeftoversOfAKilledCreate() throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         for name in ["cipherdex.lock", "store.db.creating", "store.db.creating-wal", "store.db.creating-shm"] {
-            FileManager.default.createFile(atPath: path + "/" + name, contents: Data([1]))
+            _ = FileManager.default.createFile(atPath: path + "/" + name, contents: Data([1]))
         }
         try Store.delete(at: path)
         XCTAssertFalse(FileSystem.exists(path))
@@ -204,9 +204,9 @@ final class StoreFileFaultTests: XCTestCase {
 
     func testDeleteRefusesAnotherProgramsFiles() throws {
         try FileManager.default.createDirectory(atPath: path + "/attachments", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path + "/store.db", contents: Data("their database".utf8))
-        FileManager.default.createFile(atPath: path + "/attachments/a", contents: Data("their file".utf8))
-        FileManager.default.createFile(atPath: path + "/metadata.json", contents: Data("{\"theirs\": true}".utf8))
+        _ = FileManager.default.createFile(atPath: path + "/store.db", contents: Data("their database".utf8))
+        _ = FileManager.default.createFile(atPath: path + "/attachments/a", contents: Data("their file".utf8))
+        _ = FileManager.default.createFile(atPath: path + "/metadata.json", contents: Data("{\"theirs\": true}".utf8))
         let before = TestSupport.snapshot(path)
         XCTAssertThrowsCase("notAStore", try Store.delete(at: path))
         XCTAssertEqual(TestSupport.snapshot(path), before)
@@ -226,9 +226,9 @@ final class StoreFileFaultTests: XCTestCase {
             metadata.checksum = Base64Bytes(Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            FileManager.default.createFile(atPath: metadataPath, contents: try encoder.encode(metadata))
+            _ = FileManager.default.createFile(atPath: metadataPath, contents: try encoder.encode(metadata))
             assertOpenFails("metadataCorrupt", key: TestSupport.passphrase("right"))
-            FileManager.default.createFile(atPath: metadataPath, contents: original)
+            _ = FileManager.default.createFile(atPath: metadataPath, contents: original)
         }
     }
 
@@ -243,7 +243,7 @@ final class StoreFileFaultTests: XCTestCase {
         }
         metadata.checksum = nil
         metadata.checksum = Base64Bytes(Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
-        FileManager.default.createFile(atPath: metadataPath, contents: try JSONEncoder().encode(metadata))
+        _ = FileManager.default.createFile(atPath: metadataPath, contents: try JSONEncoder().encode(metadata))
         assertOpenFails("metadataCorrupt")
     }
 

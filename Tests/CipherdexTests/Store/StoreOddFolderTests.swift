@@ -80,7 +80,7 @@ final class StoreOddFolderTests: XCTestCase {
     func testAttachmentFoldersThatAreNotDirectoriesAreATypedErrorAndChangeNothing() throws {
         let id = try makeStore()
         let elsewhere = TestSupport.temporaryPath("elsewhere")
-        FileManager.default.createFile(atPath: elsewhere, contents: Data("a file".utf8))
+        _ = FileManager.default.createFile(atPath: elsewhere, contents: Data("a file".utf8))
         for folder in ["attachments", "staging"] {
             let target = path + "/" + folder
             let moved = path + "/../" + folder + "-saved"

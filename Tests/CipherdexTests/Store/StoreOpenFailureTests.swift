@@ -57,7 +57,7 @@ final class StoreOpenFailureTests: XCTestCase {
         try makeStore(key: TestSupport.rawKey(1))
         var text = String(decoding: FileManager.default.contents(atPath: metadataPath)!, as: UTF8.self)
         text = text.replacingOccurrences(of: "\"formatVersion\" : 1", with: "\"formatVersion\" : 2")
-        FileManager.default.createFile(atPath: metadataPath, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: metadataPath, contents: Data(text.utf8))
         assertOpenFails("unsupportedScheme", key: TestSupport.rawKey(1))
         // Checked before the key: even without one, the version is the reason.
         assertOpenFails("unsupportedScheme", key: nil)
@@ -69,9 +69,9 @@ final class StoreOpenFailureTests: XCTestCase {
         try FileManager.default.removeItem(atPath: metadataPath)
         assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
 
-        FileManager.default.createFile(atPath: metadataPath, contents: original.prefix(original.count / 2))
+        _ = FileManager.default.createFile(atPath: metadataPath, contents: original.prefix(original.count / 2))
         assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
-        FileManager.default.createFile(atPath: metadataPath, contents: Data())
+        _ = FileManager.default.createFile(atPath: metadataPath, contents: Data())
         assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
 
         // One bit flipped in every byte position of the keyslot's wrapped key, nonce and store id.
@@ -79,11 +79,11 @@ final class StoreOpenFailureTests: XCTestCase {
         for field in ["wrappedKey", "nonce", "storeID", "generation"] {
             let range = text.range(of: "\"\(field)\" : ")!
             let offset = text.utf8.distance(from: text.startIndex, to: range.upperBound) + 3
-            FileManager.default.createFile(atPath: metadataPath, contents: original)
+            _ = FileManager.default.createFile(atPath: metadataPath, contents: original)
             TestSupport.flipBit(metadataPath, at: offset, bit: 0x02)
             assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
         }
-        FileManager.default.createFile(atPath: metadataPath, contents: original)
+        _ = FileManager.default.createFile(atPath: metadataPath, contents: original)
         XCTAssertNoThrow(try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close())
     }
 
@@ -96,7 +96,7 @@ final class StoreOpenFailureTests: XCTestCase {
         metadata.checksum = Base64Bytes(Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        FileManager.default.createFile(atPath: metadataPath, contents: try encoder.encode(metadata))
+        _ = FileManager.default.createFile(atPath: metadataPath, contents: try encoder.encode(metadata))
         assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
     }
 
@@ -113,14 +113,14 @@ final class StoreOpenFailureTests: XCTestCase {
             TestSupport.flipBit(databasePath, at: offset)
             assertOpenFails("storeCorrupted", key: TestSupport.rawKey(1))
             assertOpenFails("keyInvalid", key: TestSupport.rawKey(9))
-            FileManager.default.createFile(atPath: databasePath, contents: original)
+            _ = FileManager.default.createFile(atPath: databasePath, contents: original)
         }
         XCTAssertNoThrow(try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close())
     }
 
     func testPlaintextDatabaseDamagedIsStoreCorrupted() throws {
         try makeStore(key: nil)
-        FileManager.default.createFile(atPath: databasePath, contents: Data(repeating: 0x41, count: 8192))
+        _ = FileManager.default.createFile(atPath: databasePath, contents: Data(repeating: 0x41, count: 8192))
         assertOpenFails("storeCorrupted", key: nil)
     }
 
@@ -152,11 +152,11 @@ final class StoreOpenFailureTests: XCTestCase {
 
     func testNotAStore() throws {
         let filePath = TestSupport.temporaryPath("file")
-        FileManager.default.createFile(atPath: filePath, contents: Data("hello".utf8))
+        _ = FileManager.default.createFile(atPath: filePath, contents: Data("hello".utf8))
         assertOpenFails("notAStore", key: nil, at: filePath)
         let folder = TestSupport.temporaryPath("folder")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: folder + "/notes.txt", contents: Data("mine".utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/notes.txt", contents: Data("mine".utf8))
         assertOpenFails("notAStore", key: TestSupport.rawKey(1), at: folder)
         var noCreate = TestSupport.configuration(TestSupport.temporaryPath(), key: nil)
         noCreate.createIfMissing = false

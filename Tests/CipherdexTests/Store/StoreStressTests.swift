@@ -20,7 +20,7 @@ final class StoreStressTests: XCTestCase {
     override func setUp() {
         path = TestSupport.temporaryPath()
         keyFile = (path as NSString).deletingLastPathComponent + "/key"
-        FileManager.default.createFile(atPath: keyFile, contents: Data(TestSupport.rawKeyBytes(9)))
+        _ = FileManager.default.createFile(atPath: keyFile, contents: Data(TestSupport.rawKeyBytes(9)))
     }
 
     private var configuration: StoreConfiguration { TestSupport.configuration(path, key: TestSupport.rawKey(9)) }

@@ -59,7 +59,7 @@ enum TestSupport {
             } else {
                 try! FileManager.default.createDirectory(
                     atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                FileManager.default.createFile(atPath: target, contents: Data(bytes))
+                _ = FileManager.default.createFile(atPath: target, contents: Data(bytes))
             }
         }
     }
@@ -92,7 +92,7 @@ enum TestSupport {
     static func flipBit(_ path: String, at offset: Int, bit: UInt8 = 0x01) {
         var bytes = Array(FileManager.default.contents(atPath: path)!)
         bytes[offset] ^= bit
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
     }
 }
 

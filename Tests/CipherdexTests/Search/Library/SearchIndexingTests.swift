@@ -44,11 +44,11 @@ final class SearchIndexingTests: XCTestCase {
 
     func testDamagedTruncatedEmptyAndLockedPDFs() throws {
         let good = makePDF(pages: ["a perfectly fine page about walruses"], title: "ok")
-        FileManager.default.createFile(atPath: files + "/good.pdf", contents: Data(good))
-        FileManager.default.createFile(atPath: files + "/truncated.pdf", contents: Data(good.prefix(good.count / 2)))
-        FileManager.default.createFile(atPath: files + "/garbage.pdf", contents: Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
-        FileManager.default.createFile(atPath: files + "/empty.pdf", contents: Data(makePDF(pages: ["", ""], title: nil)))
-        FileManager.default.createFile(atPath: files + "/zero.pdf", contents: Data())
+        _ = FileManager.default.createFile(atPath: files + "/good.pdf", contents: Data(good))
+        _ = FileManager.default.createFile(atPath: files + "/truncated.pdf", contents: Data(good.prefix(good.count / 2)))
+        _ = FileManager.default.createFile(atPath: files + "/garbage.pdf", contents: Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
+        _ = FileManager.default.createFile(atPath: files + "/empty.pdf", contents: Data(makePDF(pages: ["", ""], title: nil)))
+        _ = FileManager.default.createFile(atPath: files + "/zero.pdf", contents: Data())
         for name in ["good.pdf", "truncated.pdf", "garbage.pdf", "empty.pdf", "zero.pdf"] {
             try store.library.add(fileAt: files + "/" + name)
         }
@@ -63,7 +63,7 @@ final class SearchIndexingTests: XCTestCase {
         }
         XCTAssertEqual(try store.library.search("walruses").documents, ["good.pdf": [0]])
         XCTAssertThrowsError(try store.library.add(fileAt: files + "/missing.pdf"))
-        FileManager.default.createFile(atPath: files + "/notes.docx", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: files + "/notes.docx", contents: Data("x".utf8))
         XCTAssertThrowsError(try store.library.add(fileAt: files + "/notes.docx")) { error in
             XCTAssertEqual(error as? SearchError, .unsupportedFileType("docx"))
         }
@@ -119,8 +119,8 @@ final class SearchIndexingTests: XCTestCase {
         let folder = files + "/folder"
         SearchLibraryTestSupport.writePDF(["alpha page"], to: folder, name: "a.pdf")
         SearchLibraryTestSupport.writePDF(["bravo page"], to: folder + "/sub", name: "b.pdf")
-        FileManager.default.createFile(atPath: folder + "/c.txt", contents: Data("charlie text\u{0C}second page delta".utf8))
-        FileManager.default.createFile(atPath: folder + "/ignored.docx", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/c.txt", contents: Data("charlie text\u{0C}second page delta".utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/ignored.docx", contents: Data("x".utf8))
         var summary = try store.library.sync(folder: folder)
         store.library.waitUntilIdle()
         XCTAssertEqual(summary.added, ["a.pdf", "c.txt", "sub/b.pdf"])

@@ -22,7 +22,7 @@ enum SearchLibraryTestSupport {
     static func writePDF(_ pages: [String], title: String? = nil, to directory: String, name: String) -> String {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/" + name
-        FileManager.default.createFile(atPath: path, contents: Data(makePDF(pages: pages, title: title)))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(makePDF(pages: pages, title: title)))
         return path
     }
 

@@ -68,8 +68,8 @@ final class SearchFolderRetryTests: XCTestCase {
         defer { store.close() }
         let folder = TestSupport.temporaryPath("folder")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: folder + "/big.txt", contents: Data(repeating: 0x61, count: 4096))
-        FileManager.default.createFile(atPath: folder + "/ok.txt", contents: Data("fine words".utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/big.txt", contents: Data(repeating: 0x61, count: 4096))
+        _ = FileManager.default.createFile(atPath: folder + "/ok.txt", contents: Data("fine words".utf8))
         store.library.configure { $0.maximumDocumentSize = 1024 }
         let first = try store.library.sync(folder: folder)
         store.library.waitUntilIdle()
