@@ -28,6 +28,17 @@ let package = Package(
             pkgConfig: "poppler-glib",
             providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"])]
         ),
+        // poppler-cpp for the page text only: poppler-glib's page text drops right-to-left lines
+        // (ARCHITECTURE.md, "Extraction"). Swift imports nothing from it; CPopplerText does.
+        .systemLibrary(
+            name: "CPopplerCpp",
+            pkgConfig: "poppler-cpp",
+            providers: [.apt(["libpoppler-cpp-dev"])]
+        ),
+        .target(
+            name: "CPopplerText",
+            dependencies: ["CPopplerCpp"]
+        ),
         .systemLibrary(name: "CSystemShims"),
         .target(
             name: "Cipherdex",
@@ -35,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "CipherdexExtraction",
-            dependencies: ["CPoppler"]
+            dependencies: ["CPoppler", "CPopplerText"]
         ),
         .target(
             name: "CipherdexPDFWriter",

@@ -1,9 +1,14 @@
 internal import CPoppler
 import Foundation
 
-/// Extracts text from PDFs in the current process with poppler-glib.
+/// Extracts text from PDFs in the current process with poppler.
 ///
-/// The PDF is loaded from memory (`poppler_document_new_from_bytes`) and never written to disk.
+/// poppler-glib opens the document (page count, annotations, title, metadata, passwords); the
+/// page text comes from poppler-cpp's reading-order text (`ReadingOrderText`, what `pdftotext`
+/// prints), which opens the same bytes a second time, because glib's page text drops lines of
+/// right-to-left text. When poppler-cpp cannot open the document or counts other pages, the
+/// document's text is glib's, with `GlyphGapSplitter` applied. The PDF is loaded from memory and
+/// never written to disk.
 /// Poppler has no time or memory limit of its own: hostile or fuzzed files can make it loop or
 /// allocate gigabytes, so untrusted input should go through `IsolatedPDFExtractor`, which runs
 /// this same code in a resource-limited helper process.
@@ -16,9 +21,16 @@ public struct PDFTextExtractor: PDFExtractor {
     /// fraction of the glyph height (`GlyphGapSplitter`); nil keeps poppler's text as it is.
     public var wordGapRatio: Double?
 
-    /// Creates an extractor that splits words at glyph gaps of `wordGapRatio` of the glyph height.
-    public init(wordGapRatio: Double? = PDFTextExtractor.defaultWordGapRatio) {
+    /// Whether page text comes from poppler-cpp's reading-order text (the default); false takes
+    /// glib's page text for every document, as the fallback does.
+    public var readingOrderText: Bool
+
+    /// Creates an extractor that takes page text in reading order, or, with `readingOrderText`
+    /// false or where poppler-cpp fails, from glib with words split at glyph gaps of
+    /// `wordGapRatio` of the glyph height.
+    public init(wordGapRatio: Double? = PDFTextExtractor.defaultWordGapRatio, readingOrderText: Bool = true) {
         self.wordGapRatio = wordGapRatio
+        self.readingOrderText = readingOrderText
     }
 
     /// Extracts the title, metadata and per-page text and annotations of the PDF in `data`.
@@ -31,15 +43,22 @@ public struct PDFTextExtractor: PDFExtractor {
         defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(document)) }
 
         let pageCount = Int(poppler_document_get_n_pages(document))
+        // Opened only after glib accepted the document and its password: glib decides `.locked`.
+        var texts: [String]?
+        if readingOrderText, case .success(let found) = ReadingOrderText.pageTexts(of: data, password: password),
+            found.count == max(pageCount, 0)
+        {
+            texts = found
+        }
         var pages: [ExtractedPage] = []
         pages.reserveCapacity(max(pageCount, 0))
         for index in 0..<max(pageCount, 0) {
             guard let page = poppler_document_get_page(document, Int32(index)) else {
-                pages.append(ExtractedPage(index: index, text: ""))
+                pages.append(ExtractedPage(index: index, text: texts?[index] ?? ""))
                 continue
             }
             defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(page)) }
-            let text = pageText(page)
+            let text = texts?[index] ?? pageText(page)
             pages.append(ExtractedPage(index: index, text: text, annotations: Self.annotations(of: page)))
         }
         let title = Self.takeString(poppler_document_get_title(document)).flatMap(Self.nonBlank)

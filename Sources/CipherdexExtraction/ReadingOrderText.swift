@@ -1,0 +1,42 @@
+internal import CPopplerText
+
+/// The text of every page of a PDF in reading order, as `pdftotext` prints it, from poppler-cpp's
+/// `page::text()` (through the C interface of `CPopplerText`).
+///
+/// poppler-glib's page text (`poppler_page_get_text`, `_for_area`, `_selected_text`) drops whole
+/// lines of right-to-left text that this text has (pdfjs__issue11656.pdf: one of four Hebrew
+/// lines), so `PDFTextExtractor` takes page text from here and everything else from glib.
+enum ReadingOrderText {
+    /// Why no texts came back.
+    enum Failure: Error, Equatable {
+        /// Encrypted, and the password is missing or wrong.
+        case locked
+        /// Poppler could not open the document.
+        case damaged
+        /// Out of memory, an exception inside poppler-cpp, or a document over 2 GiB.
+        case failed
+    }
+
+    /// The UTF-8 text of each page of the PDF in `data`, opened with `password` (tried as owner and
+    /// user password; nil is none).
+    static func pageTexts(of data: [UInt8], password: String?) -> Result<[String], Failure> {
+        var texts: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        var count: Int32 = 0
+        let status = data.withUnsafeBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return Int32(CDX_POPPLER_TEXT_FAILED.rawValue) }
+            if let password {
+                return password.withCString { cdx_poppler_page_texts(base, buffer.count, $0, &texts, &count) }
+            }
+            return cdx_poppler_page_texts(base, buffer.count, nil, &texts, &count)
+        }
+        defer { cdx_poppler_free_page_texts(texts, count) }
+        switch UInt32(bitPattern: status) {
+        case CDX_POPPLER_TEXT_OK.rawValue:
+            guard let texts, count >= 0 else { return count == 0 ? .success([]) : .failure(.failed) }
+            return .success((0..<Int(count)).map { texts[$0].map { String(cString: $0) } ?? "" })
+        case CDX_POPPLER_TEXT_LOCKED.rawValue: return .failure(.locked)
+        case CDX_POPPLER_TEXT_DAMAGED.rawValue: return .failure(.damaged)
+        default: return .failure(.failed)
+        }
+    }
+}
