@@ -232,8 +232,6 @@ package final class Connection {
     static let fullCode = SQLITE_FULL
     /// SQLITE_READONLY: the database cannot be written.
     static let readOnlyCode = SQLITE_READONLY
-    /// SQLITE_CANTOPEN: a file of the database cannot be opened.
-    static let cannotOpenCode = SQLITE_CANTOPEN
     /// SQLITE_IOERR: a system call on a file of the database failed (`systemErrno` says how).
     static let ioErrorCode = SQLITE_IOERR
     /// SQLITE_BUSY and SQLITE_LOCKED: another connection holds a lock.

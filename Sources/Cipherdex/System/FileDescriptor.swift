@@ -68,21 +68,6 @@ final class FileDescriptor {
         try Self.retrying(operation: "read", path: path) { Glibc.read(rawValue, buffer.baseAddress!, buffer.count) }
     }
 
-    /// Reads the whole file from the current offset.
-    func readToEnd(limit: Int = 16 << 20) throws -> [UInt8] {
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = try chunk.withUnsafeMutableBytes { try read(into: $0) }
-            if count == 0 { break }
-            result.append(contentsOf: chunk[0..<count])
-            if result.count > limit {
-                throw SystemError(operation: "read (file larger than \(limit) bytes)", path: path, errno: EFBIG)
-            }
-        }
-        return result
-    }
-
     /// Takes an exclusive advisory lock (`flock(LOCK_EX | LOCK_NB)`); false when another open file
     /// description holds it.
     func tryLockExclusive() throws -> Bool {

@@ -18,11 +18,6 @@ enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    /// Reads a whole (small) file.
-    static func readFile(_ path: String, limit: Int = 16 << 20) throws -> [UInt8] {
-        try FileDescriptor(path: path, flags: O_RDONLY).readToEnd(limit: limit)
-    }
-
     /// Flushes a directory's entries (after a create, rename or unlink inside it).
     static func syncDirectory(_ path: String) throws {
         try FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY).sync()
