@@ -3,14 +3,14 @@
 _cipherdex() {
     local cur prev words cword
     _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; cword=$COMP_CWORD; words=("${COMP_WORDS[@]}"); }
-    local commands="keygen create info verify rekey delete doc attach cat detach add index search status remove --help --version"
-    local keys="--key-file --key-env --passphrase-file --passphrase-env --ask-passphrase"
+    local commands="keygen create info verify key rekey delete doc attach cat detach add index search status remove --help --version"
+    local keys="--key-file --key-env --passphrase-file --passphrase-env --ask-passphrase --recovery-key-file --ask-recovery-key"
     if [[ $cword -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands" -- "$cur"))
         return
     fi
     case "$prev" in
-        --key-file|--passphrase-file|--new-key-file|--new-passphrase-file|--out|--passwords|--password-file)
+        --key-file|--passphrase-file|--new-key-file|--new-passphrase-file|--recovery-key-file|--out|--passwords|--password-file)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-env|--passphrase-env|--new-key-env|--new-passphrase-env)
             COMPREPLY=($(compgen -v -- "$cur")); return ;;
@@ -20,6 +20,8 @@ _cipherdex() {
         doc) [[ $cword -eq 2 ]] && { COMPREPLY=($(compgen -W "put get rm find" -- "$cur")); return; }
              options+=" --where --limit --json" ;;
         info|verify|status) options+=" --json" ;;
+        key) [[ $cword -eq 2 ]] && { COMPREPLY=($(compgen -W "add list remove" -- "$cur")); return; }
+             options+=" --new-key-file --new-key-env --new-passphrase-file --new-passphrase-env --new-ask-passphrase --recovery --label --kdf-seconds --slot --json" ;;
         rekey) options+=" --new-key-file --new-key-env --new-passphrase-file --new-passphrase-env --new-ask-passphrase" ;;
         delete) options+=" --yes" ;;
         attach) options+=" --doc --json" ;;

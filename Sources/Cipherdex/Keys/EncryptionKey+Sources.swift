@@ -55,7 +55,7 @@ extension EncryptionKey {
     /// symbolic link to one) of at most `limit` bytes is read: a directory, FIFO, socket or
     /// device is refused at once (never blocking, never reading without end). Every failure is
     /// `KeyError.unreadable` naming the path.
-    private static func readSecureFile(_ path: String, limit: Int) throws -> SecureBytes {
+    static func readSecureFile(_ path: String, limit: Int) throws -> SecureBytes {
         do {
             let (file, size) = try FileDescriptor.openRegularFile(path: path, limit: limit)
             return try SecureBytes(count: size) { try file.readExactly(into: $0) }

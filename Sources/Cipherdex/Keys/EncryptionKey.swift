@@ -76,6 +76,18 @@ public enum KeyError: Error, LocalizedError, Equatable, Sendable {
     case unreadable(source: String, reason: String)
     /// The Argon2id cost asked for is outside what an open accepts.
     case unsupportedCost(String)
+    /// Text given as a recovery key cannot be one; the reason says why (never the text).
+    case recoveryKeyMalformed(String)
+    /// The check character of this group (counted from 1) does not match: it was mistyped.
+    case recoveryKeyGroupMistyped(group: Int)
+    /// The store has no keyslot with this id.
+    case noSuchKeyslot(Int)
+    /// The store's last keyslot cannot be removed: without it nothing opens the store.
+    case lastKeyslot(Int)
+    /// The store already holds the most keyslots it may (`StoreMetadata.maximumKeyslots`).
+    case tooManyKeyslots(Int)
+    /// A keyslot label must be 1 to 64 printable characters.
+    case invalidLabel(String)
 
     /// A one-line description that never contains key material.
     public var errorDescription: String? {
@@ -90,6 +102,18 @@ public enum KeyError: Error, LocalizedError, Equatable, Sendable {
             return "cannot read key from \(source): \(reason)"
         case .unsupportedCost(let reason):
             return "unsupported passphrase cost: \(reason)"
+        case .recoveryKeyMalformed(let reason):
+            return "not a recovery key: \(reason)"
+        case .recoveryKeyGroupMistyped(let group):
+            return "recovery key group \(group) is mistyped (its check character does not match)"
+        case .noSuchKeyslot(let id):
+            return "the store has no keyslot \(id)"
+        case .lastKeyslot(let id):
+            return "keyslot \(id) is the store's last key; add another before removing it"
+        case .tooManyKeyslots(let limit):
+            return "the store already holds \(limit) keyslots, the most it may"
+        case .invalidLabel(let reason):
+            return "invalid keyslot label: \(reason)"
         }
     }
 }

@@ -27,6 +27,25 @@ struct Keyslot: Codable, Equatable, Sendable {
     var nonce: Base64Bytes
     /// The sealed data key (32 bytes + 16-byte tag).
     var wrappedKey: Base64Bytes
+    /// A name the user chose (`recovery` for a recovery key); absent in slots of older stores.
+    var label: String?
+    /// When the slot was added, in whole seconds since 1970; absent in slots of older stores.
+    var createdAt: Int64?
+
+    /// The label of the slot `Store.addRecoveryKey()` adds.
+    static let recoveryLabel = "recovery"
+    /// The longest label, in bytes of UTF-8.
+    static let maximumLabelBytes = 64
+
+    /// Throws `KeyError.invalidLabel` unless `label` is 1 to 64 bytes without control characters.
+    static func checkLabel(_ label: String) throws {
+        guard !label.isEmpty, label.utf8.count <= maximumLabelBytes else {
+            throw KeyError.invalidLabel("it must be 1 to \(maximumLabelBytes) bytes of UTF-8")
+        }
+        guard !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw KeyError.invalidLabel("it holds a control character")
+        }
+    }
 
     static let aeadName = "xchacha20poly1305-ietf"
     static let kdfName = "argon2id13"
@@ -55,8 +74,10 @@ struct Keyslot: Codable, Equatable, Sendable {
 
     /// Wraps `dataKey` with `key` into a new slot.
     static func seal(
-        dataKey: SecureBytes, with key: EncryptionKey, slotID: Int, storeID: String, cost: PassphraseCost
+        dataKey: SecureBytes, with key: EncryptionKey, slotID: Int, storeID: String, cost: PassphraseCost,
+        label: String? = nil
     ) throws -> Keyslot {
+        if let label { try checkLabel(label) }
         var kdf: PassphraseKDF?
         if key.kind == .passphrase {
             try checkAccepted(cost)
@@ -71,7 +92,7 @@ struct Keyslot: Codable, Equatable, Sendable {
             associatedData: associatedData(storeID: storeID, slotID: slotID, kind: key.kind, kdf: kdf))
         return Keyslot(
             id: slotID, kind: key.kind, kdf: kdf, aead: aeadName, nonce: Base64Bytes(nonce),
-            wrappedKey: Base64Bytes(sealed))
+            wrappedKey: Base64Bytes(sealed), label: label, createdAt: Int64(Date().timeIntervalSince1970))
     }
 
     /// The data key when `key` opens this slot, nil otherwise.

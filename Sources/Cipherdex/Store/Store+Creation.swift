@@ -91,7 +91,9 @@ extension Store {
             try FileDescriptor(path: layout.creatingDatabase, flags: O_RDONLY).sync()
             try FileSystem.writeAtomically(try metadata.seal(dataKey: dataKey), to: layout.metadata)
         }
-        return try openDatabase(
+        let store = try openDatabase(
             layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
+        store.metadataLock.withLock { store.openedKeyslotID = metadata.keyslots.first?.id }
+        return store
     }
 }

@@ -1,12 +1,15 @@
 import Foundation
 
 extension Store {
-    /// Replaces the store's key with the one `newKey` supplies (called once).
+    /// Replaces the key that opened the store with the one `newKey` supplies (called once): the
+    /// keyslot the key given to `open` unlocked is replaced, every other keyslot is kept.
     ///
     /// Instant whatever the store's size: only the data key is rewrapped, in one atomic metadata
     /// replacement, so after a crash at any instant exactly one of the old and the new key opens
-    /// the store. Afterwards the old key fails with `keyInvalid`. Passphrase keys get the
-    /// configuration's current `passphraseCost`, so this also raises the cost of a passphrase.
+    /// that slot. Afterwards the old key fails with `keyInvalid` (unless another slot holds it).
+    /// Passphrase keys get the configuration's current `passphraseCost`, so this also raises
+    /// the cost of a passphrase. When the opening slot was removed meanwhile, the new key gets
+    /// a new slot.
     ///
     /// The data key itself does not change: someone who kept a copy of the old metadata file and
     /// the old key could still unwrap it (see ARCHITECTURE.md).
@@ -25,20 +28,23 @@ extension Store {
             throw StoreError.notEncrypted(path: path)
         }
         let key = try newKey()
-        try metadataLock.withLock {
-            var updated = metadata
-            let slotID = (metadata.keyslots.map(\.id).max() ?? 0) + 1
-            updated.keyslots = [
-                try Keyslot.seal(
-                    dataKey: dataKey, with: key, slotID: slotID, storeID: metadata.storeID,
-                    cost: configuration.passphraseCost)
-            ]
-            updated.generation += 1
-            let bytes = try updated.seal(dataKey: dataKey)
-            try Store.wrapSystem {
-                try FileSystem.writeAtomically(bytes, to: layout.metadata, faultPoint: faultPoint)
+        let replaced = metadataLock.withLock { openedKeyslotID }
+        let slotID = try updateMetadata(faultPoint: faultPoint) { updated in
+            let slotID = (updated.keyslots.map(\.id).max() ?? 0) + 1
+            let old = updated.keyslots.firstIndex { $0.id == replaced }
+            let slot = try Keyslot.seal(
+                dataKey: dataKey, with: key, slotID: slotID, storeID: updated.storeID,
+                cost: configuration.passphraseCost, label: old.flatMap { updated.keyslots[$0].label })
+            if let old {
+                updated.keyslots[old] = slot
+            } else {
+                guard updated.keyslots.count < StoreMetadata.maximumKeyslots else {
+                    throw KeyError.tooManyKeyslots(StoreMetadata.maximumKeyslots)
+                }
+                updated.keyslots.append(slot)
             }
-            metadata = updated
+            return slotID
         }
+        metadataLock.withLock { openedKeyslotID = slotID }
     }
 }

@@ -20,7 +20,12 @@ public final class Store: @unchecked Sendable {
     /// The database connections.
     let pool: DatabasePool
     let metadataLock = NSLock()
+    /// Serializes metadata updates (key changes), held across Argon2id and the atomic write.
+    let keyChangeLock = NSLock()
     var metadata: StoreMetadata
+    /// The keyslot the key given to `open` unwrapped (nil when unencrypted); what `rotateKey`
+    /// replaces. Guarded by `metadataLock`.
+    var openedKeyslotID: Int?
     /// Document change subscribers and the running document transaction.
     let changeObservers = ChangeObservers()
     private var lock: StoreLock?
@@ -150,25 +155,31 @@ public final class Store: @unchecked Sendable {
         }
         let metadata = try StoreMetadata.parse(bytes)
         var dataKey: SecureBytes?
+        var slotID: Int?
         if metadata.encrypted {
             guard let provider = configuration.keyProvider else { throw EncryptionError.keyRequired }
             let key = try provider()
-            dataKey = try unwrapDataKey(metadata: metadata, key: key)
-            try metadata.verifyMAC(dataKey: dataKey!)
+            let unwrapped = try unwrapDataKey(metadata: metadata, key: key)
+            dataKey = unwrapped.dataKey
+            slotID = unwrapped.slotID
+            try metadata.verifyMAC(dataKey: unwrapped.dataKey)
         } else if configuration.keyProvider != nil {
             throw EncryptionError.keyUnexpected
         }
-        return try openDatabase(
+        let store = try openDatabase(
             layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
+        store.metadataLock.withLock { store.openedKeyslotID = slotID }
+        return store
     }
 
-    static func unwrapDataKey(metadata: StoreMetadata, key: EncryptionKey) throws -> SecureBytes {
+    /// The data key and the id of the first keyslot `key` opens; `keyInvalid` when none.
+    static func unwrapDataKey(metadata: StoreMetadata, key: EncryptionKey) throws -> (dataKey: SecureBytes, slotID: Int) {
         for slot in metadata.keyslots where slot.kind == key.kind {
             if let dataKey = try slot.unwrap(with: key, storeID: metadata.storeID) {
                 guard dataKey.count == 32 else {
                     throw EncryptionError.metadataCorrupt(reason: "keyslot \(slot.id) holds a key of the wrong size")
                 }
-                return dataKey
+                return (dataKey, slot.id)
             }
         }
         throw EncryptionError.keyInvalid

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A description of a store: what `cipherdex info` prints. Contains no key material.
 public struct StoreInfo: Codable, Equatable, Sendable {
     /// One keyslot, without its wrapped key.
@@ -10,6 +12,10 @@ public struct StoreInfo: Codable, Equatable, Sendable {
         public var opsLimit: UInt64?
         /// Argon2id memory in bytes (passphrase slots).
         public var memLimit: Int?
+        /// The label given when the slot was added (`recovery` for a recovery key).
+        public var label: String?
+        /// When the slot was added (absent for slots of stores made before labels existed).
+        public var createdAt: Date?
     }
 
     /// The store's directory.
@@ -55,10 +61,7 @@ extension Store {
             path: path, encrypted: snapshot.encrypted, formatVersion: snapshot.formatVersion,
             schemaVersion: schemaVersion, storeID: snapshot.storeID, generation: snapshot.generation,
             cipher: snapshot.cipher,
-            keyslots: snapshot.keyslots.map {
-                StoreInfo.KeyslotInfo(
-                    id: $0.id, kind: $0.kind.rawValue, opsLimit: $0.kdf?.opsLimit, memLimit: $0.kdf?.memLimit)
-            },
+            keyslots: snapshot.keyslots.map(StoreInfo.KeyslotInfo.init),
             databaseBytes: FileSystem.size(layout.database) ?? 0, walBytes: FileSystem.size(layout.databaseWAL) ?? 0,
             attachmentCount: attachmentCount, attachmentBytes: attachmentBytes, sqliteVersion: Connection.sqliteVersion)
     }

@@ -117,6 +117,9 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         }
         for slot in keyslots {
             guard (0...Int(Int32.max)).contains(slot.id) else { throw corrupt("keyslot id \(slot.id) is out of range") }
+            if let label = slot.label {
+                guard (try? Keyslot.checkLabel(label)) != nil else { throw corrupt("keyslot \(slot.id) has an invalid label") }
+            }
             guard slot.wrappedKey.bytes.count == Sodium.aeadTagBytes + 32 else {
                 throw corrupt("keyslot \(slot.id) holds \(slot.wrappedKey.bytes.count) wrapped bytes, not 48")
             }

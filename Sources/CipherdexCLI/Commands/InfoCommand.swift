@@ -39,6 +39,7 @@ struct InfoCommand: Command {
         for slot in info.keyslots {
             var line = "keyslot \(slot.id):    \(slot.kind)"
             if let ops = slot.opsLimit, let mem = slot.memLimit { line += " (argon2id, ops \(ops), \(mem >> 20) MiB)" }
+            if let label = slot.label { line += " \"\(label)\"" }
             Output.print(line)
         }
         Output.print("database:     \(info.databaseBytes) bytes (+ \(info.walBytes) WAL)")

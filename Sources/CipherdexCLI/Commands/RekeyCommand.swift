@@ -3,11 +3,12 @@ import Cipherdex
 /// `cipherdex rekey STORE KEY NEWKEY`.
 struct RekeyCommand: Command {
     static let name = "rekey"
-    static let summary = "replace a store's key (instant, crash-safe)"
+    static let summary = "replace the key that opens a store's slot (instant, crash-safe)"
     static let help = """
         USAGE: cipherdex rekey STORE KEY NEWKEY
 
-        Rewraps the store's data key with NEWKEY in one atomic step; KEY stops working.
+        Rewraps the store's data key with NEWKEY in the keyslot KEY opened, in one atomic step; KEY
+        stops working, the other keyslots (`cipherdex key list`) are kept.
 
         KEY (one of):
         \(KeyOptions.help())

@@ -73,6 +73,12 @@ enum ExitStatus {
             case .invalidHex: return ("invalidHex", failure)
             case .unreadable: return ("keyUnreadable", failure)
             case .unsupportedCost: return ("unsupportedCost", failure)
+            case .recoveryKeyMalformed: return ("recoveryKeyMalformed", failure)
+            case .recoveryKeyGroupMistyped: return ("recoveryKeyGroupMistyped", failure)
+            case .noSuchKeyslot: return ("noSuchKeyslot", failure)
+            case .lastKeyslot: return ("lastKeyslot", failure)
+            case .tooManyKeyslots: return ("tooManyKeyslots", failure)
+            case .invalidLabel: return ("invalidLabel", failure)
             }
         case let error as CodedError:
             return (error.code, failure)

@@ -39,6 +39,7 @@ enum Output {
     static func json<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }
@@ -57,12 +58,12 @@ struct StoreArguments {
     }
 
     /// Opens the existing store (never creates one).
-    func open() throws -> Store {
-        try Self.open(path: path, key: key)
+    func open(passphraseCost: PassphraseCost = .default) throws -> Store {
+        try Self.open(path: path, key: key, passphraseCost: passphraseCost)
     }
 
     /// Opens the existing store at `path` with `key` (never creates one).
-    static func open(path: String, key: KeyOptions) throws -> Store {
+    static func open(path: String, key: KeyOptions, passphraseCost: PassphraseCost = .default) throws -> Store {
         // A folder this process may not search hides whether a store is there: the open names
         // the missing permission instead.
         let searchable =
@@ -70,6 +71,8 @@ struct StoreArguments {
         guard Store.exists(at: path) || !searchable else {
             throw StoreError.notAStore(path: path, reason: "no store here (create one with `cipherdex create`)")
         }
-        return try Store.open(StoreConfiguration(path: path, keyProvider: try key.provider(), createIfMissing: false))
+        return try Store.open(
+            StoreConfiguration(
+                path: path, keyProvider: try key.provider(), passphraseCost: passphraseCost, createIfMissing: false))
     }
 }

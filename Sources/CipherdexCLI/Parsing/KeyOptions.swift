@@ -14,6 +14,8 @@ struct KeyOptions {
         case passphraseFile(String)
         case passphraseEnvironment(String)
         case askPassphrase
+        case recoveryKeyFile(String)
+        case askRecoveryKey
     }
 
     /// Where the key comes from; nil when none was given.
@@ -28,6 +30,8 @@ struct KeyOptions {
           --\(prefix)passphrase-file PATH  a passphrase (one trailing newline is dropped)
           --\(prefix)passphrase-env NAME   environment variable holding a passphrase
           --\(prefix)ask-passphrase        read a passphrase from the terminal without echo
+          --\(prefix)recovery-key-file PATH  a recovery key as printed by `key add --recovery`
+          --\(prefix)ask-recovery-key      type a recovery key at the terminal (without echo)
         """
     }
 
@@ -40,6 +44,8 @@ struct KeyOptions {
         if let path = try arguments.option("--\(prefix)passphrase-file") { sources.append(.passphraseFile(path)) }
         if let name = try arguments.option("--\(prefix)passphrase-env") { sources.append(.passphraseEnvironment(name)) }
         if arguments.flag("--\(prefix)ask-passphrase") { sources.append(.askPassphrase) }
+        if let path = try arguments.option("--\(prefix)recovery-key-file") { sources.append(.recoveryKeyFile(path)) }
+        if arguments.flag("--\(prefix)ask-recovery-key") { sources.append(.askRecoveryKey) }
         guard sources.count <= 1 else {
             throw CLIError.usage("give at most one \(prefix.isEmpty ? "KEY" : "NEWKEY") option")
         }
@@ -85,6 +91,11 @@ struct KeyOptions {
                 }
             }
             return { key }
+        case .recoveryKeyFile(let path):
+            return { try RecoveryKey(contentsOfFile: path).key }
+        case .askRecoveryKey:
+            let recovery = try TerminalPassphrase.readRecoveryKey(prompt: "Recovery key: ")
+            return { recovery.key }
         }
     }
 }

@@ -9,14 +9,24 @@ import Foundation
 enum TerminalPassphrase {
     /// Prompts on /dev/tty and reads one line without echo.
     static func read(prompt: String) throws -> EncryptionKey {
+        try readLine(prompt: prompt) { try EncryptionKey.passphrase(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Prompts on /dev/tty and reads a recovery key without echo.
+    static func readRecoveryKey(prompt: String) throws -> RecoveryKey {
+        try readLine(prompt: prompt) { try RecoveryKey(parsing: String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Reads one line without echo and hands its bytes to `body`; they are zeroed afterwards.
+    private static func readLine<T>(prompt: String, _ body: ([UInt8]) throws -> T) throws -> T {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else {
-            throw CLIError.usage("--ask-passphrase needs a terminal; use --passphrase-file or --passphrase-env")
+            throw CLIError.usage("asking at the terminal needs one; use a -file or -env KEY option")
         }
         defer { close(tty) }
         var original = termios()
         guard tcgetattr(tty, &original) == 0 else {
-            throw CLIError.usage("--ask-passphrase needs a terminal")
+            throw CLIError.usage("asking at the terminal needs one; use a -file or -env KEY option")
         }
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO)
@@ -32,6 +42,6 @@ enum TerminalPassphrase {
             bytes.append(byte)
         }
         defer { _ = bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        return try EncryptionKey.passphrase(String(decoding: bytes, as: UTF8.self))
+        return try body(bytes)
     }
 }

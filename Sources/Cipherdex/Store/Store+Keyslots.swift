@@ -1,0 +1,122 @@
+import Foundation
+
+extension Store {
+    /// The store's keyslots: id, label, kind, creation time and Argon2id cost, never key
+    /// material. Empty for an unencrypted store.
+    public func keyslots() throws -> [StoreInfo.KeyslotInfo] {
+        guard isOpen else { throw StoreError.closed }
+        return metadataLock.withLock { metadata.keyslots.map(StoreInfo.KeyslotInfo.init) }
+    }
+
+    /// The id of the keyslot the key given to `open` unlocked (nil for an unencrypted store).
+    public var openedKeyslot: Int? { metadataLock.withLock { openedKeyslotID } }
+
+    /// Adds a keyslot for the key `newKey` supplies (called once), in one atomic metadata
+    /// update; every other key keeps working. Passphrase keys get the configuration's
+    /// `passphraseCost`. Returns the new slot's id.
+    ///
+    /// Throws `KeyError.tooManyKeyslots` when the store holds 32 slots, `KeyError.invalidLabel`
+    /// for a label that is empty, longer than 64 bytes or holds control characters.
+    @discardableResult
+    public func addKey(_ newKey: KeyProvider, label: String? = nil) throws -> Int {
+        try addKeyslot(label: label, faultPoint: { _ in }) { try newKey() }
+    }
+
+    /// Adds a keyslot for a new random recovery key labelled `label` (default `recovery`) and
+    /// returns the key: show its `formatted` text to the user once, to be printed and kept
+    /// offline. It opens the store as a raw key (`RecoveryKey(parsing:)`).
+    public func addRecoveryKey(label: String = "recovery") throws -> (slot: Int, key: RecoveryKey) {
+        let recovery = RecoveryKey.generate()
+        let slot = try addKeyslot(label: label, faultPoint: { _ in }) { recovery.key }
+        return (slot, recovery)
+    }
+
+    /// Removes keyslot `slot` in one atomic metadata update; the key it held stops opening the
+    /// store (`keyInvalid`), every other key keeps working. The last slot is never removed
+    /// (`KeyError.lastKeyslot`); an unknown id throws `KeyError.noSuchKeyslot`.
+    public func removeKey(slot: Int) throws {
+        try removeKeyslot(slot, faultPoint: { _ in })
+    }
+
+    func addKeyslot(label: String?, faultPoint: (AtomicWriteStep) throws -> Void, key: () throws -> EncryptionKey)
+        throws -> Int
+    {
+        guard isOpen else { throw StoreError.closed }
+        try refuseInsideTransaction("addKey")
+        guard let dataKey else { throw StoreError.notEncrypted(path: path) }
+        if let label { try Keyslot.checkLabel(label) }
+        let count = metadataLock.withLock { metadata.keyslots.count }
+        guard count < StoreMetadata.maximumKeyslots else {
+            throw KeyError.tooManyKeyslots(StoreMetadata.maximumKeyslots)
+        }
+        let newKey = try key()
+        return try updateMetadata(faultPoint: faultPoint) { updated in
+            guard updated.keyslots.count < StoreMetadata.maximumKeyslots else {
+                throw KeyError.tooManyKeyslots(StoreMetadata.maximumKeyslots)
+            }
+            let slotID = (updated.keyslots.map(\.id).max() ?? 0) + 1
+            updated.keyslots.append(
+                try Keyslot.seal(
+                    dataKey: dataKey, with: newKey, slotID: slotID, storeID: updated.storeID,
+                    cost: configuration.passphraseCost, label: label))
+            return slotID
+        }
+    }
+
+    func removeKeyslot(_ slot: Int, faultPoint: (AtomicWriteStep) throws -> Void) throws {
+        guard isOpen else { throw StoreError.closed }
+        try refuseInsideTransaction("removeKey(slot:)")
+        guard dataKey != nil else { throw StoreError.notEncrypted(path: path) }
+        try updateMetadata(faultPoint: faultPoint) { updated in
+            guard updated.keyslots.contains(where: { $0.id == slot }) else { throw KeyError.noSuchKeyslot(slot) }
+            guard updated.keyslots.count > 1 else { throw KeyError.lastKeyslot(slot) }
+            updated.keyslots.removeAll { $0.id == slot }
+        }
+        metadataLock.withLock { if openedKeyslotID == slot { openedKeyslotID = nil } }
+    }
+
+    /// Applies `change` to a copy of the metadata, bumps its generation, seals it with the data
+    /// key and replaces the file atomically; the in-memory metadata changes only once the file
+    /// has. Key changes are serialized by `keyChangeLock`; `metadataLock` is held only to read
+    /// and to swap the metadata, never across Argon2id or the write.
+    @discardableResult
+    func updateMetadata<T>(
+        faultPoint: (AtomicWriteStep) throws -> Void, _ change: (inout StoreMetadata) throws -> T
+    ) throws -> T {
+        try keyChangeLock.withLock {
+            var updated = metadataLock.withLock { metadata }
+            let result = try change(&updated)
+            updated.generation += 1
+            let bytes = try updated.seal(dataKey: dataKey)
+            do {
+                try Store.wrapSystem {
+                    try FileSystem.writeAtomically(bytes, to: layout.metadata, faultPoint: faultPoint)
+                }
+            } catch {
+                // A failure after the rename (a directory fsync, say) leaves the new file in
+                // place: the next change must start from what is on disk, not from memory.
+                if let current = currentMetadataOnDisk() { metadataLock.withLock { metadata = current } }
+                throw error
+            }
+            metadataLock.withLock { metadata = updated }
+            return result
+        }
+    }
+
+    /// The metadata file as it is now, when it parses and its MAC verifies with the data key.
+    private func currentMetadataOnDisk() -> StoreMetadata? {
+        guard let bytes = try? FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize),
+            let parsed = try? StoreMetadata.parse(bytes), parsed.storeID == metadataLock.withLock({ metadata.storeID })
+        else { return nil }
+        if let dataKey { guard (try? parsed.verifyMAC(dataKey: dataKey)) != nil else { return nil } }
+        return parsed
+    }
+}
+
+extension StoreInfo.KeyslotInfo {
+    init(_ slot: Keyslot) {
+        self.init(
+            id: slot.id, kind: slot.kind.rawValue, opsLimit: slot.kdf?.opsLimit, memLimit: slot.kdf?.memLimit,
+            label: slot.label, createdAt: slot.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+    }
+}

@@ -1,0 +1,55 @@
+import Cipherdex
+import Foundation
+
+/// `cipherdex key add STORE KEY (NEWKEY | --recovery) [--label L] [--kdf-seconds S]`.
+struct KeyAddCommand {
+    let target: StoreArguments
+    let newKey: KeyOptions
+    let recovery: Bool
+    let label: String?
+    let kdfSeconds: Double?
+
+    init(parsing arguments: inout Arguments) throws {
+        recovery = arguments.flag("--recovery")
+        label = try arguments.option("--label")
+        kdfSeconds = try arguments.option("--kdf-seconds").map { text in
+            guard let value = Double(text), value.isFinite, value > 0, value <= 60 else {
+                throw CLIError.usage("--kdf-seconds must be a number of seconds above 0 and at most 60")
+            }
+            return value
+        }
+        newKey = try KeyOptions(parsing: &arguments, prefix: "new-")
+        target = try StoreArguments(parsing: &arguments)
+        guard target.key.source != nil else { throw CLIError.usage("missing KEY") }
+        if recovery {
+            guard newKey.source == nil else { throw CLIError.usage("give either NEWKEY or --recovery, not both") }
+            guard kdfSeconds == nil else { throw CLIError.usage("--kdf-seconds is for a passphrase NEWKEY") }
+        } else {
+            guard newKey.source != nil else {
+                throw CLIError.usage("missing NEWKEY (--new-key-file, ...) or --recovery")
+            }
+        }
+        if let label {
+            guard !label.isEmpty, label.utf8.count <= 64 else {
+                throw CLIError.usage("--label must be 1 to 64 bytes")
+            }
+        }
+    }
+
+    func run() throws {
+        let cost = try kdfSeconds.map { try PassphraseCost.calibrated(targetSeconds: $0) } ?? .default
+        let store = try target.open(passphraseCost: cost)
+        defer { store.close() }
+        if recovery {
+            let (slot, key) = try store.addRecoveryKey(label: label ?? "recovery")
+            Output.printError(
+                "cipherdex: recovery key added in slot \(slot). It is shown once: print it or write it down, "
+                    + "keep it offline, and open the store with --ask-recovery-key or --recovery-key-file.")
+            Output.print(key.formatted)
+            return
+        }
+        guard let provider = try newKey.provider(confirm: true) else { throw CLIError.usage("missing NEWKEY") }
+        let slot = try store.addKey(provider, label: label)
+        Output.print("key added in slot \(slot) of \(target.path)")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import XCTest
+
+/// `cipherdex key add|list|remove` and the recovery-key KEY forms, through the real executable.
+final class KeyCommandTests: XCTestCase {
+    private var cli = CLIRunner.temporary()
+
+    override func setUp() {
+        cli = CLIRunner.temporary()
+    }
+
+    private func path(_ name: String) -> String { cli.directory + "/" + name }
+
+    func testAddListRemoveAndRecoveryKey() throws {
+        try cli.run(["keygen", "--out", "k1"])
+        try cli.run(["keygen", "--out", "k2"])
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k1"]).status, 0)
+        let added = try cli.run(["key", "add", "s", "--key-file", "k1", "--new-key-file", "k2", "--label", "laptop"])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertEqual(added.stdout, "key added in slot 2 of s\n")
+
+        let recovery = try cli.run(["key", "add", "s", "--key-file", "k2", "--recovery"])
+        XCTAssertEqual(recovery.status, 0, recovery.stderr)
+        let typed = recovery.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertNotNil(typed.range(of: "^([0-9A-Z]{5}-){12}[0-9A-Z]{5}$", options: .regularExpression), typed)
+        XCTAssertTrue(recovery.stderr.contains("keep it offline"), recovery.stderr)
+        try (typed.lowercased() + "\n").write(toFile: path("rk"), atomically: true, encoding: .utf8)
+
+        let list = try cli.run(["key", "list", "s", "--recovery-key-file", "rk"])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        let lines = list.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertTrue(lines[1].hasSuffix("laptop"), String(lines[1]))
+        XCTAssertTrue(lines[2].hasSuffix("recovery\t(this key)"), String(lines[2]))
+        let json = try cli.run(["key", "list", "s", "--key-file", "k1", "--json"])
+        let slots = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        XCTAssertEqual(slots?.compactMap { $0["label"] as? String }, ["laptop", "recovery"])
+        XCTAssertFalse(json.stdout.contains("wrapped"), "never key material")
+
+        XCTAssertEqual(try cli.run(["key", "remove", "s", "--key-file", "k2", "--slot", "1"]).status, 0)
+        XCTAssertEqual(
+            try cli.run(["info", "s", "--key-file", "k1"]).status, 12, "a removed key fails with keyInvalid")
+        XCTAssertEqual(try cli.run(["info", "s", "--recovery-key-file", "rk"]).status, 0)
+        for slot in ["2"] {
+            XCTAssertEqual(try cli.run(["key", "remove", "s", "--key-file", "k2", "--slot", slot]).status, 0)
+        }
+        let last = try cli.run(["key", "remove", "s", "--recovery-key-file", "rk", "--slot", "3"])
+        XCTAssertEqual(last.status, 1)
+        XCTAssertTrue(last.stderr.hasPrefix("cipherdex: error: lastKeyslot: "), last.stderr)
+
+        var groups = typed.split(separator: "-").map(String.init)
+        groups[6] = String(groups[6].reversed())
+        if groups[6] == typed.split(separator: "-").map(String.init)[6] { groups[6] = "00000" }
+        try groups.joined(separator: "-").write(toFile: path("bad"), atomically: true, encoding: .utf8)
+        let mistyped = try cli.run(["info", "s", "--recovery-key-file", "bad"])
+        XCTAssertEqual(mistyped.status, 1)
+        XCTAssertTrue(mistyped.stderr.contains("recovery key group 7 is mistyped"), mistyped.stderr)
+    }
+
+    func testUsageErrors() throws {
+        try cli.run(["keygen", "--out", "k1"])
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k1"]).status, 0)
+        for arguments in [
+            ["key"], ["key", "rotate", "s", "--key-file", "k1"], ["key", "add", "s", "--key-file", "k1"],
+            ["key", "add", "s", "--key-file", "k1", "--recovery", "--new-key-file", "k1"],
+            ["key", "remove", "s", "--key-file", "k1"], ["key", "remove", "s", "--key-file", "k1", "--slot", "x"],
+            ["key", "add", "s", "--key-file", "k1", "--new-key-file", "k1", "--kdf-seconds", "0"],
+            ["key", "list", "s"],
+        ] {
+            XCTAssertEqual(try cli.run(arguments).status, 64, arguments.joined(separator: " "))
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+final class StoreKeyslotTests: XCTestCase {
+    private func opens(_ path: String, _ key: @escaping KeyProvider) -> Bool {
+        guard let store = try? Store.open(TestSupport.configuration(path, key: key)) else { return false }
+        store.close()
+        return true
+    }
+
+    func testEverySlotOpensAndARemovedOneStopsOpening() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        XCTAssertEqual(store.openedKeyslot, 1)
+        XCTAssertEqual(try store.addKey(TestSupport.rawKey(2), label: "laptop"), 2)
+        XCTAssertEqual(try store.addKey(TestSupport.passphrase("office passphrase")), 3)
+        let (recoverySlot, recovery) = try store.addRecoveryKey()
+        XCTAssertEqual(recoverySlot, 4)
+        let slots = try store.keyslots()
+        XCTAssertEqual(slots.map(\.id), [1, 2, 3, 4])
+        XCTAssertEqual(slots.map(\.label), [nil, "laptop", nil, "recovery"])
+        XCTAssertEqual(slots.map(\.kind), ["raw", "raw", "passphrase", "raw"])
+        XCTAssertNotNil(slots[2].opsLimit)
+        XCTAssertTrue(slots.allSatisfy { $0.createdAt != nil })
+        store.close()
+
+        let typed = recovery.formatted
+        let recoveryProvider: KeyProvider = { try RecoveryKey(parsing: typed).key }
+        let keys = [
+            TestSupport.rawKey(1), TestSupport.rawKey(2), TestSupport.passphrase("office passphrase"), recoveryProvider,
+        ]
+        for key in keys {
+            XCTAssertTrue(opens(path, key))
+        }
+        let again = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2)))
+        XCTAssertEqual(again.openedKeyslot, 2)
+        try again.removeKey(slot: 1)
+        again.close()
+        XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))))
+        XCTAssertTrue(opens(path, TestSupport.rawKey(2)))
+        XCTAssertTrue(opens(path, recoveryProvider))
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path + "/metadata.json")), as: UTF8.self)
+        XCTAssertFalse(text.contains(typed), "the recovery key is never stored")
+    }
+
+    func testTheLastSlotAndUnknownSlotsAreRefused() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        XCTAssertThrowsError(try store.removeKey(slot: 1)) { XCTAssertEqual($0 as? KeyError, .lastKeyslot(1)) }
+        XCTAssertThrowsError(try store.removeKey(slot: 9)) { XCTAssertEqual($0 as? KeyError, .noSuchKeyslot(9)) }
+        XCTAssertThrowsError(try store.addKey(TestSupport.rawKey(2), label: "")) {
+            guard case KeyError.invalidLabel = $0 else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try store.addKey(TestSupport.rawKey(2), label: "tab\there")) {
+            guard case KeyError.invalidLabel = $0 else { return XCTFail("\($0)") }
+        }
+        XCTAssertEqual(try store.keyslots().count, 1, "refused changes change nothing")
+    }
+
+    func testAtMostThirtyTwoSlots() throws {
+        let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        for seed in 2...32 { try store.addKey(TestSupport.rawKey(UInt8(seed))) }
+        XCTAssertThrowsError(try store.addKey(TestSupport.rawKey(99))) {
+            XCTAssertEqual($0 as? KeyError, .tooManyKeyslots(32))
+        }
+        XCTAssertEqual(try store.keyslots().count, 32)
+    }
+
+    func testRekeyReplacesOnlyTheSlotThatOpened() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.addKey(TestSupport.rawKey(2), label: "spare")
+        store.close()
+        let spare = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2)))
+        try spare.rotateKey(to: TestSupport.rawKey(3))
+        XCTAssertEqual(try spare.keyslots().map(\.label), [nil, "spare"], "the replaced slot keeps its label")
+        spare.close()
+        XCTAssertTrue(opens(path, TestSupport.rawKey(1)), "the other slot is kept")
+        XCTAssertFalse(opens(path, TestSupport.rawKey(2)))
+        XCTAssertTrue(opens(path, TestSupport.rawKey(3)))
+    }
+
+    func testAddAndRemoveKilledAtEachStepLeaveTheOldOrTheNewSlots() throws {
+        for step in AtomicWriteStep.allCases {
+            let path = TestSupport.temporaryPath()
+            let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+            try store.addKey(TestSupport.rawKey(2))
+            XCTAssertThrowsError(
+                try store.addKeyslot(label: nil, faultPoint: { if $0 == step { throw InjectedFault() } }) {
+                    try EncryptionKey.raw(TestSupport.rawKeyBytes(3))
+                })
+            XCTAssertThrowsError(try store.removeKeyslot(1, faultPoint: { if $0 == step { throw InjectedFault() } }))
+            store.close()
+            XCTAssertEqual(opens(path, TestSupport.rawKey(3)), step == .renamed, "add killed at \(step)")
+            XCTAssertTrue(opens(path, TestSupport.rawKey(2)))
+            // A failure after the rename leaves the new file: the next change starts from it.
+            XCTAssertEqual(opens(path, TestSupport.rawKey(1)), step != .renamed, "remove killed at \(step)")
+        }
+    }
+
+    func testCalibrationStaysWithinWhatAnOpenAccepts() throws {
+        let cost = try PassphraseCost.calibrated(targetSeconds: 0.05, memory: 8 << 20)
+        XCTAssertTrue(PassphraseCost.acceptedOpsLimits.contains(cost.opsLimit))
+        XCTAssertTrue(PassphraseCost.acceptedMemLimits.contains(cost.memLimit))
+        XCTAssertLessThanOrEqual(cost.memLimit, 8 << 20)
+        XCTAssertEqual(try PassphraseCost.calibrated(targetSeconds: 0.05, memory: 8 << 20), cost, "measured once")
+        XCTAssertThrowsError(try PassphraseCost.calibrated(targetSeconds: 0))
+        XCTAssertThrowsError(try PassphraseCost.calibrated(targetSeconds: .infinity))
+        XCTAssertThrowsError(try PassphraseCost.calibrated(targetSeconds: 1, memory: 2 << 30))
+    }
+}
