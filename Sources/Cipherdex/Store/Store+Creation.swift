@@ -57,7 +57,7 @@ extension Store {
         let storeID = Sodium.randomBytes(16).map { String(format: "%02x", $0) }.joined()
         var metadata = StoreMetadata(
             formatVersion: StoreMetadata.currentFormatVersion, storeID: storeID, encrypted: false, generation: 1,
-            cipher: nil, keyslots: [], mac: nil, checksum: nil)
+            dataGeneration: nil, cipher: nil, keyslots: [], mac: nil, checksum: nil)
         var dataKey: SecureBytes?
         if let key {
             let newDataKey = SecureBytes.random(count: 32)

@@ -86,7 +86,7 @@ public final class Store: @unchecked Sendable {
             // A delete was interrupted after its first step: the store is gone; finish the job.
             try checkAccess(layout.directory, mode: W_OK | X_OK)
             try wrapSystem { try removeStoreFiles(layout: layout) }
-        } else if FileSystem.exists(layout.database) || FileSystem.exists(layout.databaseWAL) {
+        } else if FileSystem.contents(of: layout.directory).contains(where: Store.isDatabaseOfAnyGeneration) {
             throw EncryptionError.metadataCorrupt(reason: "the metadata file is missing but the database exists")
         }
         let foreign = FileSystem.contents(of: layout.directory).filter { !StoreLayout.isOwned($0) }
@@ -113,13 +113,20 @@ public final class Store: @unchecked Sendable {
     /// Whether a store (possibly a damaged one) exists at `path`.
     public static func exists(at path: String) -> Bool {
         let layout = StoreLayout(directory: path)
-        return FileSystem.exists(layout.metadata) || FileSystem.exists(layout.database)
+        return FileSystem.exists(layout.metadata)
+            || FileSystem.contents(of: layout.directory).contains(where: Store.isDatabaseOfAnyGeneration)
     }
 
     /// Closes the store: waits for running work, checkpoints the WAL, releases the lock. Further
     /// calls throw `StoreError.closed`. Called inside `transaction(_:)` on its thread, it returns
     /// at once and the store closes when that transaction has ended (committed or rolled back).
     public func close() {
+        close(beforeReleasingLock: {})
+    }
+
+    /// `close()`, running `body` once every connection is closed and before the lock goes (the
+    /// last step of a re-encryption removes the old generation there).
+    func close(beforeReleasingLock body: @escaping () -> Void) {
         if changeObservers.deferCloseIfInTransaction() { return }
         metadataLock.lock()
         let held = lock
@@ -130,7 +137,10 @@ public final class Store: @unchecked Sendable {
         library?.shutdown()
         // The flock goes only once SQLite has closed every connection: another process that
         // takes the lock must never find a connection of this one still holding the database.
-        pool.close(then: { held.release() })
+        pool.close(then: {
+            body()
+            held.release()
+        })
     }
 
     /// Whether the store is open.
@@ -154,6 +164,8 @@ public final class Store: @unchecked Sendable {
             throw EncryptionError.metadataCorrupt(reason: "the metadata file cannot be read: \(error.reason)")
         }
         let metadata = try StoreMetadata.parse(bytes)
+        // The metadata names the current generation of the database and attachments.
+        let layout = layout.withGeneration(metadata.currentDataGeneration)
         var dataKey: SecureBytes?
         var slotID: Int?
         if metadata.encrypted {
@@ -190,7 +202,8 @@ public final class Store: @unchecked Sendable {
         layout: StoreLayout, configuration: StoreConfiguration, metadata: StoreMetadata, dataKey: SecureBytes?,
         lock: StoreLock
     ) throws -> Store {
-        let finishCreation = !FileSystem.exists(layout.database) && FileSystem.exists(layout.creatingDatabase)
+        let finishCreation =
+            layout.generation == 0 && !FileSystem.exists(layout.database) && FileSystem.exists(layout.creatingDatabase)
         let databasePath = finishCreation ? layout.creatingDatabase : layout.database
         try checkDatabaseFiles(
             databasePath: databasePath, layout: layout, pageSize: (metadata.cipher ?? .default).pageSize)
@@ -292,6 +305,7 @@ public final class Store: @unchecked Sendable {
         try Store.mappingDatabaseErrors {
             try pool.write { try attachmentStorage.reconcile(db: $0) }
         }
+        try Store.wrapSystem { try Store.removeOtherGenerations(layout: layout) }
     }
 
     /// Runs `body` with the writer connection (package-internal: features and the benchmarks).

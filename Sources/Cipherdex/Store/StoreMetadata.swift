@@ -21,6 +21,9 @@ struct StoreMetadata: Codable, Equatable, Sendable {
     var encrypted: Bool
     /// Incremented on every metadata update.
     var generation: Int
+    /// Which generation of the database and attachments is current (`StoreLayout`); absent
+    /// (generation 0: `store.db`, `attachments/`) until a re-encryption or conversion.
+    var dataGeneration: Int?
     /// SQLCipher settings, applied on every open (nil for an unencrypted store).
     var cipher: CipherSettings?
     /// Wrapped copies of the data key (empty for an unencrypted store).
@@ -106,6 +109,11 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         guard storeID.utf8.count == 32, storeID.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
         else { throw corrupt("storeID is not 32 lowercase hex digits") }
         guard generation >= 1 else { throw corrupt("generation \(generation) is not positive") }
+        if let dataGeneration {
+            guard (0...Self.maximumDataGeneration).contains(dataGeneration) else {
+                throw corrupt("dataGeneration \(dataGeneration) is outside 0...\(Self.maximumDataGeneration)")
+            }
+        }
         guard keyslots.count <= Self.maximumKeyslots else {
             throw corrupt("\(keyslots.count) keyslots; at most \(Self.maximumKeyslots) are allowed")
         }
@@ -135,6 +143,12 @@ struct StoreMetadata: Codable, Equatable, Sendable {
             }
         }
     }
+
+    /// The highest data generation (`StoreLayout.generation(of:)` reads at most nine digits).
+    static let maximumDataGeneration = 999_999_999
+
+    /// The generation of the database and attachments the metadata names.
+    var currentDataGeneration: Int { dataGeneration ?? 0 }
 
     /// The most PBKDF2 iterations recorded cipher settings may ask for.
     static let maximumKDFIterations = 1_000_000

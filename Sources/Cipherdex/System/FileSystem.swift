@@ -91,6 +91,13 @@ enum FileSystem {
         return UInt64(info.st_size)
     }
 
+    /// Bytes an unprivileged process may still write on the file system holding `path`.
+    static func availableBytes(at path: String) throws -> UInt64 {
+        var info = statvfs()
+        try FileDescriptor.retrying(operation: "statvfs", path: path) { statvfs(path, &info) }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+
     /// The folder part of a path.
     /// (Foundation's `deletingLastPathComponent` traps on one-character paths on Linux.)
     static func parent(of path: String) -> String {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import XCTest
 
 @testable import Cipherdex
@@ -67,14 +70,20 @@ enum TestSupport {
     /// Whether `needle` occurs in `haystack`.
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-        let first = needle[0]
-        var index = 0
-        let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first && Array(haystack[index..<(index + needle.count)]) == needle { return true }
-            index += 1
+        return haystack.withUnsafeBufferPointer { hay in
+            needle.withUnsafeBufferPointer { pin in
+                let first = pin[0]
+                var index = 0
+                let last = hay.count - pin.count
+                while index <= last {
+                    if hay[index] == first && memcmp(hay.baseAddress! + index, pin.baseAddress!, pin.count) == 0 {
+                        return true
+                    }
+                    index += 1
+                }
+                return false
+            }
         }
-        return false
     }
 
     /// Files under `path` whose bytes contain any of `needles`, with the needle's index.

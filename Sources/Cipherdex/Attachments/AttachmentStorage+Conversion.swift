@@ -1,0 +1,45 @@
+import Foundation
+
+extension AttachmentStorage {
+    /// Copies attachment `id` from `source` (another generation, with the old keys) into this
+    /// storage's folder: decrypted with the old keys (or read as is from a plaintext store),
+    /// authenticated, and sealed again with this storage's keys and a fresh per-file salt (or
+    /// written plain). Returns the content hash under this storage's deduplication key, which
+    /// replaces the old one in the new database. `progress` gets each piece's size and may
+    /// throw to stop; the partial file is then removed. The new file is synced.
+    func copy(
+        _ id: String, from source: AttachmentStorage, recordedLength: UInt64,
+        progress: (Int) throws -> Void
+    ) throws -> [UInt8] {
+        let reader = try AttachmentReader(
+            id: id, path: source.readablePath(of: id), masterKey: source.masterKey, recordedLength: recordedLength)
+        guard reader.length == recordedLength else {
+            throw AttachmentError.truncated(id: id, expectedBytes: recordedLength, actualBytes: reader.length)
+        }
+        let target = path(of: id)
+        let hash = Sodium.ContentHash(key: deduplicationKey)
+        do {
+            if let masterKey {
+                let writer = try AttachmentCipherWriter(path: target, attachmentID: id, masterKey: masterKey)
+                try reader.forEachChunk { piece in
+                    try writer.write(piece, hashing: hash)
+                    try progress(piece.count)
+                }
+                _ = try writer.finish(synchronize: true)
+            } else {
+                let file = try Store.wrapSystem {
+                    try FileDescriptor(path: target, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+                }
+                try reader.forEachChunk { piece in
+                    try hash.update(piece, concurrentlyWith: { try file.writeAll(piece) })
+                    try progress(piece.count)
+                }
+                try Store.wrapSystem { try file.sync() }
+            }
+        } catch {
+            unlink(target)
+            throw error
+        }
+        return hash.finish()
+    }
+}

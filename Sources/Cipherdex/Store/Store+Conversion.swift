@@ -1,0 +1,290 @@
+import Foundation
+
+/// How far a re-encryption or conversion has got, for a progress display.
+public struct StoreConversionProgress: Sendable, Equatable {
+    /// What is being written.
+    public enum Phase: String, Sendable {
+        /// The database is being copied into the new generation.
+        case database
+        /// Attachments are being decrypted and sealed again.
+        case attachments
+        /// The new generation is complete; the metadata is switching to it.
+        case switching
+    }
+
+    /// What is being written.
+    public var phase: Phase
+    /// Bytes written so far (database and attachments).
+    public var completedBytes: UInt64
+    /// Bytes to write in all (an estimate: the database's size before compaction).
+    public var totalBytes: UInt64
+}
+
+/// Why a re-encryption or conversion did not happen. The store is unchanged: the old
+/// generation is current and nothing of the new one is left.
+public enum StoreConversionError: Error, LocalizedError, Equatable, Sendable {
+    /// The progress handler returned false, or the task was cancelled.
+    case cancelled
+    /// The file system has fewer bytes free than the new generation needs.
+    case insufficientSpace(path: String, neededBytes: UInt64, availableBytes: UInt64)
+    /// `encrypt` was asked of a store that is encrypted already.
+    case alreadyEncrypted(path: String)
+
+    /// One line, never key material.
+    public var errorDescription: String? {
+        switch self {
+        case .cancelled:
+            return "the conversion was cancelled; the store is unchanged"
+        case .insufficientSpace(let path, let needed, let available):
+            return "\(path) needs \(needed) bytes free for the new copy of the store, \(available) are available; "
+                + "the store is unchanged"
+        case .alreadyEncrypted(let path):
+            return "\(path) is encrypted already (use reencrypt for a new data key)"
+        }
+    }
+}
+
+/// A test hook: the instants of a conversion at which a crash is injected.
+enum ConversionStep: Sendable, Equatable {
+    case databaseExported
+    case attachmentCopied(Int)
+    case hashesUpdated
+    case metadata(AtomicWriteStep)
+    case switched
+}
+
+extension Store {
+    /// A progress handler: return false to cancel (the old generation stays current).
+    public typealias ConversionProgressHandler = (StoreConversionProgress) -> Bool
+
+    /// Re-encrypts the store at `configuration.path` (closed; opened with its key) under a new
+    /// random data key: the database is copied with `sqlcipher_export` into a new file and every
+    /// attachment is decrypted and sealed again with new per-file keys, beside the current files;
+    /// one atomic metadata update then makes the new generation current and the old files are
+    /// removed. Someone holding an old `metadata.json` and an old key learns nothing from the
+    /// new files.
+    ///
+    /// The new data key is wrapped for `newKey` (called once), or again for the key that opened
+    /// the store when nil. **Every other keyslot is removed** — their keys are not known here —
+    /// so add the other keys and a new recovery key afterwards. A kill at any instant leaves the
+    /// old or the new generation, complete; what the other left is removed at the next open.
+    /// Throws `StoreConversionError.insufficientSpace` before writing anything when the disk is
+    /// short, `.cancelled` when `progress` returns false or the task is cancelled. Returns the
+    /// keyslots that were removed (all but the one that opened the store).
+    @discardableResult
+    public static func reencrypt(
+        _ configuration: StoreConfiguration, newKey: KeyProvider? = nil, progress: ConversionProgressHandler? = nil
+    ) throws -> [StoreInfo.KeyslotInfo] {
+        guard let opening = configuration.keyProvider else { throw EncryptionError.keyRequired }
+        return try convert(
+            configuration, target: .encrypted(newKey ?? opening), progress: progress, faultPoint: { _ in })
+    }
+
+    /// Encrypts the unencrypted store at `configuration.path` (opened without a key) in place:
+    /// same directory, every document, attachment, index entry and setting kept, by the same
+    /// generation switch as `reencrypt`. Afterwards only `newKey`'s key opens it (an open
+    /// without a key is `keyRequired`). Opening stays strict: this is the only way to turn a
+    /// plaintext store into an encrypted one.
+    public static func encrypt(
+        _ configuration: StoreConfiguration, newKey: @escaping KeyProvider, progress: ConversionProgressHandler? = nil
+    ) throws {
+        guard configuration.keyProvider == nil else {
+            throw StoreConversionError.alreadyEncrypted(path: configuration.path)
+        }
+        _ = try convert(configuration, target: .encrypted(newKey), progress: progress, faultPoint: { _ in })
+    }
+
+    /// Decrypts the encrypted store at `configuration.path` (opened with its key) in place: every
+    /// file of the new generation is plaintext, every keyslot is gone, and the store opens only
+    /// without a key. Irreversible for the data's confidentiality: confirm with the user first.
+    public static func decrypt(_ configuration: StoreConfiguration, progress: ConversionProgressHandler? = nil) throws {
+        guard configuration.keyProvider != nil else { throw EncryptionError.keyRequired }
+        _ = try convert(configuration, target: .plaintext, progress: progress, faultPoint: { _ in })
+    }
+
+    /// What the new generation is encrypted with.
+    enum ConversionTarget {
+        case encrypted(KeyProvider)
+        case plaintext
+    }
+
+    static func convert(
+        _ configuration: StoreConfiguration, target: ConversionTarget, progress: ConversionProgressHandler?,
+        faultPoint: (ConversionStep) throws -> Void
+    ) throws -> [StoreInfo.KeyslotInfo] {
+        var configuration = configuration
+        configuration.createIfMissing = false
+        let store = try Store.open(configuration)
+        let old = store.layout
+        let next = old.withGeneration(old.generation + 1)
+        let removed = store.metadataLock.withLock {
+            store.metadata.keyslots.filter { $0.id != store.openedKeyslotID }.map(StoreInfo.KeyslotInfo.init)
+        }
+        do {
+            try store.writeNextGeneration(next, target: target, progress: progress, faultPoint: faultPoint)
+        } catch {
+            // An injected crash leaves everything as a kill would; anything else removes the
+            // new generation before the lock goes (the old one stays current).
+            if error is InjectedFault {
+                store.close()
+            } else {
+                store.close(beforeReleasingLock: { try? Store.removeOtherGenerations(layout: old) })
+            }
+            throw error
+        }
+        store.close(beforeReleasingLock: { try? Store.removeOtherGenerations(layout: next) })
+        return removed
+    }
+
+    private func writeNextGeneration(
+        _ next: StoreLayout, target: ConversionTarget, progress: ConversionProgressHandler?,
+        faultPoint: (ConversionStep) throws -> Void
+    ) throws {
+        guard next.generation <= StoreMetadata.maximumDataGeneration else {
+            throw StoreError.storeCorrupted(reason: "the store has no data generation left")
+        }
+        try refuseInsideTransaction("conversion")
+        let rows = try Store.mappingDatabaseErrors {
+            try pool.write { db in
+                try db.rows("SELECT id, length FROM attachments ORDER BY id").compactMap { row -> (String, UInt64)? in
+                    guard let id = row[0].textValue, let length = row[1].integerValue else { return nil }
+                    return (id, UInt64(max(0, length)))
+                }
+            }
+        }
+        let databaseBytes = (FileSystem.size(layout.database) ?? 0) + (FileSystem.size(layout.databaseWAL) ?? 0)
+        let totalBytes = databaseBytes + rows.reduce(0) { $0 + $1.1 }
+        // Room for the whole new generation, its journal and a margin, checked before writing.
+        let needed = totalBytes + totalBytes / 10 + (4 << 20)
+        let available = try Store.wrapSystem { try FileSystem.availableBytes(at: layout.directory) }
+        guard available >= needed else {
+            throw StoreConversionError.insufficientSpace(
+                path: layout.directory, neededBytes: needed, availableBytes: available)
+        }
+        var done: UInt64 = 0
+        func report(_ phase: StoreConversionProgress.Phase) throws {
+            if Task.isCancelled { throw StoreConversionError.cancelled }
+            guard let progress else { return }
+            guard progress(StoreConversionProgress(phase: phase, completedBytes: done, totalBytes: totalBytes)) else {
+                throw StoreConversionError.cancelled
+            }
+        }
+
+        // The new metadata first: a key that cannot be used fails before any work.
+        var updated = metadataLock.withLock { metadata }
+        let newDataKey: SecureBytes?
+        switch target {
+        case .encrypted(let provider):
+            let key = try provider()
+            let dataKey = SecureBytes.random(count: 32)
+            let label = updated.keyslots.first { $0.id == openedKeyslot }?.label
+            updated.encrypted = true
+            updated.cipher = updated.cipher ?? .default
+            updated.keyslots = [
+                try Keyslot.seal(
+                    dataKey: dataKey, with: key, slotID: 1, storeID: updated.storeID,
+                    cost: configuration.passphraseCost, label: label)
+            ]
+            newDataKey = dataKey
+        case .plaintext:
+            updated.encrypted = false
+            updated.cipher = nil
+            updated.keyslots = []
+            newDataKey = nil
+        }
+        updated.dataGeneration = next.generation
+        updated.generation += 1
+        let databaseKey = newDataKey?.sqlcipherRawKeyLiteral()
+
+        try report(.database)
+        try Store.wrapSystem {
+            // Leftovers of an earlier attempt were removed by the open; make sure.
+            try Store.removeGenerationFiles(next)
+        }
+        try Store.wrapSystem {
+            // ATTACH cannot create a file (the writer is opened without SQLITE_OPEN_CREATE), and
+            // an owner-only file must exist before SQLite gives its journal the same mode.
+            let file = try FileDescriptor(path: next.database, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            try FileDescriptor.retrying(operation: "fchmod", path: file.path) { fchmod(file.rawValue, 0o600) }
+        }
+        try Store.mappingDatabaseErrors {
+            try pool.write { db in try db.exportDatabase(to: next.database, key: databaseKey, cipher: updated.cipher) }
+        }
+        done += databaseBytes
+        try faultPoint(.databaseExported)
+
+        let source = attachmentStorage
+        let destination = AttachmentStorage(layout: next, dataKey: newDataKey)
+        try Store.wrapSystem { try FileSystem.createDirectory(next.attachments) }
+        var hashes: [(String, [UInt8])] = []
+        for (number, (id, length)) in rows.enumerated() {
+            try report(.attachments)
+            let hash = try destination.copy(id, from: source, recordedLength: length) { bytes in
+                done += UInt64(bytes)
+                if Task.isCancelled { throw StoreConversionError.cancelled }
+            }
+            hashes.append((id, hash))
+            try faultPoint(.attachmentCopied(number))
+        }
+        try keepUnrecordedAttachmentFiles(known: Set(rows.map(\.0)), into: next)
+        try Store.wrapSystem { try FileSystem.syncDirectory(next.attachments) }
+
+        // The new database gets the content hashes under the new deduplication key, then is
+        // checked and made durable before the switch.
+        try Store.mappingDatabaseErrors {
+            let connection = try Connection(
+                path: next.database, mode: .writer, key: databaseKey, cipher: updated.cipher)
+            defer { connection.close() }
+            try connection.transaction {
+                for (id, hash) in hashes {
+                    try connection.execute(
+                        "UPDATE attachments SET content_hash = ? WHERE id = ?", [.blob(hash), .text(id)])
+                }
+            }
+            let check = try connection.scalar("PRAGMA quick_check")?.textValue
+            guard check == "ok" else {
+                throw StoreError.storeCorrupted(reason: "the new copy of the database fails its check: \(check ?? "?")")
+            }
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        try Store.wrapSystem {
+            try FileDescriptor(path: next.database, flags: O_RDONLY).sync()
+            try FileSystem.syncDirectory(layout.directory)
+        }
+        try faultPoint(.hashesUpdated)
+        try report(.switching)
+
+        // The switch: one atomic metadata replacement. Before its rename the old generation is
+        // current, after it the new one.
+        let bytes = try updated.seal(dataKey: newDataKey)
+        try keyChangeLock.withLock {
+            try Store.wrapSystem {
+                try FileSystem.writeAtomically(
+                    bytes, to: layout.metadata, faultPoint: { try faultPoint(.metadata($0)) })
+            }
+            metadataLock.withLock { metadata = updated }
+        }
+        try faultPoint(.switched)
+    }
+
+    /// Files in the attachments folder that no row names are not provably unneeded: they are
+    /// hard-linked into the new generation's folder as they are (`verify` keeps reporting them),
+    /// so whichever generation a crash leaves current still has them.
+    private func keepUnrecordedAttachmentFiles(known: Set<String>, into next: StoreLayout) throws {
+        try Store.wrapSystem {
+            for name in FileSystem.contents(of: layout.attachments) where !known.contains(name) {
+                let source = layout.attachments + "/" + name
+                let target = next.attachments + "/" + name
+                try FileDescriptor.retrying(operation: "link", path: target) { link(source, target) }
+            }
+        }
+    }
+
+    /// Removes the files of generation `layout` (before writing it anew).
+    static func removeGenerationFiles(_ layout: StoreLayout) throws {
+        for path in [layout.database, layout.databaseWAL, layout.databaseSHM, layout.databaseJournal] {
+            try FileSystem.removeFile(path)
+        }
+        try FileSystem.removeTree(layout.attachments)
+    }
+}

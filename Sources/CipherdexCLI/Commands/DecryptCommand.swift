@@ -1,0 +1,58 @@
+import Cipherdex
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `cipherdex decrypt STORE KEY --yes`.
+struct DecryptCommand: Command {
+    static let name = "decrypt"
+    static let summary = "decrypt a store in place (asks first; crash-safe)"
+    static let help = """
+        USAGE: cipherdex decrypt STORE KEY [--yes]
+
+        Writes every document, attachment and index entry unencrypted beside the encrypted
+        files, switches to them in one atomic step and removes the encrypted files and every
+        keyslot. Anyone who can read the folder can then read the data. Asks for confirmation on
+        a terminal unless --yes is given; without a terminal, --yes is required.
+
+        OPTIONS:
+          --yes    do not ask
+        KEY (one of):
+        \(KeyOptions.help())
+        """
+
+    let target: StoreArguments
+    let confirmed: Bool
+
+    init(parsing arguments: inout Arguments) throws {
+        confirmed = arguments.flag("--yes")
+        target = try StoreArguments(parsing: &arguments)
+        guard target.key.source != nil else { throw CLIError.usage("missing KEY") }
+        if !confirmed && isatty(STDIN_FILENO) != 1 {
+            throw CLIError.usage("refusing to decrypt without --yes when not on a terminal")
+        }
+    }
+
+    func run() throws {
+        guard Store.exists(at: target.path) else {
+            throw StoreError.notAStore(path: target.path, reason: "no store here")
+        }
+        let configuration = StoreConfiguration(
+            path: target.path, keyProvider: try target.key.provider(), createIfMissing: false)
+        if !confirmed {
+            FileHandle.standardError.write(
+                Data("Store every byte of \(target.path) unencrypted, readable without a key? [y/N] ".utf8))
+            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                Output.print("not decrypted")
+                return
+            }
+        }
+        let line = ConversionProgressLine()
+        defer { line.finish() }
+        try Store.decrypt(configuration, progress: line.update)
+        line.finish()
+        Output.print("decrypted \(target.path): it is no longer encrypted")
+    }
+}
