@@ -28,6 +28,28 @@ struct ChildWorkload {
             report("begin 0")
             try Store.delete(at: trial.store)
             report("ack 0")
+        case .encrypt:
+            report("begin 0")
+            let keyA = fixtures.keyA
+            try Store.encrypt(
+                Fixtures.configuration(trial.store, keyFile: nil, create: false),
+                newKey: { try EncryptionKey.raw(contentsOfFile: keyA) })
+            report("ack 0")
+        case .decrypt:
+            report("begin 0")
+            try Store.decrypt(Fixtures.configuration(trial.store, keyFile: fixtures.keyA, create: false))
+            report("ack 0")
+        case .reencrypt:
+            for step in 0..<operation.steps {
+                report("begin \(step)")
+                let keys = [fixtures.keyA, fixtures.keyB]
+                let current = keys[step == 0 ? 0 : Self.keyIndex(afterStep: step - 1)]
+                let next = keys[Self.keyIndex(afterStep: step)]
+                try Store.reencrypt(
+                    Fixtures.configuration(trial.store, keyFile: current, create: false),
+                    newKey: { try EncryptionKey.raw(contentsOfFile: next) })
+                report("ack \(step)")
+            }
         default:
             let store = try Store.open(Fixtures.configuration(trial.store, keyFile: fixtures.keyA))
             for step in 0..<operation.steps {
@@ -74,7 +96,7 @@ struct ChildWorkload {
             try store.rotateKey(to: { try EncryptionKey.raw(contentsOfFile: next) })
         case .collect:
             _ = try store.collectUnreferencedAttachments()
-        case .create, .delete:
+        case .create, .delete, .reencrypt, .encrypt, .decrypt:
             break
         }
         return nil
@@ -85,7 +107,8 @@ struct ChildWorkload {
         step % 2 == 0 ? .englishStemming : .standard
     }
 
-    /// Which key (0: A, 1: B) opens the store after `rekey` step `step` (it starts with A).
+    /// Which key (0: A, 1: B) opens the store after `rekey` or `reencrypt` step `step` (it
+    /// starts with A).
     static func keyIndex(afterStep step: Int) -> Int { step % 2 == 0 ? 1 : 0 }
 
     /// Writes one line to standard output with a single `write(2)`.

@@ -27,6 +27,13 @@ enum CrashOperation: String, CaseIterable, Sendable {
     case create
     /// `collectUnreferencedAttachments()`.
     case collect
+    /// `Store.reencrypt`, alternating between keys A and B, of a store with documents,
+    /// attachments and an index.
+    case reencrypt
+    /// `Store.encrypt` of an unencrypted store (to key A).
+    case encrypt
+    /// `Store.decrypt` of a store encrypted with key A.
+    case decrypt
 
     /// How many acknowledged writes the child performs.
     var steps: Int {
@@ -41,12 +48,20 @@ enum CrashOperation: String, CaseIterable, Sendable {
         case .folderIndex: return 6
         case .tokenizerChange: return 6
         case .rekey: return 12
-        case .delete, .create, .collect: return 1
+        case .reencrypt: return 3
+        case .delete, .create, .collect, .encrypt, .decrypt: return 1
         }
     }
 
     /// Whether the store exists before the child starts (a copy of the operation's template).
     var needsTemplate: Bool { self != .create }
+
+    /// Whether the child converts a closed store (`Store.reencrypt`, `encrypt`, `decrypt`).
+    var isConversion: Bool { self == .reencrypt || self == .encrypt || self == .decrypt }
+
+    /// Whether the store may be unencrypted after a kill (before an `encrypt` switch, after a
+    /// `decrypt` one).
+    var mayBeUnencrypted: Bool { self == .encrypt || self == .decrypt }
 
     /// Parses a comma-separated list of names (`all` for every operation).
     static func parseList(_ text: String) throws -> [CrashOperation] {

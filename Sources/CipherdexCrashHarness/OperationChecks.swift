@@ -35,6 +35,7 @@ struct OperationChecks {
         case .libraryAdd, .folderIndex: try checkLibrary(store, into: &problems)
         case .tokenizerChange: try checkTokenizer(store, into: &problems)
         case .collect: try checkCollected(store, into: &problems)
+        case .reencrypt, .encrypt, .decrypt: try checkConverted(store, into: &problems)
         case .rekey, .create, .delete: break
         }
     }
@@ -193,6 +194,36 @@ struct OperationChecks {
         } catch {
             problems.append("attachment \(id): \(TrialChecker.describe(error))")
         }
+    }
+
+    /// A conversion keeps everything: the template's attachments with their exact bytes, its
+    /// indexed documents findable, and one generation of files only.
+    private func checkConverted(_ store: Store, into problems: inout [String]) throws {
+        let ids = try trial.templateIDs()
+        for (index, id) in ids.enumerated() {
+            let source = index < TemplateBuilder.conversionAttachmentCount ? fixtures.small(index) : fixtures.large(0)
+            try expectAttachment(store, id, source: source, into: &problems)
+        }
+        for step in 0..<TemplateBuilder.indexedCount {
+            let uid = Fixtures.libraryName(step)
+            let found = try store.library.search(Fixtures.libraryWord(step)).documents
+            if found[uid] == nil { problems.append("\(uid) is no longer found by its word after the conversion") }
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: trial.store)) ?? []
+        let generations = Set(names.compactMap(Self.dataGeneration))
+        if generations.count != 1 {
+            problems.append("files of generations \(generations.sorted()) after the open: \(names.sorted())")
+        }
+    }
+
+    /// The generation of a database or attachments folder name (`store.db`: 0, `store.3.db`: 3).
+    static func dataGeneration(_ name: String) -> Int? {
+        if name == "store.db" || name == "attachments" { return 0 }
+        for (prefix, suffix) in [("store.", ".db"), ("attachments.", "")]
+        where name.hasPrefix(prefix) && name.hasSuffix(suffix) {
+            return Int(name.dropFirst(prefix.count).dropLast(suffix.count))
+        }
+        return nil
     }
 
     /// `visible` (the effect of `step` is there) agrees with what was acknowledged.

@@ -15,6 +15,8 @@ struct TemplateBuilder {
     static let collectCount = 12
     /// Documents already indexed in the `tokenizerChange` template.
     static let indexedCount = 4
+    /// Small attachments in the conversion templates (and one large one).
+    static let conversionAttachmentCount = 6
     /// Documents in the `docRemove` template.
     static let removableCount = 60
 
@@ -28,7 +30,8 @@ struct TemplateBuilder {
     func build(_ operation: CrashOperation, in layout: TrialLayout) throws {
         try FileManager.default.createDirectory(atPath: layout.directory, withIntermediateDirectories: true)
         guard operation.needsTemplate else { return }
-        let store = try Store.open(Fixtures.configuration(layout.store, keyFile: fixtures.keyA))
+        let store = try Store.open(
+            Fixtures.configuration(layout.store, keyFile: operation == .encrypt ? nil : fixtures.keyA))
         defer { store.close() }
         let base = try store.createCollection("base")
         for index in 0..<Self.baselineCount {
@@ -56,6 +59,14 @@ struct TemplateBuilder {
                 }
             }
         case .tokenizerChange:
+            for index in 0..<Self.indexedCount { try store.library.add(fileAt: fixtures.library(index)) }
+            try store.library.waitUntilIndexed()
+        case .reencrypt, .encrypt, .decrypt:
+            // Documents (the baseline), attachments and an index: everything a conversion copies.
+            for index in 0..<Self.conversionAttachmentCount {
+                ids.append(try store.addAttachment(fromFile: fixtures.small(index)).id)
+            }
+            ids.append(try store.addAttachment(fromFile: fixtures.large(0)).id)
             for index in 0..<Self.indexedCount { try store.library.add(fileAt: fixtures.library(index)) }
             try store.library.waitUntilIndexed()
         default:

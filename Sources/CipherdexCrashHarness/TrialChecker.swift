@@ -45,9 +45,22 @@ struct TrialChecker {
                 return
             }
         }
-        try refusals(into: &problems)
-        let keyFile = try rightKey(into: &problems)
-        guard let keyFile else { return }
+        let encrypted = operation.mayBeUnencrypted ? try Self.isEncrypted(trial.store) : true
+        if log.finished && operation == .encrypt && !encrypted {
+            problems.append("an acknowledged encrypt left the store unencrypted")
+        }
+        if log.finished && operation == .decrypt && encrypted {
+            problems.append("an acknowledged decrypt left the store encrypted")
+        }
+        let keyFile: String?
+        if encrypted {
+            try refusals(into: &problems)
+            guard let right = try rightKey(into: &problems) else { return }
+            keyFile = right
+        } else {
+            try unencryptedRefusal(into: &problems)
+            keyFile = nil
+        }
         let store: Store
         do {
             store = try Store.open(Fixtures.configuration(trial.store, keyFile: keyFile, create: false))
@@ -70,7 +83,11 @@ struct TrialChecker {
         let attempts: [(String, String?, EncryptionError)] = [
             ("a wrong key", fixtures.wrongKey, .keyInvalid), ("no key", nil, .keyRequired),
         ]
-        let leaks = StoreSnapshot(of: trial.store).files(containing: try plaintextMarkers())
+        // A decrypt killed before its switch leaves the plaintext copy it was asked to write (the
+        // next open removes it, checked by the conversion checks): only the keys must not be there.
+        let markers = try plaintextMarkers()
+        let leaks = StoreSnapshot(of: trial.store).files(
+            containing: operation == .decrypt ? Array(markers.suffix(from: 3).prefix(2)) : markers)
         if !leaks.isEmpty { problems.append("plaintext of user data or keys in \(leaks)") }
         for (name, keyFile, expected) in attempts {
             let before = StoreSnapshot(of: trial.store)
@@ -106,7 +123,7 @@ struct TrialChecker {
     /// The key that must open the store; for `rekey`, exactly one of A and B opens, and it
     /// must be the one the acknowledged rotations (or the one in flight) left.
     private func rightKey(into problems: inout [String]) throws -> String? {
-        guard operation == .rekey else { return fixtures.keyA }
+        guard operation == .rekey || operation == .reencrypt else { return fixtures.keyA }
         let keys = [fixtures.keyA, fixtures.keyB]
         var opening: [Int] = []
         for index in keys.indices {
@@ -134,6 +151,31 @@ struct TrialChecker {
                 "after \(log.acknowledged) acknowledged rotations key \(index == 0 ? "A" : "B") opens the store")
         }
         return keys[index]
+    }
+
+    /// An unencrypted store (a conversion's before or after): a key is refused with
+    /// `keyUnexpected` and changes no byte.
+    private func unencryptedRefusal(into problems: inout [String]) throws {
+        let before = StoreSnapshot(of: trial.store)
+        do {
+            try Store.open(Fixtures.configuration(trial.store, keyFile: fixtures.keyA, create: false)).close()
+            problems.append("an unencrypted store opened with a key")
+        } catch let error as EncryptionError where error == .keyUnexpected {
+        } catch {
+            problems.append("opening the unencrypted store with a key: \(Self.describe(error))")
+        }
+        if let change = StoreSnapshot(of: trial.store).difference(from: before) {
+            problems.append("opening with a key changed files: \(change)")
+        }
+    }
+
+    /// Whether the store's metadata says it is encrypted.
+    static func isEncrypted(_ store: String) throws -> Bool {
+        guard let data = FileManager.default.contents(atPath: store + "/metadata.json"),
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let encrypted = object["encrypted"] as? Bool
+        else { throw HarnessError.setup("metadata.json of \(store) cannot be read") }
+        return encrypted
     }
 
     /// No store (a killed create, a finished delete): opening creates a sound, empty one.
