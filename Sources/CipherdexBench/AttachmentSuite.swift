@@ -85,11 +85,11 @@ enum AttachmentSuite {
     }
 
     /// Writes `size` pseudo-random bytes (SplitMix64, so every run has the same file).
-    private static func writeRandomFile(_ path: String, size: Int) throws {
+    static func writeRandomFile(_ path: String, size: Int, seed: UInt64 = 7) throws {
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = FileHandle(forWritingAtPath: path)!
         defer { try? handle.close() }
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix(seed: seed)
         var block = [UInt64](repeating: 0, count: 1 << 17)
         var written = 0
         while written < size {

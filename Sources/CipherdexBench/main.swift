@@ -1,5 +1,5 @@
 /// `cipherdex-bench [SUITE...] [--quick]`: runs benchmark suites and prints markdown for
-/// BENCHMARKS.md. Suites: store, attachments, search (default: all).
+/// BENCHMARKS.md. Suites: store, attachments, search (default: these three), conversion.
 /// `cipherdex-bench generate-pdfs DIR [DOCUMENTS] [PAGES]` writes the sample corpus (the demo
 /// uses it). `cipherdex-bench search-quality [--corpus DIR] [--queries N] [--seed S] [--json]`
 /// evaluates search against `pdftotext` on real PDFs; `extraction-agreement` compares the words.
@@ -41,6 +41,7 @@ do {
         case "open": print(try StoreSuite.openLatency(iterations: quick ? 5 : 41, includePassphrase: false))
         case "attachments": print(try AttachmentSuite.run(quick: quick))
         case "search": print(try SearchSuite.run(quick: quick))
+        case "conversion": print(try ConversionSuite.run(quick: quick))
         default:
             FileHandle.standardError.write(Data("cipherdex-bench: unknown suite \(suite)\n".utf8))
             exit(64)
