@@ -5,6 +5,7 @@ let package = Package(
     name: "Cipherdex",
     products: [
         .library(name: "Cipherdex", targets: ["Cipherdex"]),
+        .library(name: "CipherdexStore", targets: ["CipherdexStore"]),
         .library(name: "CipherdexExtraction", targets: ["CipherdexExtraction"]),
         .library(name: "CipherdexPDFWriter", targets: ["CipherdexPDFWriter"]),
         .executable(name: "cipherdex", targets: ["CipherdexCLI"]),
@@ -40,9 +41,15 @@ let package = Package(
             dependencies: ["CPopplerCpp"]
         ),
         .systemLibrary(name: "CSystemShims"),
+        // The store, documents and attachments: SQLCipher and libsodium only, no poppler.
+        .target(
+            name: "CipherdexStore",
+            dependencies: ["CSQLCipher", "CSodium", "CSystemShims"]
+        ),
+        // Full-text search above the store; re-exports CipherdexStore and CipherdexExtraction.
         .target(
             name: "Cipherdex",
-            dependencies: ["CSQLCipher", "CSodium", "CSystemShims", "CipherdexExtraction"]
+            dependencies: ["CipherdexStore", "CSQLCipher", "CipherdexExtraction"]
         ),
         .target(
             name: "CipherdexExtraction",
