@@ -14,12 +14,12 @@ import Foundation
 /// row never was (it is deleted); a removal record names a file whose removal committed. A file
 /// in `attachments/` that no row and no removal record names is never deleted — only reported
 /// by `verify` — because nothing proves it unneeded.
-struct AttachmentStorage {
+package struct AttachmentStorage {
     let layout: StoreLayout
     /// Attachments master key (nil: unencrypted store, plain files).
     let masterKey: SecureBytes?
     /// Key of the content hash used for deduplication (nil: unencrypted store, unkeyed hash).
-    let deduplicationKey: SecureBytes?
+    package let deduplicationKey: SecureBytes?
 
     init(layout: StoreLayout, dataKey: SecureBytes?) {
         self.layout = layout
@@ -28,15 +28,15 @@ struct AttachmentStorage {
     }
 
     /// A content file sealed into staging, not yet visible.
-    struct Staged {
-        let id: String
-        let path: String
-        let length: UInt64
-        let contentHash: [UInt8]
+    package struct Staged {
+        package let id: String
+        package let path: String
+        package let length: UInt64
+        package let contentHash: [UInt8]
     }
 
     /// Path of an attachment's file.
-    func path(of id: String) -> String { layout.attachments + "/" + id }
+    package func path(of id: String) -> String { layout.attachments + "/" + id }
 
     /// Whether `id` has the shape of an attachment id (so it can never name another file).
     static func isValidID(_ id: String) -> Bool {
@@ -45,7 +45,7 @@ struct AttachmentStorage {
 
     /// Streams content from `produce` (which calls its argument with successive pieces) into a
     /// staged file.
-    func stage(_ produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Staged {
+    package func stage(_ produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Staged {
         try Store.wrapSystem {
             try FileSystem.createDirectory(layout.staging)
             try FileSystem.createDirectory(layout.attachments)
@@ -88,7 +88,9 @@ struct AttachmentStorage {
     /// Records a staged file in the caller's write transaction; returns the id of the stored
     /// content (an existing one when the same content is already stored, the staged file then
     /// being dropped). Once the transaction commits, call `publish(_:)` for a new id.
-    func commit(_ staged: Staged, db: Connection, contentType: String?, metadata: [String: String]) throws -> String {
+    package func commit(_ staged: Staged, db: Connection, contentType: String?, metadata: [String: String]) throws
+        -> String
+    {
         if let existing = try db.scalar(
             "SELECT id FROM attachments WHERE content_hash = ?", [.blob(staged.contentHash)])?.textValue
         {
@@ -108,7 +110,7 @@ struct AttachmentStorage {
     /// Moves a committed attachment's staged file into `attachments/` (durably). Until then
     /// readers find it in `staging/` (see `readablePath(of:)`); a crash before it is finished by
     /// the next open.
-    func publish(_ id: String) throws {
+    package func publish(_ id: String) throws {
         try Store.wrapSystem {
             try FileSystem.rename(layout.staging + "/" + id, to: path(of: id))
             try FileSystem.syncDirectory(layout.attachments)
@@ -187,7 +189,7 @@ struct AttachmentStorage {
     }
 
     /// A guess at the content type from a file extension.
-    static func contentType(forExtension pathExtension: String) -> String? {
+    package static func contentType(forExtension pathExtension: String) -> String? {
         switch pathExtension.lowercased() {
         case "pdf": return "application/pdf"
         case "txt": return "text/plain"

@@ -2,7 +2,7 @@ import Foundation
 
 extension Store {
     /// The attachment files of this store, with the keys derived from the data key.
-    var attachmentStorage: AttachmentStorage {
+    package var attachmentStorage: AttachmentStorage {
         AttachmentStorage(layout: layout, dataKey: dataKey)
     }
 
@@ -158,7 +158,8 @@ extension Store {
     /// `AttachmentToken` looks) and that no other feature holds. Returns the removed ids.
     @discardableResult
     public func collectUnreferencedAttachments() throws -> [String] {
-        try transaction { tx in
+        try refuseWithForeignFeatures("collectUnreferencedAttachments()")
+        return try transaction { tx in
             var referenced = Set<String>()
             try DocumentStorage(db: tx.connection).scanAllBodies { value in
                 value.collectAttachmentReferences(into: &referenced)
@@ -173,9 +174,19 @@ extension Store {
         }
     }
 
-    /// Features other than documents that keep attachments alive (the search index): each
-    /// returns the ids it holds.
-    var attachmentHolders: [(Connection) throws -> [String]] { [SearchIndexWriter.heldAttachments] }
+    /// Features other than documents that keep attachments alive (the search index), as they
+    /// were passed to `open`: each returns the ids it holds.
+    var attachmentHolders: [@Sendable (Connection) throws -> [String]] {
+        configuration.allFeatures.map(\.heldAttachments)
+    }
+
+    /// Throws `featureUnavailable` when the database holds tables of a feature this store was
+    /// not opened with: what it holds is unknown here, so nothing may be taken for unreferenced.
+    func refuseWithForeignFeatures(_ operation: String) throws {
+        let recorded = try Store.mappingDatabaseErrors { try read { try Migrator.recordedVersions(of: $0) } }
+        let foreign = configuration.foreignVersions(in: recorded)
+        if !foreign.isEmpty { throw StoreError.featureUnavailable(operation: operation, versions: foreign) }
+    }
 }
 
 extension JSONValue {

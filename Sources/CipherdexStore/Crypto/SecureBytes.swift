@@ -5,7 +5,7 @@ internal import CSodium
 ///
 /// Every key, data key, passphrase and derived subkey in Cipherdex lives in one of these and
 /// nowhere else. The type is immutable after initialisation, so it is safe to share.
-final class SecureBytes: @unchecked Sendable {
+package final class SecureBytes: @unchecked Sendable {
     /// How many bytes the buffer holds.
     let count: Int
     private let pointer: UnsafeMutableRawPointer

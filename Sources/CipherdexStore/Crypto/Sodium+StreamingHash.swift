@@ -4,13 +4,13 @@ import Foundation
 extension Sodium {
     /// Incremental BLAKE2b-256 (`crypto_generichash_init/update/final`), keyed or not. Its state
     /// holds the key when keyed, so it lives in memory that is zeroed when the hash goes away.
-    final class StreamingHash {
+    package final class StreamingHash {
         private let state: UnsafeMutableRawPointer
         private let stateBytes: Int
         private var finished = false
 
         /// Starts a hash, keyed with `key` (up to 64 bytes) when given.
-        init(key: SecureBytes?) {
+        package init(key: SecureBytes?) {
             ensureInitialized()
             stateBytes = crypto_generichash_statebytes()
             var raw: UnsafeMutableRawPointer?
@@ -33,7 +33,7 @@ extension Sodium {
         }
 
         /// Adds bytes.
-        func update(_ bytes: UnsafeRawBufferPointer) {
+        package func update(_ bytes: UnsafeRawBufferPointer) {
             guard let base = bytes.baseAddress, bytes.count > 0 else { return }
             _ = crypto_generichash_update(
                 OpaquePointer(state), base.assumingMemoryBound(to: UInt8.self),
@@ -41,7 +41,7 @@ extension Sodium {
         }
 
         /// The 32-byte digest; the hash cannot be used afterwards.
-        func finish() -> [UInt8] {
+        package func finish() -> [UInt8] {
             precondition(!finished, "hash already finished")
             finished = true
             var output = [UInt8](repeating: 0, count: 32)

@@ -1,7 +1,7 @@
 internal import CSodium
 
 /// The one place Cipherdex calls libsodium for primitives; every other file goes through here.
-enum Sodium {
+package enum Sodium {
     private static let initialization: Int32 = sodium_init()
 
     /// Calls `sodium_init` once per process; safe from any thread.

@@ -25,7 +25,7 @@ package final class Connection {
     private var statementCache: [String: Statement] = [:]
 
     /// The open handle (a closed connection is a programming error: the pool never hands one out).
-    var handle: OpaquePointer {
+    package var handle: OpaquePointer {
         guard let openHandle else { preconditionFailure("use of a closed connection to \(path)") }
         return openHandle
     }
@@ -134,7 +134,7 @@ package final class Connection {
     }
 
     /// Builds an error from `code` and the connection's current message.
-    func error(code: Int32) -> DatabaseError {
+    package func error(code: Int32) -> DatabaseError {
         let extended = sqlite3_extended_errcode(handle)
         let message = String(cString: sqlite3_errmsg(handle))
         return .sqlite(
@@ -197,7 +197,7 @@ package final class Connection {
     }
 
     /// The rowid of the last insert.
-    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Rows changed since the connection opened (a cheap way to tell whether a step wrote).
     var totalChanges: Int { Int(sqlite3_total_changes(handle)) }

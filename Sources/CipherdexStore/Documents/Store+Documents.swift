@@ -115,7 +115,7 @@ extension Store {
     }
 
     /// Runs `body`, turning `DatabaseError` into `StoreError.database`.
-    static func mappingDatabaseErrors<T>(_ body: () throws -> T) throws -> T {
+    package static func mappingDatabaseErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {

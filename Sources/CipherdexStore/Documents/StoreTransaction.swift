@@ -15,7 +15,7 @@ public final class StoreTransaction {
     /// The store.
     public let store: Store
     /// The writer connection, inside `BEGIN IMMEDIATE`.
-    let connection: Connection
+    package let connection: Connection
     private let owner = pthread_self()
     private var isActive = true
     private var savepointDepth = 0
@@ -128,13 +128,13 @@ public final class StoreTransaction {
     }
 
     /// Schedules file work for after the commit.
-    func afterCommit(_ action: @escaping () -> Void) {
+    package func afterCommit(_ action: @escaping () -> Void) {
         afterCommitActions.append(action)
     }
 
     /// Schedules file clean-up for a rollback of the whole transaction (anything missed is
     /// removed at the next open).
-    func onRollback(_ action: @escaping () -> Void) {
+    package func onRollback(_ action: @escaping () -> Void) {
         rollbackActions.append(action)
     }
 

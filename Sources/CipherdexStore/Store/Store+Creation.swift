@@ -80,8 +80,8 @@ extension Store {
                 path: layout.creatingDatabase, mode: .writer, key: dataKey?.sqlcipherRawKeyLiteral(),
                 cipher: metadata.cipher,
                 create: true)
-            try connection.registerSearchSupport()
-            try migrator.migrate(connection)
+            try configuration.configureConnection(connection)
+            try configuration.migrator.migrate(connection)
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             connection.close()
         } catch let error as DatabaseError {

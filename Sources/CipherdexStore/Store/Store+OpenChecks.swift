@@ -63,7 +63,7 @@ extension Store {
         }
     }
 
-    /// Verifies the database with the data key and returns its schema version, writing nothing
+    /// Verifies the database with the data key and returns the migrations it records, writing nothing
     /// a failed open could leave behind:
     /// - page 1 is read through an immutable connection (no lock, no `-shm`, no WAL): a wrong
     ///   data key fails here (and, without a log, a damaged header);
@@ -73,11 +73,13 @@ extension Store {
     ///   through the log. It rebuilds the log's index in `-shm` and never writes the database or
     ///   the log; when it fails, `-shm` is put back byte for byte (or removed if it was not
     ///   there) by `WALCompanions`.
-    static func verifiedSchemaVersion(databasePath: String, key: SecureBytes?, cipher: CipherSettings?) throws -> Int {
+    static func verifiedSchemaVersions(databasePath: String, key: SecureBytes?, cipher: CipherSettings?) throws
+        -> Set<Int>
+    {
         let walSize = FileKind.of(databasePath + "-wal").size ?? 0
         do {
             let pageCheck = try Connection(path: databasePath, mode: .verifyOnly, key: key, cipher: cipher)
-            if walSize == 0 { return try Migrator.currentVersion(of: pageCheck) }
+            if walSize == 0 { return try Migrator.recordedVersions(of: pageCheck) }
         } catch let error as DatabaseError where walSize > 0 && error.code != Connection.notADatabaseCode {
             // Page 1 decrypted but the main file alone is inconsistent (a checkpoint killed
             // part-way leaves a first page that counts pages not yet copied): the log decides.
@@ -86,7 +88,7 @@ extension Store {
         do {
             let probe = try Connection(path: databasePath, mode: .readOnlyProbe, key: key, cipher: cipher)
             defer { probe.close() }
-            return try Migrator.currentVersion(of: probe)
+            return try Migrator.recordedVersions(of: probe)
         } catch {
             try companions.restore()
             throw error

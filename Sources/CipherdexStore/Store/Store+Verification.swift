@@ -32,7 +32,11 @@ extension Store {
                 problems += messages.map { "integrity check: \($0)" }
             }
             // Read every row of every table: each page on the way is decrypted and authenticated.
-            let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap {
+            // Not virtual tables (a feature's FTS index): their module may not be registered in
+            // this program, and their rows are in ordinary shadow tables, which are read.
+            let tables = try db.rows(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'"
+            ).compactMap {
                 $0.first?.textValue
             }
             for table in tables {

@@ -24,15 +24,17 @@ public final class Store: @unchecked Sendable {
     /// Document change subscribers and the running document transaction.
     let changeObservers = ChangeObservers()
     private var lock: StoreLock?
-    private var searchLibrary: SearchLibrary?
+    /// What features keep per open store (the search library), by feature identifier.
+    private var featureStates: [String: any StoreFeatureState] = [:]
 
-    /// Full-text search over this store's documents (created on first use).
-    public var library: SearchLibrary {
+    /// The state the feature `identifier` keeps for this store, made by `make` on first use (the
+    /// search library is `featureState("search") { SearchLibrary(store: $0) }`).
+    package func featureState<State: StoreFeatureState>(_ identifier: String, make: (Store) -> State) -> State {
         metadataLock.withLock {
-            if let searchLibrary { return searchLibrary }
-            let library = SearchLibrary(store: self)
-            searchLibrary = library
-            return library
+            if let state = featureStates[identifier] as? State { return state }
+            let state = make(self)
+            featureStates[identifier] = state
+            return state
         }
     }
 
@@ -55,6 +57,11 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store at `configuration.path`, creating it when the path does not exist or is an
     /// empty directory (encrypted when a key provider is configured).
+    ///
+    /// Store only: the tables of features above the store (a search index) are left alone.
+    /// Disfavoured so that, where `Cipherdex` is imported too, its `Store.open` (with search) is
+    /// the one called.
+    @_disfavoredOverload
     public static func open(_ configuration: StoreConfiguration) throws -> Store {
         let layout = StoreLayout(directory: configuration.path)
         if !FileSystem.exists(layout.directory) {
@@ -97,6 +104,7 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store without blocking the calling task (key derivation and verification run on
     /// a background thread).
+    @_disfavoredOverload
     public static func open(_ configuration: StoreConfiguration) async throws -> Store {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
@@ -119,10 +127,10 @@ public final class Store: @unchecked Sendable {
         metadataLock.lock()
         let held = lock
         lock = nil
-        let library = searchLibrary
+        let states = featureStates.values
         metadataLock.unlock()
         guard let held else { return }
-        library?.shutdown()
+        for state in states { state.storeWillClose() }
         // The flock goes only once SQLite has closed every connection: another process that
         // takes the lock must never find a connection of this one still holding the database.
         pool.close(then: { held.release() })
@@ -185,23 +193,20 @@ public final class Store: @unchecked Sendable {
             databasePath: databasePath, layout: layout, pageSize: (metadata.cipher ?? .default).pageSize)
         // One literal `x'<hex>'` for every connection of this store, built once in secure memory.
         let databaseKey = dataKey?.sqlcipherRawKeyLiteral()
-        let schemaVersion: Int
+        let recordedVersions: Set<Int>
         do {
-            schemaVersion = try verifiedSchemaVersion(
+            recordedVersions = try verifiedSchemaVersions(
                 databasePath: databasePath, key: databaseKey, cipher: metadata.cipher)
         } catch let error as DatabaseError {
             throw openFailure(error, encrypted: metadata.encrypted)
         } catch let error as SystemError {
             throw StoreError.classifying(error)
         }
-        guard schemaVersion > 0 else {
+        guard !recordedVersions.isEmpty else {
             // Creation writes the schema before the metadata: a store's database always has one.
             throw StoreError.storeCorrupted(reason: "the database holds no Cipherdex schema")
         }
-        let migrator = Store.migrator
-        guard schemaVersion <= migrator.latestVersion else {
-            throw EncryptionError.unsupportedScheme(found: schemaVersion, supported: migrator.latestVersion)
-        }
+        try configuration.checkSupported(recordedVersions: recordedVersions)
         // The key and the database are verified: from here on the store may be written.
         if finishCreation {
             try wrapSystem {
@@ -218,13 +223,13 @@ public final class Store: @unchecked Sendable {
                 path: layout.database, mode: .writer, key: databaseKey, cipher: metadata.cipher,
                 cacheSizeKiB: configuration.cacheSizeKiB)
             writer = connection
-            try connection.registerSearchSupport()
-            try migrator.migrate(connection)
+            try configuration.configureConnection(connection)
+            try configuration.migrator.migrate(connection)
             pool = DatabasePool(writer: connection, maximumReaders: configuration.maximumReaders) {
                 let reader = try Connection(
                     path: layout.database, mode: .reader, key: databaseKey, cipher: metadata.cipher,
                     cacheSizeKiB: configuration.cacheSizeKiB)
-                try reader.registerSearchSupport()
+                try configuration.configureConnection(reader)
                 return reader
             }
         } catch let error as DatabaseError {

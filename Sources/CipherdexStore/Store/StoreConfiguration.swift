@@ -14,6 +14,9 @@ public struct StoreConfiguration: Sendable {
     /// memory only), so a cache that holds the working set makes encrypted reads as fast as
     /// plaintext ones. Allocated as pages are used.
     public var cacheSizeKiB: Int
+    /// Features above the store whose tables it keeps (full-text search): set by
+    /// `Store.open(_:features:)`, which `import Cipherdex`'s `Store.open` calls with search.
+    package var features: [StoreFeature] = []
 
     /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given.
     public init(

@@ -30,6 +30,10 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// `operation` cannot take part in the write transaction running on the calling thread
     /// (it would wait for that transaction's own writer lock); call it after the transaction.
     case insideTransaction(operation: String)
+    /// `operation` needs a feature this program does not include (the store-only
+    /// `CipherdexStore` product opening a store that also holds a search index): the database
+    /// records its migrations `versions`. Use the `Cipherdex` product for it.
+    case featureUnavailable(operation: String, versions: [Int])
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -45,6 +49,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .system: return "system"
         case .database: return "database"
         case .insideTransaction: return "insideTransaction"
+        case .featureUnavailable: return "featureUnavailable"
         }
     }
 
@@ -74,6 +79,10 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             return error.errorDescription
         case .insideTransaction(let operation):
             return "\(operation) cannot run inside a transaction of this store; call it after the transaction ends"
+        case .featureUnavailable(let operation, let versions):
+            let list = versions.map(String.init).joined(separator: ", ")
+            return
+                "\(operation) needs a feature this program does not include: the store holds its tables (schema versions \(list); search, with the Cipherdex product), which may keep attachments"
         }
     }
 }

@@ -7,9 +7,9 @@ import Foundation
 /// The entries of one directory, read with `opendir`/`readdir`, with names as raw bytes
 /// (Foundation drops or mangles names that are not valid UTF-8), each with what `stat` says
 /// of it (following a symbolic link).
-struct DirectoryEntries {
+package struct DirectoryEntries {
     /// What an entry is.
-    enum Kind: Equatable {
+    package enum Kind: Equatable {
         case regularFile
         case directory
         /// Anything else: a device, socket, FIFO, or a link that leads nowhere.
@@ -17,27 +17,27 @@ struct DirectoryEntries {
     }
 
     /// One entry (never `.` or `..`).
-    struct Entry {
+    package struct Entry {
         /// The name's bytes.
-        let name: [UInt8]
+        package let name: [UInt8]
         /// What it is, a link's target for a symbolic link.
-        let kind: Kind
+        package let kind: Kind
         /// Whether it is a symbolic link.
-        let isSymbolicLink: Bool
+        package let isSymbolicLink: Bool
         /// Size in bytes.
-        let size: Int64
+        package let size: Int64
         /// Modification time, seconds since 1970.
-        let modified: Double
+        package let modified: Double
     }
 
     /// The directory's path bytes.
     let path: [UInt8]
     /// Its entries, in `readdir` order.
-    let entries: [Entry]
+    package let entries: [Entry]
 
     /// Reads the directory at `path` (bytes, no terminating NUL); throws `SystemError` when it
     /// cannot be opened or read (EACCES, ENAMETOOLONG, …).
-    init(path: [UInt8]) throws {
+    package init(path: [UInt8]) throws {
         self.path = path
         let display = String(decoding: path, as: UTF8.self)
         guard let directory = (path + [0]).withUnsafeBufferPointer({ bytes in
@@ -88,7 +88,7 @@ struct DirectoryEntries {
     }
 
     /// `bytes` as text: valid UTF-8 as is, every other byte as `\xHH`.
-    static func escaped(_ bytes: [UInt8]) -> String {
+    package static func escaped(_ bytes: [UInt8]) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return text }
         var result = ""
         var index = 0

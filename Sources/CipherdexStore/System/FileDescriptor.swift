@@ -7,7 +7,7 @@ import Foundation
 /// An open file descriptor owned by one object and closed in `deinit`, with small typed wrappers
 /// around the system calls Cipherdex needs (in the manner of swift-system). Every call retries on
 /// `EINTR`.
-final class FileDescriptor {
+package final class FileDescriptor {
     /// The raw descriptor.
     let rawValue: Int32
     /// The path it was opened with, for error messages.

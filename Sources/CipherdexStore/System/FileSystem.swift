@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Crash-safe file operations on paths: atomic replacement, durable renames and removal.
-enum FileSystem {
+package enum FileSystem {
     /// Whether anything (file, directory, link) exists at `path`.
     static func exists(_ path: String) -> Bool {
         var info = stat()
@@ -13,7 +13,7 @@ enum FileSystem {
     }
 
     /// Whether `path` is a directory.
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }

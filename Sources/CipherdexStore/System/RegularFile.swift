@@ -19,7 +19,7 @@ extension FileDescriptor {
     /// - Throws: `SystemError` when `open` or `fstat` fails (`ENOENT`, `EACCES`, `ELOOP`…);
     ///   `RegularFileError.notRegularFile` for anything but a regular file (a socket, which
     ///   `open` refuses with `ENXIO`, included); `RegularFileError.tooLarge` beyond `limit` bytes.
-    static func openRegularFile(path: String, limit: Int) throws -> (descriptor: FileDescriptor, size: Int) {
+    package static func openRegularFile(path: String, limit: Int) throws -> (descriptor: FileDescriptor, size: Int) {
         let file: FileDescriptor
         do {
             file = try FileDescriptor(path: path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
@@ -54,7 +54,7 @@ extension FileDescriptor {
     /// Fills `buffer` from the current offset, which must be the start of a file of exactly
     /// `buffer.count` bytes: a file that ends early or whose size changed during the read throws
     /// `RegularFileError.changedWhileReading`. Nothing is read beyond `buffer.count` bytes.
-    func readExactly(into buffer: UnsafeMutableRawBufferPointer) throws {
+    package func readExactly(into buffer: UnsafeMutableRawBufferPointer) throws {
         var total = 0
         while total < buffer.count {
             let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))

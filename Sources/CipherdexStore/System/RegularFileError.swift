@@ -3,7 +3,7 @@ import Foundation
 /// Why a path that must hold a regular file (a key file, the metadata file) was refused by
 /// `FileDescriptor.openRegularFile(path:limit:)` before anything was read from it. A failed
 /// `open` itself is a `SystemError`.
-enum RegularFileError: Error, LocalizedError, Equatable, Sendable {
+package enum RegularFileError: Error, LocalizedError, Equatable, Sendable {
     /// The path names a directory, FIFO, socket or device; `kind` says which ("a FIFO").
     case notRegularFile(path: String, kind: String)
     /// The file holds more than `limit` bytes.
@@ -12,7 +12,7 @@ enum RegularFileError: Error, LocalizedError, Equatable, Sendable {
     case changedWhileReading(path: String)
 
     /// What is wrong, without the path (for errors that name the path themselves).
-    var reason: String {
+    package var reason: String {
         switch self {
         case .notRegularFile(_, let kind):
             return kind == FileKind.directory.description ? "is a directory" : "not a regular file (\(kind))"
@@ -24,7 +24,7 @@ enum RegularFileError: Error, LocalizedError, Equatable, Sendable {
     }
 
     /// The path and the reason.
-    var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .notRegularFile(let path, _), .tooLarge(let path, _, _), .changedWhileReading(let path):
             return "\(path): \(reason)"
