@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "cipherdex-bench", targets: ["CipherdexBench"]),
         .executable(name: "cipherdex-extract", targets: ["CipherdexExtractHelper"]),
         .executable(name: "cipherdex-crash", targets: ["CipherdexCrashHarness"]),
+        .executable(name: "cipherdex-store-probe", targets: ["CipherdexStoreProbe"]),
     ],
     targets: [
         .systemLibrary(
@@ -63,6 +64,12 @@ let package = Package(
             name: "CipherdexExtractHelper",
             dependencies: ["CipherdexExtraction"]
         ),
+        // Built from CipherdexStore alone: the tests check that it links no poppler, GLib or
+        // cairo, and run it on stores that hold a search index.
+        .executableTarget(
+            name: "CipherdexStoreProbe",
+            dependencies: ["CipherdexStore"]
+        ),
         .executableTarget(
             name: "CipherdexCLI",
             dependencies: ["Cipherdex"]
@@ -85,8 +92,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherdexTests",
-            // The CLI runs as the other process in the stress tests.
-            dependencies: ["Cipherdex", "CipherdexPDFWriter", "CipherdexExtractHelper", "CipherdexCLI"]
+            // The CLI runs as the other process in the stress tests; the store-only probe in
+            // StoreFeatureTests.
+            dependencies: [
+                "Cipherdex", "CipherdexPDFWriter", "CipherdexExtractHelper", "CipherdexCLI", "CipherdexStoreProbe",
+            ]
         ),
         .testTarget(
             name: "CipherdexCLITests",
