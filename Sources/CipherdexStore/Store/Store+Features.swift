@@ -14,11 +14,6 @@ extension Store {
         configuration.features = features
         return try await open(configuration)
     }
-
-    /// Whether this store was opened with the feature named `identifier`.
-    package func hasFeature(_ identifier: String) -> Bool {
-        configuration.features.contains { $0.identifier == identifier }
-    }
 }
 
 extension Store {

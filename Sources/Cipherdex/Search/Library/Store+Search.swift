@@ -15,9 +15,9 @@ extension Store {
         try await open(configuration, features: [SearchFeature.feature])
     }
 
-    /// Full-text search over this store's documents (created on first use). The store must have
-    /// been opened through `import Cipherdex` (which adds search); the library of a store opened
-    /// by `CipherdexStore` alone fails its operations with `StoreError.featureUnavailable`.
+    /// Full-text search over this store's documents (created on first use). Every store opened
+    /// where `Cipherdex` is imported has search (its `open(_:)` is the one called); package code
+    /// that opens a store with `open(_:features: [])` must not use this.
     public var library: SearchLibrary {
         featureState(SearchFeature.identifier) { SearchLibrary(store: $0) }
     }
