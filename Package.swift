@@ -5,12 +5,14 @@ let package = Package(
     name: "Cipherdex",
     products: [
         .library(name: "Cipherdex", targets: ["Cipherdex"]),
+        .library(name: "CipherdexStore", targets: ["CipherdexStore"]),
         .library(name: "CipherdexExtraction", targets: ["CipherdexExtraction"]),
         .library(name: "CipherdexPDFWriter", targets: ["CipherdexPDFWriter"]),
         .executable(name: "cipherdex", targets: ["CipherdexCLI"]),
         .executable(name: "cipherdex-bench", targets: ["CipherdexBench"]),
         .executable(name: "cipherdex-extract", targets: ["CipherdexExtractHelper"]),
         .executable(name: "cipherdex-crash", targets: ["CipherdexCrashHarness"]),
+        .executable(name: "cipherdex-store-probe", targets: ["CipherdexStoreProbe"]),
     ],
     targets: [
         .systemLibrary(
@@ -40,9 +42,15 @@ let package = Package(
             dependencies: ["CPopplerCpp"]
         ),
         .systemLibrary(name: "CSystemShims"),
+        // The store, documents and attachments: SQLCipher and libsodium only, no poppler.
+        .target(
+            name: "CipherdexStore",
+            dependencies: ["CSQLCipher", "CSodium", "CSystemShims"]
+        ),
+        // Full-text search above the store; re-exports CipherdexStore and CipherdexExtraction.
         .target(
             name: "Cipherdex",
-            dependencies: ["CSQLCipher", "CSodium", "CSystemShims", "CipherdexExtraction"]
+            dependencies: ["CipherdexStore", "CSQLCipher", "CipherdexExtraction"]
         ),
         .target(
             name: "CipherdexExtraction",
@@ -55,6 +63,12 @@ let package = Package(
         .executableTarget(
             name: "CipherdexExtractHelper",
             dependencies: ["CipherdexExtraction"]
+        ),
+        // Built from CipherdexStore alone: the tests check that it links no poppler, GLib or
+        // cairo, and run it on stores that hold a search index.
+        .executableTarget(
+            name: "CipherdexStoreProbe",
+            dependencies: ["CipherdexStore"]
         ),
         .executableTarget(
             name: "CipherdexCLI",
@@ -78,8 +92,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherdexTests",
-            // The CLI runs as the other process in the stress tests.
-            dependencies: ["Cipherdex", "CipherdexPDFWriter", "CipherdexExtractHelper", "CipherdexCLI"]
+            // The CLI runs as the other process in the stress tests; the store-only probe in
+            // StoreFeatureTests.
+            dependencies: [
+                "Cipherdex", "CipherdexPDFWriter", "CipherdexExtractHelper", "CipherdexCLI", "CipherdexStoreProbe",
+            ]
         ),
         .testTarget(
             name: "CipherdexCLITests",

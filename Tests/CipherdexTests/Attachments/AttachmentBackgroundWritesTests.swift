@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The attachment writer's helper thread: batches land where they were aimed, and a failed write
 /// is reported (once, typed) instead of being lost.

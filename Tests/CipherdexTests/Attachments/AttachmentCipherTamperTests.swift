@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Every tamper class is detected with its exact typed error, never wrong bytes.
 final class AttachmentCipherTamperTests: AttachmentCipherTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Shared fixture for the attachment cipher tests: a scratch directory, a master key, a
 /// deterministic generator, and helpers to write, read and damage attachment files.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Round trips, random access and confidentiality of the encrypted attachment file format.
 final class AttachmentCipherTests: AttachmentCipherTestCase {

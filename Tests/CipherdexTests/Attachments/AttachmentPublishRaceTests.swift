@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// A reader that meets an attachment between its commit and its `publish` (the file still in
 /// `staging/`) finds it even when the rename into `attachments/` happens while it opens it.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// `AttachmentReader.read(range:)` and `byteRange(from:through:)` with bounds up to
 /// `UInt64.max`: typed errors or HTTP clamping, never an arithmetic trap.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Attachments through the store: adding, reading, deduplication, removal, garbage collection,
 /// transactions, crash leftovers and what lands on disk.

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 final class ContentHashTests: XCTestCase {
     private func digest(_ content: [UInt8], pieces: [Int], key: SecureBytes?) -> [UInt8] {

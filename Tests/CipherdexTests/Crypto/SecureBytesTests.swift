@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// `SecureBytes` allocation and release, in particular when its initializer throws.
 final class SecureBytesTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// `Connection.scalar`: the first column of the first row, nil when there is no row (not a NULL
 /// value, which a row can hold).

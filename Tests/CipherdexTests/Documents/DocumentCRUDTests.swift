@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 final class DocumentCRUDTests: XCTestCase {
     private struct Person: Codable, Equatable {
@@ -48,7 +49,7 @@ final class DocumentCRUDTests: XCTestCase {
         let again = try reopened.collection("people")
         XCTAssertEqual(try again.list().map(\.id), ["p1", "p3"])
         XCTAssertEqual(try again.get(id: "p1")?.value, ["name": "Ann", "age": 31])
-        XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, Store.migrator.latestVersion)
+        XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, TestSupport.latestSchemaVersion)
     }
 
     func testCodableRoundTrip() throws {

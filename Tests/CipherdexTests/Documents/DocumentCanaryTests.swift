@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 final class DocumentCanaryTests: XCTestCase {
     private static let canary = "CANARY-7f3a9c-documents"

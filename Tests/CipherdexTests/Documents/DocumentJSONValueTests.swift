@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 final class DocumentJSONValueTests: XCTestCase {
     private func parse(_ text: String) throws -> JSONValue { try JSONValue(parsing: Array(text.utf8)) }

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 final class DocumentQueryTests: XCTestCase {
     private static let names: [JSONValue] = ["ann", "bob", "cy", "dee", "Eve", "é", "", "ann2"]

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Raw JSON whose strings or member names are not valid UTF-8 is refused, never repaired: two
 /// different byte strings must never become one value.

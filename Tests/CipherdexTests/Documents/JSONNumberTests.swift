@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// `JSONNumber`: exact parsing, canonical text, conversions, order and index keys.
 final class JSONNumberTests: XCTestCase {

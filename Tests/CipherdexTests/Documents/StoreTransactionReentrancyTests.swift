@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Store APIs called inside `store.transaction { }` on its thread: each takes part in the
 /// transaction or throws `StoreError.insideTransaction` at once; none waits for the writer lock

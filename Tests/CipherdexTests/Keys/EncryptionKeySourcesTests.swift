@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Key and passphrase files: only regular files (or links to them) are read, everything else
 /// is a `KeyError.unreadable` naming the path, at once.

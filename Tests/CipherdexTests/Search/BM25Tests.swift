@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The `cipherdex_bm25` ranking function.
 final class BM25Tests: XCTestCase {

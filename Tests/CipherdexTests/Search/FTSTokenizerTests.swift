@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The Swift tokenizer inside real FTS4 tables (SQLCipher 3.4.1 / SQLite 3.15.2).
 final class FTSTokenizerTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Compiled queries against real FTS4 tables, including adversarial input.
 final class SearchQueryFTSTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Parsing the user's search syntax, compiling it to FTS4 MATCH, and the errors.
 final class SearchQueryParserTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Helpers for the search tests: a fresh database with the search support registered.
 enum SearchTestSupport {

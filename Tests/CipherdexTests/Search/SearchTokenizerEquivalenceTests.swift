@@ -2,6 +2,7 @@ import CipherdexPDFWriter
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The fast tokenizer (`TokenScanner`) against the implementation it replaced (`ReferenceTokenizer`,
 /// a verbatim copy in `Reference/`): the same token bytes, byte ranges, positions and kinds, with

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Segmentation, folding, CJK bigrams, stemming and exact byte offsets of `SearchTokenizer`.
 final class SearchTokenizerTests: XCTestCase {

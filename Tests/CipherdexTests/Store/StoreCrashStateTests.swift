@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Stores in the states a crash or a full disk leaves: killed mid-checkpoint, damaged
 /// write-ahead log. Each opens with every committed write, or fails changing nothing.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 final class StoreKeyRotationTests: XCTestCase {
     private func makeStore(_ path: String, key: @escaping KeyProvider) throws -> Store {

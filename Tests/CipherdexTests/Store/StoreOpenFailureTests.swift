@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Each failed-open case built on disk; every one must leave every file byte-for-byte unchanged.
 final class StoreOpenFailureTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The threads and tasks of `StoreStressTests`, each running its loop until the deadline and
 /// recording what the store acknowledged (and anything unexpected) in the ledger.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// One store under load for a fixed time: threads and tasks inserting, updating, removing and
 /// finding documents, adding, reading and removing attachments, indexing and searching, verifying,

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// `verify()` while other threads write: an attachment added or removed after verification read
 /// its rows is no damage, while a file that really has no row still is.

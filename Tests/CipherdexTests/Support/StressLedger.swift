@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// What a stress run acknowledged, shared by its threads: every write goes in only once the store
 /// has returned from it, so at the end (and during the run, for what was acknowledged before a

@@ -5,9 +5,16 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Helpers shared by the store tests: temporary directories, keys and raw file snapshots.
 enum TestSupport {
+    /// The newest schema version of a store opened with search (the store's migrations and
+    /// search's).
+    static var latestSchemaVersion: Int {
+        Migrator(migrations: Store.coreFeature.migrations + SearchFeature.feature.migrations).latestVersion
+    }
+
     /// A fresh directory path under the system temporary folder (not created).
     static func temporaryPath(_ name: String = "store") -> String {
         let base = NSTemporaryDirectory() + "cipherdex-tests-" + UUID().uuidString

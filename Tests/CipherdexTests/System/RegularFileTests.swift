@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// `FileDescriptor.openRegularFile(path:limit:)` and `FileSystem.readRegularFile(_:limit:)`:
 /// anything but a regular file is refused at once, never blocking and never read without end.

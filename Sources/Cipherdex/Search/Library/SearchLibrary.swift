@@ -192,7 +192,7 @@ public final class SearchLibrary: @unchecked Sendable {
     /// with nothing running). Called inside `store.transaction` on its thread it returns at
     /// once: the index writes wait for that transaction, so waiting for them would never end.
     public func waitUntilIdle() {
-        if store?.changeObservers.transactionOnCurrentThread() != nil { return }
+        if store?.isInTransactionOnCurrentThread == true { return }
         state.withLock {
             while !isStopped && (!(pending.isEmpty || isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting) {
                 state.wait()

@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The copy `library.add` stores is recorded in the transaction of its index entry, never
 /// before: a crash while the document is extracted leaves no attachment that nothing holds

@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// A full disk while indexing: a typed error and a failed status, never a silent success; once
 /// there is room again, adding again indexes, and everything committed before is kept.

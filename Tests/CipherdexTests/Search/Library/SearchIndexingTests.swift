@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Background indexing: statuses for bad input, change detection, folder sync, concurrency,
 /// and the real-world corpus.

@@ -2,6 +2,7 @@ import CipherdexPDFWriter
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The byte-level scan for one-word ASCII queries must give exactly what the general scan gives.
 final class SearchLibraryASCIIScanTests: XCTestCase {

@@ -2,6 +2,7 @@ import CipherdexPDFWriter
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// `MatchLocator` (match offsets computed in Swift) against FTS4 `offsets()`, which previews used
 /// before: the same byte ranges, in the same order, duplicates included, for every matching page

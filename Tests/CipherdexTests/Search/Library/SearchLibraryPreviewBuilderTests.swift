@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// `PreviewBuilder` directly: line breaks and tabs become spaces without moving any offset.
 final class SearchLibraryPreviewBuilderTests: XCTestCase {

@@ -2,6 +2,7 @@ import CipherdexPDFWriter
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Matching stops a preview's length after the first match; the previews must be exactly those
 /// cut from every match of the page.

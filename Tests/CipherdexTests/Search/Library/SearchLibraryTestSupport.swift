@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Helpers for the search library tests.
 enum SearchLibraryTestSupport {

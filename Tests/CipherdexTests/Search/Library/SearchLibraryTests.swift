@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Search correctness on generated PDFs whose page text is known.
 final class SearchLibraryTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// PDFLibrary's preview caps, separate from the result caps, and cancelling preview work.
 final class SearchPreviewCapTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Tokenizer revision 2 on real indexes: what a reader sees is found, and an index built before
 /// the revision is cut again when the store opens.
@@ -57,7 +58,7 @@ final class SearchTokenizerRevisionTests: XCTestCase {
         let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
         defer { reopened.close() }
         XCTAssertEqual(try search(reopened, "mother", exactWords: true), ["notes.txt"])
-        XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, Store.migrator.latestVersion)
+        XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, TestSupport.latestSchemaVersion)
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Ends-with (`*ology`) and inner (`*olog*`) matches, expanded from the index's vocabulary.
 final class SearchWordEndTests: XCTestCase {

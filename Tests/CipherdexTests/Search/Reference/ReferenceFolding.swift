@@ -2,6 +2,7 @@
 // reference the equivalence tests compare the production tokenizer with. Do not optimise.
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 import Foundation
 import Synchronization

@@ -2,6 +2,7 @@
 // reference the equivalence tests compare the production tokenizer with. Do not optimise.
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The Porter (1980) English stemmer, a direct port of Martin Porter's reference ANSI C
 /// implementation (including its two documented departures: `bli` → `ble` and `logi` → `log`).

@@ -3,6 +3,7 @@
 // Do not optimise.
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// How the tokenizer treats one Unicode scalar.
 enum ReferenceScalarClass: Equatable {

@@ -2,6 +2,7 @@
 // reference the equivalence tests compare the production tokenizer with. Do not optimise.
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The segmentation engine behind `SearchTokenizer`: walks UTF-8 bytes once and produces tokens on
 /// demand, so the FTS module can stream a large document without materialising every token.

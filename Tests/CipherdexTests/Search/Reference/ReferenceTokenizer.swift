@@ -2,6 +2,7 @@
 // as it was, over the reference copies of its parts in this folder.
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 enum ReferenceTokenizer {
     /// All tokens of `text`, exactly as the old `SearchTokenizer.tokens(in:stemming:)` cut them.

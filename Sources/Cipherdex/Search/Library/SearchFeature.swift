@@ -1,0 +1,31 @@
+/// Full-text search as a feature of the store (StoreFeature): its tables, its migrations and
+/// what each connection needs. The store never names search: `import Cipherdex`'s
+/// `Store.open(_:)` passes this feature in.
+enum SearchFeature {
+    /// The feature's identifier, also the key of its `SearchLibrary` among the store's feature
+    /// states.
+    static let identifier = "search"
+
+    /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
+    /// existing stores open unchanged), and 1000–1999 for those to come.
+    static let feature = StoreFeature(
+        identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
+        migrations: [
+            Migrator.Migration(version: 4, name: "search index") { db in
+                try SearchSchema.create(db)
+            },
+            Migrator.Migration(version: 7, name: "tokenizer revision 2") { db in
+                // Apostrophes separate words, format characters are ignored, Thai, Lao, Khmer and
+                // Myanmar are bigrammed and bigram runs go on across white space: the index is cut
+                // again from the stored page text with the current tokenizer.
+                try SearchSchema.rebuild(db, tokenizer: try SearchSchema.tokenizer(db))
+            },
+            Migrator.Migration(version: 8, name: "search vocabulary") { db in
+                try SearchSchema.createVocabulary(db)
+            },
+        ],
+        // FTS tokenizers and SQL functions are registered per connection.
+        configureConnection: { try $0.registerSearchSupport() },
+        // The originals the index stored for its documents.
+        heldAttachments: { try SearchIndexWriter.heldAttachments(db: $0) })
+}

@@ -1,0 +1,29 @@
+extension Store {
+    /// Opens the store at `configuration.path` with full-text search, creating it when the path
+    /// does not exist or is an empty directory (encrypted when a key provider is configured).
+    ///
+    /// This is `CipherdexStore`'s `Store.open(_:)` with the search index's tables and tokenizers
+    /// added: a store created without search gets them here, in the open's transaction, after
+    /// the key and the database are verified. A failed open leaves every file unchanged.
+    public static func open(_ configuration: StoreConfiguration) throws -> Store {
+        try open(configuration, features: [SearchFeature.feature])
+    }
+
+    /// Opens the store with full-text search without blocking the calling task (key derivation
+    /// and verification run on a background thread).
+    public static func open(_ configuration: StoreConfiguration) async throws -> Store {
+        try await open(configuration, features: [SearchFeature.feature])
+    }
+
+    /// Full-text search over this store's documents (created on first use). Every store opened
+    /// where `Cipherdex` is imported has search (its `open(_:)` is the one called); package code
+    /// that opens a store with `open(_:features: [])` must not use this.
+    public var library: SearchLibrary {
+        featureState(SearchFeature.identifier) { SearchLibrary(store: $0) }
+    }
+}
+
+extension SearchLibrary: StoreFeatureState {
+    /// Stops indexing and the extraction helpers when the store closes.
+    package func storeWillClose() { shutdown() }
+}

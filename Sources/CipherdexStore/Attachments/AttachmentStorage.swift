@@ -1,0 +1,204 @@
+import Foundation
+
+/// The files and rows behind a store's attachments.
+///
+/// Writing: content is sealed (or, in an unencrypted store, copied) into `staging/<id>` while a
+/// keyed hash of the plaintext is computed; committing either finds identical content already
+/// stored (same keyed hash: the staged file is dropped and the existing id returned) or records
+/// it, and once the row is committed the staged file is renamed into `attachments/<id>`
+/// (`publish`). Removing records the id in `attachment_removals` in the same transaction as the
+/// row's deletion, and unlinks the file after the commit.
+///
+/// So every state a crash leaves is provable at the next open (`reconcile`, after the key is
+/// verified): a staged file with a row was committed (its rename is finished), one without a
+/// row never was (it is deleted); a removal record names a file whose removal committed. A file
+/// in `attachments/` that no row and no removal record names is never deleted — only reported
+/// by `verify` — because nothing proves it unneeded.
+package struct AttachmentStorage {
+    let layout: StoreLayout
+    /// Attachments master key (nil: unencrypted store, plain files).
+    let masterKey: SecureBytes?
+    /// Key of the content hash used for deduplication (nil: unencrypted store, unkeyed hash).
+    package let deduplicationKey: SecureBytes?
+
+    init(layout: StoreLayout, dataKey: SecureBytes?) {
+        self.layout = layout
+        self.masterKey = dataKey.map { Sodium.deriveSubkey(from: $0, id: 2, context: "cdxattch") }
+        self.deduplicationKey = dataKey.map { Sodium.deriveSubkey(from: $0, id: 3, context: "cdxdedup") }
+    }
+
+    /// A content file sealed into staging, not yet visible.
+    package struct Staged {
+        package let id: String
+        package let path: String
+        package let length: UInt64
+        package let contentHash: [UInt8]
+    }
+
+    /// Path of an attachment's file.
+    package func path(of id: String) -> String { layout.attachments + "/" + id }
+
+    /// Whether `id` has the shape of an attachment id (so it can never name another file).
+    static func isValidID(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Streams content from `produce` (which calls its argument with successive pieces) into a
+    /// staged file.
+    package func stage(_ produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Staged {
+        try Store.wrapSystem {
+            try FileSystem.createDirectory(layout.staging)
+            try FileSystem.createDirectory(layout.attachments)
+        }
+        let id = Sodium.randomBytes(16).map { String(format: "%02x", $0) }.joined()
+        let stagingPath = layout.staging + "/" + id
+        let hash = Sodium.ContentHash(key: deduplicationKey)
+        do {
+            let length: UInt64
+            if let masterKey {
+                let writer = try AttachmentCipherWriter(path: stagingPath, attachmentID: id, masterKey: masterKey)
+                try produce { bytes in try writer.write(bytes, hashing: hash) }
+                length = try writer.finish(synchronize: true)
+            } else {
+                let file = try FileDescriptor(path: stagingPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+                var written: UInt64 = 0
+                try produce { bytes in
+                    try hash.update(bytes, concurrentlyWith: { try file.writeAll(bytes) })
+                    written += UInt64(bytes.count)
+                }
+                try file.sync()
+                length = written
+            }
+            return Staged(id: id, path: stagingPath, length: length, contentHash: hash.finish())
+        } catch let error as AttachmentError {
+            unlink(stagingPath)
+            // A full disk, missing permissions or a failing device are the environment's, typed
+            // as every other store write's are.
+            guard case .io(_, let operation, let code) = error else { throw error }
+            switch StoreError.classifying(SystemError(operation: operation, path: stagingPath, errno: code)) {
+            case .system: throw error
+            case let typed: throw typed
+            }
+        } catch {
+            unlink(stagingPath)
+            throw error
+        }
+    }
+
+    /// Records a staged file in the caller's write transaction; returns the id of the stored
+    /// content (an existing one when the same content is already stored, the staged file then
+    /// being dropped). Once the transaction commits, call `publish(_:)` for a new id.
+    package func commit(_ staged: Staged, db: Connection, contentType: String?, metadata: [String: String]) throws
+        -> String
+    {
+        if let existing = try db.scalar(
+            "SELECT id FROM attachments WHERE content_hash = ?", [.blob(staged.contentHash)])?.textValue
+        {
+            unlink(staged.path)
+            return existing
+        }
+        let metadataJSON = String(decoding: try JSONEncoder().encode(metadata), as: UTF8.self)
+        try db.execute(
+            "INSERT INTO attachments (id, content_hash, length, content_type, metadata) VALUES (?, ?, ?, ?, ?)",
+            [
+                .text(staged.id), .blob(staged.contentHash), .integer(Int64(staged.length)),
+                contentType.map { .text($0) } ?? .null, .text(metadataJSON),
+            ])
+        return staged.id
+    }
+
+    /// Moves a committed attachment's staged file into `attachments/` (durably). Until then
+    /// readers find it in `staging/` (see `readablePath(of:)`); a crash before it is finished by
+    /// the next open.
+    package func publish(_ id: String) throws {
+        try Store.wrapSystem {
+            try FileSystem.rename(layout.staging + "/" + id, to: path(of: id))
+            try FileSystem.syncDirectory(layout.attachments)
+        }
+    }
+
+    /// Where the content of a recorded attachment is now: `attachments/<id>`, or `staging/<id>`
+    /// between its commit and its `publish`.
+    func readablePath(of id: String) -> String {
+        let published = path(of: id)
+        if FileSystem.exists(published) { return published }
+        let staged = layout.staging + "/" + id
+        return FileSystem.exists(staged) ? staged : published
+    }
+
+    /// Deletes a recorded attachment's row in the caller's transaction and records the removal,
+    /// so that its file is provably unneeded; false when there is no such row. Unlink the file
+    /// with `finishRemoval(_:db:)` once the transaction commits.
+    func recordRemoval(_ id: String, db: Connection) throws -> Bool {
+        try db.execute("DELETE FROM attachments WHERE id = ?", [.text(id)])
+        guard db.changes > 0 else { return false }
+        try db.execute("INSERT OR IGNORE INTO attachment_removals (id) VALUES (?)", [.text(id)])
+        return true
+    }
+
+    /// Unlinks the file of a committed removal (the record stays until the next open's
+    /// `reconcile`, which needs no transaction now).
+    func unlinkRemoved(_ id: String) {
+        unlink(path(of: id))
+        unlink(layout.staging + "/" + id)
+        try? FileSystem.syncDirectory(layout.attachments)
+    }
+
+    /// The recorded token of `id`, or nil.
+    static func token(id: String, db: Connection) throws -> AttachmentToken? {
+        guard
+            let row = try db.rows("SELECT length, content_type, metadata FROM attachments WHERE id = ?", [.text(id)])
+                .first
+        else {
+            return nil
+        }
+        let metadata =
+            (try? JSONDecoder().decode([String: String].self, from: Data((row[2].textValue ?? "{}").utf8))) ?? [:]
+        return AttachmentToken(
+            id: id, length: UInt64(row[0].integerValue ?? 0), contentType: row[1].textValue, metadata: metadata)
+    }
+
+    /// Finishes what a crash interrupted, deleting only what is provably unneeded (see the type's
+    /// documentation): committed staged files are published, uncommitted ones deleted, removed
+    /// ones unlinked. Called at open, after the key is verified and before anyone can add
+    /// attachments.
+    func reconcile(db: Connection) throws {
+        let staged = FileSystem.contents(of: layout.staging)
+        let removals = try db.rows("SELECT id FROM attachment_removals").compactMap { $0.first?.textValue }
+        guard FileSystem.exists(layout.staging) || !removals.isEmpty else { return }
+        let recorded = Set(try db.rows("SELECT id FROM attachments").compactMap { $0.first?.textValue })
+        try Store.wrapSystem {
+            for name in staged {
+                if recorded.contains(name) {
+                    try FileSystem.createDirectory(layout.attachments)
+                    try publish(name)
+                } else {
+                    try FileSystem.removeFile(layout.staging + "/" + name)
+                }
+            }
+            for id in removals where Self.isValidID(id) && !recorded.contains(id) {
+                try FileSystem.removeFile(path(of: id))
+            }
+            if FileSystem.isDirectory(layout.attachments) { try FileSystem.syncDirectory(layout.attachments) }
+            if FileSystem.isDirectory(layout.staging) && FileSystem.contents(of: layout.staging).isEmpty {
+                try FileDescriptor.retrying(operation: "rmdir", path: layout.staging) { rmdir(layout.staging) }
+                try FileSystem.syncDirectory(layout.directory)
+            }
+        }
+        try db.execute("DELETE FROM attachment_removals")
+    }
+
+    /// A guess at the content type from a file extension.
+    package static func contentType(forExtension pathExtension: String) -> String? {
+        switch pathExtension.lowercased() {
+        case "pdf": return "application/pdf"
+        case "txt": return "text/plain"
+        case "md", "markdown": return "text/markdown"
+        case "json": return "application/json"
+        case "html", "htm": return "text/html"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        default: return nil
+        }
+    }
+}

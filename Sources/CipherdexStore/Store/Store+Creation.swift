@@ -1,0 +1,99 @@
+import Foundation
+
+extension Store {
+    /// Creates a new store. Order, for crash safety: the database is built under a temporary name
+    /// and closed cleanly, then the metadata is written atomically, then the database is renamed
+    /// into place. A crash before the metadata leaves no store (leftovers are removed by the next
+    /// create); a crash after it leaves a store whose next open finishes the rename.
+    static func create(layout: StoreLayout, configuration: StoreConfiguration, lock existingLock: StoreLock? = nil)
+        throws -> Store
+    {
+        // The key comes first: a provider that fails (a missing key file, a key of the wrong
+        // length) must leave nothing behind, not even the directory.
+        let key = try configuration.keyProvider?()
+        if let key, key.kind == .passphrase {
+            try Keyslot.checkAccepted(configuration.passphraseCost)
+        }
+        let createdDirectory = !FileSystem.exists(layout.directory)
+        try wrapSystem {
+            try FileSystem.createDirectory(layout.directory)
+            try FileSystem.restrictMode(layout.directory, to: 0o700)
+        }
+        do {
+            return try build(layout: layout, configuration: configuration, key: key, lock: existingLock)
+        } catch {
+            // Nothing was committed (the metadata is written last but one step): remove what
+            // this attempt made, never anything else.
+            if !FileSystem.exists(layout.metadata) {
+                for leftover in [
+                    layout.creatingDatabase, layout.creatingDatabase + "-journal", layout.creatingDatabase + "-wal",
+                    layout.creatingDatabase + "-shm", layout.lockFile,
+                ] {
+                    try? FileSystem.removeFile(leftover)
+                }
+                try? FileSystem.removeTree(layout.staging)
+                if createdDirectory { _ = rmdir(layout.directory) }
+            }
+            throw error
+        }
+    }
+
+    /// The steps of `create` after the directory exists.
+    private static func build(
+        layout: StoreLayout, configuration: StoreConfiguration, key: EncryptionKey?, lock existingLock: StoreLock?
+    ) throws -> Store {
+        let lock = try existingLock ?? StoreLock(layout: layout)
+        try wrapSystem {
+            for leftover in [
+                layout.creatingDatabase, layout.creatingDatabase + "-journal", layout.creatingDatabase + "-wal",
+                layout.creatingDatabase + "-shm",
+            ] {
+                try FileSystem.removeFile(leftover)
+            }
+            try FileSystem.removeTree(layout.staging)
+        }
+        try lock.createLockFile(layout: layout)
+
+        let storeID = Sodium.randomBytes(16).map { String(format: "%02x", $0) }.joined()
+        var metadata = StoreMetadata(
+            formatVersion: StoreMetadata.currentFormatVersion, storeID: storeID, encrypted: false, generation: 1,
+            dataGeneration: nil, cipher: nil, keyslots: [], mac: nil, checksum: nil)
+        var dataKey: SecureBytes?
+        if let key {
+            let newDataKey = SecureBytes.random(count: 32)
+            metadata.encrypted = true
+            metadata.cipher = .default
+            metadata.keyslots = [
+                try Keyslot.seal(
+                    dataKey: newDataKey, with: key, slotID: 1, storeID: storeID, cost: configuration.passphraseCost)
+            ]
+            dataKey = newDataKey
+        }
+        // SQLite creates files 0644 (less the umask) and gives -wal and -shm the database's mode:
+        // create the file first, owner-only.
+        try wrapSystem {
+            let file = try FileDescriptor(path: layout.creatingDatabase, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            try FileDescriptor.retrying(operation: "fchmod", path: file.path) { fchmod(file.rawValue, 0o600) }
+        }
+        do {
+            let connection = try Connection(
+                path: layout.creatingDatabase, mode: .writer, key: dataKey?.sqlcipherRawKeyLiteral(),
+                cipher: metadata.cipher,
+                create: true)
+            try configuration.configureConnection(connection)
+            try configuration.migrator.migrate(connection)
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            connection.close()
+        } catch let error as DatabaseError {
+            throw StoreError.classifying(error)
+        }
+        try wrapSystem {
+            try FileDescriptor(path: layout.creatingDatabase, flags: O_RDONLY).sync()
+            try FileSystem.writeAtomically(try metadata.seal(dataKey: dataKey), to: layout.metadata)
+        }
+        let store = try openDatabase(
+            layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
+        store.metadataLock.withLock { store.openedKeyslotID = metadata.keyslots.first?.id }
+        return store
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The checks an open makes before anything may write: what kind of file each store file is,
+/// whether the process may write it, and whether the database decrypts and holds a schema —
+/// including what a crash left in its write-ahead log.
+extension Store {
+    /// Refuses a database (or its `-wal`/`-shm`) that is not a regular file, a database too
+    /// short to hold a first page, or attachment folders that are not directories, and names
+    /// any file the process may not read and write.
+    static func checkDatabaseFiles(databasePath: String, layout: StoreLayout, pageSize: Int) throws {
+        let kind = FileKind.of(databasePath)
+        guard kind.exists else { throw StoreError.storeCorrupted(reason: "the database file is missing") }
+        guard let size = kind.size else {
+            throw StoreError.storeCorrupted(reason: "\(databasePath) is \(kind.description), not a regular file")
+        }
+        // Creation checkpoints the schema into the file before the metadata exists, so the
+        // database of a store always holds at least its first page.
+        guard size >= UInt64(pageSize) else {
+            throw StoreError.storeCorrupted(
+                reason: "the database file \(databasePath) is \(size == 0 ? "empty" : "truncated to \(size) bytes")")
+        }
+        try checkAccess(layout.directory, mode: W_OK | X_OK)
+        try checkAccess(databasePath, mode: R_OK | W_OK)
+        for companion in [databasePath + "-wal", databasePath + "-shm", databasePath + "-journal"] {
+            let companionKind = FileKind.of(companion)
+            guard companionKind.exists else { continue }
+            guard companionKind.isRegular else {
+                throw StoreError.storeCorrupted(
+                    reason: "\(companion) is \(companionKind.description), not a regular file")
+            }
+            try checkAccess(companion, mode: R_OK | W_OK)
+        }
+        for folder in [layout.attachments, layout.staging] { try checkFolder(folder) }
+    }
+
+    /// Refuses an `attachments/` or `staging/` that is there but is not a directory (a file, a
+    /// FIFO, a link to anything but a directory: a link to one is a normal deployment), and
+    /// names one the process may not write.
+    static func checkFolder(_ path: String) throws {
+        var kind = FileKind.of(path)
+        guard kind.exists else { return }
+        if kind == .symbolicLink {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                throw StoreError.storeCorrupted(reason: "\(path) is a symbolic link to nothing, not a directory")
+            }
+            kind = FileKind(mode: info.st_mode, size: 0)
+        }
+        guard kind == .directory else {
+            throw StoreError.storeCorrupted(reason: "\(path) is \(kind.description), not a directory")
+        }
+        try checkAccess(path, mode: R_OK | W_OK | X_OK)
+    }
+
+    /// Throws `permissionDenied` naming `path` when the process may not access it in `mode`.
+    static func checkAccess(_ path: String, mode: Int32) throws {
+        if access(path, mode) != 0 {
+            throw StoreError.permissionDenied(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Verifies the database with the data key and returns the migrations it records, writing nothing
+    /// a failed open could leave behind:
+    /// - page 1 is read through an immutable connection (no lock, no `-shm`, no WAL): a wrong
+    ///   data key fails here (and, without a log, a damaged header);
+    /// - without a write-ahead log, the schema is read the same way;
+    /// - with one (a crash left committed transactions in it), an immutable connection would see
+    ///   the main file alone, mid-checkpoint perhaps, so a read-only connection reads the schema
+    ///   through the log. It rebuilds the log's index in `-shm` and never writes the database or
+    ///   the log; when it fails, `-shm` is put back byte for byte (or removed if it was not
+    ///   there) by `WALCompanions`.
+    static func verifiedSchemaVersions(databasePath: String, key: SecureBytes?, cipher: CipherSettings?) throws
+        -> Set<Int>
+    {
+        let walSize = FileKind.of(databasePath + "-wal").size ?? 0
+        do {
+            let pageCheck = try Connection(path: databasePath, mode: .verifyOnly, key: key, cipher: cipher)
+            if walSize == 0 { return try Migrator.recordedVersions(of: pageCheck) }
+        } catch let error as DatabaseError where walSize > 0 && error.code != Connection.notADatabaseCode {
+            // Page 1 decrypted but the main file alone is inconsistent (a checkpoint killed
+            // part-way leaves a first page that counts pages not yet copied): the log decides.
+        }
+        let companions = try WALCompanions(databasePath: databasePath)
+        do {
+            let probe = try Connection(path: databasePath, mode: .readOnlyProbe, key: key, cipher: cipher)
+            defer { probe.close() }
+            return try Migrator.recordedVersions(of: probe)
+        } catch {
+            try companions.restore()
+            throw error
+        }
+    }
+
+    /// Gives every file and directory of an opened store owner-only modes (0600 and 0700),
+    /// whatever the umask or an older version left.
+    func restrictModes() throws {
+        try Store.wrapSystem {
+            try FileSystem.restrictMode(layout.directory, to: 0o700)
+            for name in FileSystem.contents(of: layout.directory) where StoreLayout.isOwned(name) {
+                let path = layout.directory + "/" + name
+                switch FileKind.of(path) {
+                case .directory: try FileSystem.restrictMode(path, to: 0o700)
+                case .regular: try FileSystem.restrictMode(path, to: 0o600)
+                default: continue
+                }
+            }
+        }
+    }
+}
+
+extension FileSystem {
+    /// Sets `path`'s permission bits to `mode` unless they already are (a symbolic link is left
+    /// alone).
+    static func restrictMode(_ path: String, to mode: mode_t) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFLNK else { return }
+        guard info.st_mode & 0o7777 != mode else { return }
+        try FileDescriptor.retrying(operation: "chmod", path: path) { chmod(path, mode) }
+    }
+}
+
+/// The state of a database's `-wal` and `-shm` before an open touches them, so that a failed
+/// open can put them back: `-shm` (a derived index, small) byte for byte or removed when it was
+/// not there, and a `-wal` the failed open created, while it is still empty, removed.
+struct WALCompanions {
+    private let walPath: String
+    private let shmPath: String
+    private let walExisted: Bool
+    private let savedIndex: [UInt8]?
+
+    /// Records the companions of `databasePath` as they are now; an index that cannot be
+    /// saved (over 1 GiB) is `storeCorrupted` naming it, before anything is written.
+    init(databasePath: String) throws {
+        walPath = databasePath + "-wal"
+        shmPath = databasePath + "-shm"
+        walExisted = FileKind.of(walPath).exists
+        do {
+            savedIndex = FileKind.of(shmPath).isRegular ? try FileSystem.readRegularFile(shmPath, limit: 1 << 30) : nil
+        } catch let error as RegularFileError {
+            // An index over 1 GiB (a sparse giant) or one changing under us is no store's.
+            throw StoreError.storeCorrupted(reason: "\(shmPath): \(error.reason)")
+        }
+    }
+
+    /// Puts the companions back (call only once every connection to the database is closed).
+    func restore() throws {
+        if !walExisted, FileKind.of(walPath).size == 0 {
+            try FileSystem.removeFile(walPath)
+        }
+        guard let savedIndex else {
+            try FileSystem.removeFile(shmPath)
+            return
+        }
+        let file = try FileDescriptor(path: shmPath, flags: O_WRONLY | O_NOFOLLOW)
+        try FileDescriptor.retrying(operation: "ftruncate", path: shmPath) {
+            ftruncate(file.rawValue, off_t(savedIndex.count))
+        }
+        try file.writeAll(savedIndex)
+    }
+}

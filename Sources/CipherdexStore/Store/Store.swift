@@ -1,0 +1,325 @@
+import Foundation
+
+/// An embedded store whose every persisted byte is encrypted with a key the application supplies
+/// (or, when no key is configured, an unencrypted store of the same layout).
+///
+/// Open one with `Store.open(_:)`. A failed open throws `EncryptionError` or `StoreError` and
+/// leaves every file of the store byte-for-byte unchanged: the key is checked against the
+/// keyslots, and the database against the data key with a read-only immutable connection, before
+/// anything opens the database for writing.
+public final class Store: @unchecked Sendable {
+    /// The store's directory.
+    public let path: String
+    /// Whether the store is encrypted.
+    public var isEncrypted: Bool { metadataLock.withLock { metadata.encrypted } }
+
+    let layout: StoreLayout
+    let configuration: StoreConfiguration
+    /// The data key, in secure memory while the store is open (nil when unencrypted).
+    let dataKey: SecureBytes?
+    /// The database connections.
+    let pool: DatabasePool
+    let metadataLock = NSLock()
+    /// Serializes metadata updates (key changes), held across Argon2id and the atomic write.
+    let keyChangeLock = NSLock()
+    var metadata: StoreMetadata
+    /// The keyslot the key given to `open` unwrapped (nil when unencrypted); what `rotateKey`
+    /// replaces. Guarded by `metadataLock`.
+    var openedKeyslotID: Int?
+    /// Document change subscribers and the running document transaction.
+    let changeObservers = ChangeObservers()
+    private var lock: StoreLock?
+    /// What features keep per open store (the search library), by feature identifier.
+    private var featureStates: [String: any StoreFeatureState] = [:]
+
+    /// The state the feature `identifier` keeps for this store, made by `make` on first use (the
+    /// search library is `featureState("search") { SearchLibrary(store: $0) }`).
+    package func featureState<State: StoreFeatureState>(_ identifier: String, make: (Store) -> State) -> State {
+        metadataLock.withLock {
+            if let state = featureStates[identifier] as? State { return state }
+            let state = make(self)
+            featureStates[identifier] = state
+            return state
+        }
+    }
+
+    init(
+        layout: StoreLayout, configuration: StoreConfiguration, metadata: StoreMetadata, dataKey: SecureBytes?,
+        pool: DatabasePool, lock: StoreLock
+    ) {
+        self.path = layout.directory
+        self.layout = layout
+        self.configuration = configuration
+        self.metadata = metadata
+        self.dataKey = dataKey
+        self.pool = pool
+        self.lock = lock
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Opens the store at `configuration.path`, creating it when the path does not exist or is an
+    /// empty directory (encrypted when a key provider is configured).
+    ///
+    /// Store only: the tables of features above the store (a search index) are left alone.
+    /// Disfavoured so that, where `Cipherdex` is imported too, its `Store.open` (with search) is
+    /// the one called.
+    @_disfavoredOverload
+    public static func open(_ configuration: StoreConfiguration) throws -> Store {
+        let layout = StoreLayout(directory: configuration.path)
+        if !FileSystem.exists(layout.directory) {
+            guard configuration.createIfMissing else {
+                throw StoreError.notAStore(path: layout.directory, reason: "no such directory")
+            }
+            return try create(layout: layout, configuration: configuration)
+        }
+        guard FileSystem.isDirectory(layout.directory) else {
+            throw StoreError.notAStore(path: layout.directory, reason: "not a directory")
+        }
+        // A folder this process may not read or search: say so, naming it (not "no store").
+        try checkAccess(layout.directory, mode: R_OK | X_OK)
+        let lock = try StoreLock(layout: layout)
+        let metadataKind = FileKind.of(layout.metadata)
+        if metadataKind.exists {
+            guard metadataKind.isRegular else {
+                throw EncryptionError.metadataCorrupt(
+                    reason: "\(layout.metadata) is \(metadataKind.description), not a regular file")
+            }
+            return try openExisting(layout: layout, configuration: configuration, lock: lock)
+        }
+        if FileSystem.exists(layout.deletionTombstone) {
+            // A delete was interrupted after its first step: the store is gone; finish the job.
+            try checkAccess(layout.directory, mode: W_OK | X_OK)
+            try wrapSystem { try removeStoreFiles(layout: layout) }
+        } else if FileSystem.contents(of: layout.directory).contains(where: Store.isDatabaseOfAnyGeneration) {
+            throw EncryptionError.metadataCorrupt(reason: "the metadata file is missing but the database exists")
+        }
+        let foreign = FileSystem.contents(of: layout.directory).filter { !StoreLayout.isOwned($0) }
+        guard foreign.isEmpty else {
+            throw StoreError.notAStore(
+                path: layout.directory, reason: "the directory is not empty and holds no Cipherdex store")
+        }
+        guard configuration.createIfMissing else {
+            throw StoreError.notAStore(path: layout.directory, reason: "no store in this directory")
+        }
+        return try create(layout: layout, configuration: configuration, lock: lock)
+    }
+
+    /// Opens the store without blocking the calling task (key derivation and verification run on
+    /// a background thread).
+    @_disfavoredOverload
+    public static func open(_ configuration: StoreConfiguration) async throws -> Store {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try Store.open(configuration) })
+            }
+        }
+    }
+
+    /// Whether a store (possibly a damaged one) exists at `path`.
+    public static func exists(at path: String) -> Bool {
+        let layout = StoreLayout(directory: path)
+        return FileSystem.exists(layout.metadata)
+            || FileSystem.contents(of: layout.directory).contains(where: Store.isDatabaseOfAnyGeneration)
+    }
+
+    /// Closes the store: waits for running work, checkpoints the WAL, releases the lock. Further
+    /// calls throw `StoreError.closed`. Called inside `transaction(_:)` on its thread, it returns
+    /// at once and the store closes when that transaction has ended (committed or rolled back).
+    public func close() {
+        close(beforeReleasingLock: {})
+    }
+
+    /// `close()`, running `body` once every connection is closed and before the lock goes (the
+    /// last step of a re-encryption removes the old generation there).
+    func close(beforeReleasingLock body: @escaping () -> Void) {
+        if changeObservers.deferCloseIfInTransaction() { return }
+        metadataLock.lock()
+        let held = lock
+        lock = nil
+        let states = featureStates.values
+        metadataLock.unlock()
+        guard let held else { return }
+        for state in states { state.storeWillClose() }
+        // The flock goes only once SQLite has closed every connection: another process that
+        // takes the lock must never find a connection of this one still holding the database.
+        pool.close(then: {
+            body()
+            held.release()
+        })
+    }
+
+    /// Whether the store is open.
+    public var isOpen: Bool { metadataLock.withLock { lock != nil } }
+
+    private static func openExisting(layout: StoreLayout, configuration: StoreConfiguration, lock: StoreLock) throws
+        -> Store
+    {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize)
+        } catch let error as SystemError {
+            // No permission or a failing disk is not damage: the metadata may be fine.
+            switch StoreError.classifying(error) {
+            case .permissionDenied, .ioError: throw StoreError.classifying(error)
+            default: break
+            }
+            throw EncryptionError.metadataCorrupt(
+                reason: "the metadata file cannot be read: \(error.errorDescription ?? "unreadable")")
+        } catch let error as RegularFileError {
+            throw EncryptionError.metadataCorrupt(reason: "the metadata file cannot be read: \(error.reason)")
+        }
+        let metadata = try StoreMetadata.parse(bytes)
+        // The metadata names the current generation of the database and attachments.
+        let layout = layout.withGeneration(metadata.currentDataGeneration)
+        var dataKey: SecureBytes?
+        var slotID: Int?
+        if metadata.encrypted {
+            guard let provider = configuration.keyProvider else { throw EncryptionError.keyRequired }
+            let key = try provider()
+            let unwrapped = try unwrapDataKey(metadata: metadata, key: key)
+            dataKey = unwrapped.dataKey
+            slotID = unwrapped.slotID
+            try metadata.verifyMAC(dataKey: unwrapped.dataKey)
+        } else if configuration.keyProvider != nil {
+            throw EncryptionError.keyUnexpected
+        }
+        let store = try openDatabase(
+            layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
+        store.metadataLock.withLock { store.openedKeyslotID = slotID }
+        return store
+    }
+
+    /// The data key and the id of the first keyslot `key` opens; `keyInvalid` when none.
+    static func unwrapDataKey(metadata: StoreMetadata, key: EncryptionKey) throws -> (dataKey: SecureBytes, slotID: Int) {
+        for slot in metadata.keyslots where slot.kind == key.kind {
+            if let dataKey = try slot.unwrap(with: key, storeID: metadata.storeID) {
+                guard dataKey.count == 32 else {
+                    throw EncryptionError.metadataCorrupt(reason: "keyslot \(slot.id) holds a key of the wrong size")
+                }
+                return (dataKey, slot.id)
+            }
+        }
+        throw EncryptionError.keyInvalid
+    }
+
+    /// Verifies the database with the data key without writing anything, then opens it for real.
+    static func openDatabase(
+        layout: StoreLayout, configuration: StoreConfiguration, metadata: StoreMetadata, dataKey: SecureBytes?,
+        lock: StoreLock
+    ) throws -> Store {
+        let finishCreation =
+            layout.generation == 0 && !FileSystem.exists(layout.database) && FileSystem.exists(layout.creatingDatabase)
+        let databasePath = finishCreation ? layout.creatingDatabase : layout.database
+        try checkDatabaseFiles(
+            databasePath: databasePath, layout: layout, pageSize: (metadata.cipher ?? .default).pageSize)
+        // One literal `x'<hex>'` for every connection of this store, built once in secure memory.
+        let databaseKey = dataKey?.sqlcipherRawKeyLiteral()
+        let recordedVersions: Set<Int>
+        do {
+            recordedVersions = try verifiedSchemaVersions(
+                databasePath: databasePath, key: databaseKey, cipher: metadata.cipher)
+        } catch let error as DatabaseError {
+            throw openFailure(error, encrypted: metadata.encrypted)
+        } catch let error as SystemError {
+            throw StoreError.classifying(error)
+        }
+        guard !recordedVersions.isEmpty else {
+            // Creation writes the schema before the metadata: a store's database always has one.
+            throw StoreError.storeCorrupted(reason: "the database holds no Cipherdex schema")
+        }
+        try configuration.checkSupported(recordedVersions: recordedVersions)
+        // The key and the database are verified: from here on the store may be written.
+        if finishCreation {
+            try wrapSystem {
+                try FileSystem.rename(layout.creatingDatabase, to: layout.database)
+                try FileSystem.syncDirectory(layout.directory)
+            }
+        }
+        // A failed open must leave no -wal or -shm it made, nor an index it rewrote.
+        let companions = try wrapSystem { try WALCompanions(databasePath: layout.database) }
+        var writer: Connection?
+        let pool: DatabasePool
+        do {
+            let connection = try Connection(
+                path: layout.database, mode: .writer, key: databaseKey, cipher: metadata.cipher,
+                cacheSizeKiB: configuration.cacheSizeKiB)
+            writer = connection
+            try configuration.configureConnection(connection)
+            try configuration.migrator.migrate(connection)
+            pool = DatabasePool(writer: connection, maximumReaders: configuration.maximumReaders) {
+                let reader = try Connection(
+                    path: layout.database, mode: .reader, key: databaseKey, cipher: metadata.cipher,
+                    cacheSizeKiB: configuration.cacheSizeKiB)
+                try configuration.configureConnection(reader)
+                return reader
+            }
+        } catch let error as DatabaseError {
+            writer?.close()
+            try? companions.restore()
+            throw openFailure(error, encrypted: metadata.encrypted)
+        }
+        let store = Store(
+            layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, pool: pool, lock: lock)
+        do {
+            try store.didOpen()
+        } catch {
+            store.pool.close()
+            try? companions.restore()
+            throw error
+        }
+        return store
+    }
+
+    /// What a database error during open means: the environment (a full disk, permissions,
+    /// another process) when it is about that, damage otherwise.
+    private static func openFailure(_ error: DatabaseError, encrypted: Bool) -> StoreError {
+        if let environment = StoreError.classifyingEnvironment(error) { return environment }
+        if error.code == Connection.notADatabaseCode {
+            return .storeCorrupted(
+                reason: encrypted
+                    ? "the database does not decrypt or authenticate with the store's data key"
+                    : "the database file is not a valid SQLite database")
+        }
+        return .storeCorrupted(reason: "the database reports: \(error.errorDescription ?? "unknown error")")
+    }
+
+    /// Runs a file operation, turning `SystemError` into `StoreError` (`permissionDenied`,
+    /// `diskFull` or `system`).
+    static func wrapSystem<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SystemError {
+            throw StoreError.classifying(error)
+        }
+    }
+
+    /// Run once the store is open and its key and database verified: finishes or removes what a
+    /// crash may have left (staged and removed attachments, temporary metadata files), deleting
+    /// only what is provably unneeded.
+    func didOpen() throws {
+        try restrictModes()
+        try Store.wrapSystem {
+            for name in FileSystem.contents(of: layout.directory) where name.hasPrefix(StoreMetadata.fileName + ".tmp-")
+            {
+                try FileSystem.removeFile(layout.directory + "/" + name)
+            }
+        }
+        try Store.mappingDatabaseErrors {
+            try pool.write { try attachmentStorage.reconcile(db: $0) }
+        }
+        try Store.wrapSystem { try Store.removeOtherGenerations(layout: layout) }
+    }
+
+    /// Runs `body` with the writer connection (package-internal: features and the benchmarks).
+    package func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        try pool.write(body)
+    }
+
+    /// Runs `body` with a reader snapshot.
+    package func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        try pool.read(body)
+    }
+}

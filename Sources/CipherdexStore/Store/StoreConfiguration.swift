@@ -1,0 +1,33 @@
+/// How to open (or create) a store.
+public struct StoreConfiguration: Sendable {
+    /// The store's directory. Created with the store when it does not exist.
+    public var path: String
+    /// Supplies the key; nil opens or creates an unencrypted store (encryption is opt-in).
+    public var keyProvider: KeyProvider?
+    /// Argon2id cost for new passphrase keyslots (existing slots keep their recorded cost).
+    public var passphraseCost: PassphraseCost
+    /// Most concurrent reader connections.
+    public var maximumReaders: Int
+    /// Whether opening a path with no store creates one (default) or fails with `notAStore`.
+    public var createIfMissing: Bool
+    /// Page cache per connection in KiB. Pages in the cache are kept decrypted (in process
+    /// memory only), so a cache that holds the working set makes encrypted reads as fast as
+    /// plaintext ones. Allocated as pages are used.
+    public var cacheSizeKiB: Int
+    /// Features above the store whose tables it keeps (full-text search): set by
+    /// `Store.open(_:features:)`, which `import Cipherdex`'s `Store.open` calls with search.
+    package var features: [StoreFeature] = []
+
+    /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given.
+    public init(
+        path: String, keyProvider: KeyProvider? = nil, passphraseCost: PassphraseCost = .default,
+        maximumReaders: Int = 4, createIfMissing: Bool = true, cacheSizeKiB: Int = 32 * 1024
+    ) {
+        self.cacheSizeKiB = cacheSizeKiB
+        self.path = path
+        self.keyProvider = keyProvider
+        self.passphraseCost = passphraseCost
+        self.maximumReaders = maximumReaders
+        self.createIfMissing = createIfMissing
+    }
+}

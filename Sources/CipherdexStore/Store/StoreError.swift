@@ -1,0 +1,88 @@
+import Foundation
+
+/// Failures of a store other than the key: damage, locking, misuse.
+public enum StoreError: Error, LocalizedError, Equatable, Sendable {
+    /// The key was right (it opened a keyslot) but the database or another file failed to
+    /// decrypt or authenticate: the store is damaged, not the key wrong.
+    case storeCorrupted(reason: String)
+    /// Another process (or another open `Store` in this one) holds the store.
+    case storeLocked(path: String)
+    /// The path is not a Cipherdex store (and is not an empty or missing directory).
+    case notAStore(path: String, reason: String)
+    /// The operation needs an encrypted store (key rotation) and this one is not encrypted.
+    case notEncrypted(path: String)
+    /// The store has been closed.
+    case closed
+    /// A file or directory of the store cannot be read or written: its permissions, its owner,
+    /// or a read-only file system. Nothing is damaged; fix the permissions and retry.
+    case permissionDenied(path: String, reason: String)
+    /// The disk (or the user's quota) holding the store is full: the write did not happen.
+    /// Nothing committed is lost; free space and retry.
+    case diskFull(path: String)
+    /// The device holding `path` reported an input/output error (`EIO`): the disk or the
+    /// file system is failing, not the data's encryption. What was committed before is kept;
+    /// check the disk, then retry.
+    case ioError(path: String, reason: String)
+    /// A file operation failed.
+    case system(SystemError)
+    /// The database reported an error.
+    case database(DatabaseError)
+    /// `operation` cannot take part in the write transaction running on the calling thread
+    /// (it would wait for that transaction's own writer lock); call it after the transaction.
+    case insideTransaction(operation: String)
+    /// `operation` needs a feature this program does not include (the store-only
+    /// `CipherdexStore` product opening a store that also holds a search index): the database
+    /// records its migrations `versions`. Use the `Cipherdex` product for it.
+    case featureUnavailable(operation: String, versions: [Int])
+
+    /// The case's name, as the CLI prints it.
+    public var name: String {
+        switch self {
+        case .storeCorrupted: return "storeCorrupted"
+        case .storeLocked: return "storeLocked"
+        case .notAStore: return "notAStore"
+        case .notEncrypted: return "notEncrypted"
+        case .closed: return "closed"
+        case .permissionDenied: return "permissionDenied"
+        case .diskFull: return "diskFull"
+        case .ioError: return "ioError"
+        case .system: return "system"
+        case .database: return "database"
+        case .insideTransaction: return "insideTransaction"
+        case .featureUnavailable: return "featureUnavailable"
+        }
+    }
+
+    /// A one-line description.
+    public var errorDescription: String? {
+        switch self {
+        case .storeCorrupted(let reason):
+            return "the store is damaged (the key is right): \(reason)"
+        case .storeLocked(let path):
+            return "the store at \(path) is open in another process or instance"
+        case .notAStore(let path, let reason):
+            return "\(path) is not a Cipherdex store: \(reason)"
+        case .notEncrypted(let path):
+            return "the store at \(path) is not encrypted: it has no key to rotate"
+        case .closed:
+            return "the store is closed"
+        case .permissionDenied(let path, let reason):
+            return "permission denied for \(path): \(reason)"
+        case .diskFull(let path):
+            return "the disk is full: cannot write \(path) (nothing committed is lost; free some space and retry)"
+        case .ioError(let path, let reason):
+            return
+                "input/output error on \(path): \(reason) (the disk or file system is failing; nothing committed is lost)"
+        case .system(let error):
+            return error.errorDescription
+        case .database(let error):
+            return error.errorDescription
+        case .insideTransaction(let operation):
+            return "\(operation) cannot run inside a transaction of this store; call it after the transaction ends"
+        case .featureUnavailable(let operation, let versions):
+            let list = versions.map(String.init).joined(separator: ", ")
+            return
+                "\(operation) needs a feature this program does not include: the store holds its tables (schema versions \(list); search, with the Cipherdex product), which may keep attachments"
+        }
+    }
+}

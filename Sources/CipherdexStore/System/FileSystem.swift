@@ -1,0 +1,122 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Crash-safe file operations on paths: atomic replacement, durable renames and removal.
+package enum FileSystem {
+    /// Whether anything (file, directory, link) exists at `path`.
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Whether `path` is a directory.
+    package static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Flushes a directory's entries (after a create, rename or unlink inside it).
+    static func syncDirectory(_ path: String) throws {
+        try FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY).sync()
+    }
+
+    /// Creates a directory (mode 0700) if it does not exist, and syncs its parent.
+    static func createDirectory(_ path: String) throws {
+        if isDirectory(path) { return }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw SystemError(operation: "mkdir", path: path, errno: errno)
+        }
+        try syncDirectory(parent(of: path))
+    }
+
+    /// Replaces `path` with `bytes` atomically: a temporary file beside it, fsync, rename over the
+    /// target, fsync of the directory. A crash at any instant leaves the old or the new content.
+    /// `beforeRename` is a fault-injection point for tests.
+    static func writeAtomically(
+        _ bytes: [UInt8], to path: String, mode: mode_t = 0o600,
+        faultPoint: (AtomicWriteStep) throws -> Void = { _ in }
+    ) throws {
+        let directory = parent(of: path)
+        let temporary = path + ".tmp-" + Sodium.randomBytes(6).map { String(format: "%02x", $0) }.joined()
+        do {
+            let file = try FileDescriptor(path: temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+            try file.writeAll(bytes)
+            try faultPoint(.temporaryWritten)
+            try file.sync()
+            try faultPoint(.temporarySynced)
+        } catch {
+            // Only a real error (not an injected crash) cleans up; a crash leaves the temp file.
+            if !(error is InjectedFault) { unlink(temporary) }
+            throw error
+        }
+        try rename(temporary, to: path)
+        try faultPoint(.renamed)
+        try syncDirectory(directory)
+    }
+
+    /// Renames atomically (same directory or file system).
+    static func rename(_ source: String, to destination: String) throws {
+        try FileDescriptor.retrying(operation: "rename", path: destination) { Glibc.rename(source, destination) }
+    }
+
+    /// Removes a file if present.
+    static func removeFile(_ path: String) throws {
+        if unlink(path) != 0 && errno != ENOENT {
+            throw SystemError(operation: "unlink", path: path, errno: errno)
+        }
+    }
+
+    /// Removes a directory tree if present.
+    static func removeTree(_ path: String) throws {
+        guard exists(path) else { return }
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            throw SystemError(operation: "remove", path: path, errno: EIO)
+        }
+    }
+
+    /// Names in a directory (empty when it does not exist).
+    static func contents(of directory: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    }
+
+    /// Size in bytes of a file, or nil when it does not exist.
+    static func size(_ path: String) -> UInt64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return UInt64(info.st_size)
+    }
+
+    /// Bytes an unprivileged process may still write on the file system holding `path`.
+    static func availableBytes(at path: String) throws -> UInt64 {
+        var info = statvfs()
+        try FileDescriptor.retrying(operation: "statvfs", path: path) { statvfs(path, &info) }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+
+    /// The folder part of a path.
+    /// (Foundation's `deletingLastPathComponent` traps on one-character paths on Linux.)
+    static func parent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+}
+
+/// The steps of `FileSystem.writeAtomically` at which a test may inject a crash.
+enum AtomicWriteStep: Sendable, CaseIterable {
+    /// The temporary file holds the new content but is not synced.
+    case temporaryWritten
+    /// The temporary file is durable; the target still holds the old content.
+    case temporarySynced
+    /// The rename happened; the directory is not yet synced.
+    case renamed
+}
+
+/// Thrown by a test's fault point to simulate a process killed at that step.
+struct InjectedFault: Error {}
