@@ -6,8 +6,8 @@
 #   make crash  runs the full crash harness (200 kills per operation)
 .PHONY: setup demo test bench build install stress tsan crash
 
-# Where `make install` puts the CLI: PREFIX/bin/cipherdex, its PDF helper in
-# PREFIX/libexec/cipherdex/ (found there by the CLI), bash and zsh completions.
+# Where `make install` puts the CLI: PREFIX/bin/cipherdex (its own PDF extraction helper: it
+# re-runs itself in helper mode), bash and zsh completions.
 PREFIX ?= /usr/local
 
 setup:
@@ -30,11 +30,9 @@ bench: setup
 
 install: setup
 	swift build -c release --product cipherdex
-	swift build -c release --product cipherdex-extract
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/cipherdex \
+	install -d $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 0755 .build/release/cipherdex $(DESTDIR)$(PREFIX)/bin/cipherdex
-	install -m 0755 .build/release/cipherdex-extract $(DESTDIR)$(PREFIX)/libexec/cipherdex/cipherdex-extract
 	install -m 0644 scripts/completions/cipherdex.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cipherdex
 	install -m 0644 scripts/completions/_cipherdex $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cipherdex
 

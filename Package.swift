@@ -44,9 +44,12 @@ let package = Package(
             name: "Cipherdex",
             dependencies: ["CSQLCipher", "CSodium", "CSystemShims", "CipherdexExtraction"]
         ),
+        // The constructor that makes any executable linking CipherdexExtraction its own PDF
+        // extraction helper (ARCHITECTURE.md, "Extraction isolation").
+        .target(name: "CExtractHelperEntry"),
         .target(
             name: "CipherdexExtraction",
-            dependencies: ["CPoppler", "CPopplerText"]
+            dependencies: ["CPoppler", "CPopplerText", "CExtractHelperEntry"]
         ),
         .target(
             name: "CipherdexPDFWriter",
