@@ -141,13 +141,19 @@ public struct IsolatedPDFExtractor: PDFExtractor {
 
     /// What to do when no helper can run: where it was looked for, what to build or set.
     public static var missingHelperAdvice: String {
-        "PDF extraction needs a helper process, and none can run: this executable cannot re-run itself as the "
-            + "helper (Cipherdex is not linked into the main executable, or it is a sanitizer build) and no "
-            + "\(helperName) was found (looked at $\(helperPathEnvironmentKey), which is used alone when set, next to the executable and in "
-            + "\(installedHelperPath) beside it). Call `PDFExtractionHelper.runIfRequested()` first thing in `main`, "
-            + "or build the standalone helper with `swift build --product \(helperName)` (add `-c release` for a "
-            + "release build) and keep it next to the executable or set \(helperPathEnvironmentKey) to its path; "
-            + "or parse PDFs in-process (`pdfExtraction = .inProcess`, trusted input only)"
+        if let override = ProcessInfo.processInfo.environment[helperPathEnvironmentKey], !override.isEmpty {
+            return "PDF extraction needs a helper process, and none can run: \(helperPathEnvironmentKey) is set to "
+                + "\(override), which is not an executable file (when set, it is the only helper used): "
+                + "point it at a \(helperName) built with `swift build --product \(helperName)`, or unset it "
+                + "so that this executable serves as its own helper"
+        }
+        return "PDF extraction needs a helper process, and none can run: this executable cannot re-run itself as "
+            + "the helper (Cipherdex is not linked into the main executable, or it is a sanitizer build) and no "
+            + "\(helperName) was found (next to the executable or in \(installedHelperPath) beside it). Call "
+            + "`PDFExtractionHelper.runIfRequested()` first thing in `main`, or build the standalone helper with "
+            + "`swift build --product \(helperName)` (add `-c release` for a release build) and keep it next to "
+            + "the executable or set \(helperPathEnvironmentKey) to its path; or parse PDFs in-process "
+            + "(`pdfExtraction = .inProcess`, trusted input only)"
     }
 
     /// The helper to start, or nil when none can run: `$CIPHERDEX_EXTRACT_HELPER` when it is set

@@ -73,7 +73,7 @@ final class InstallLayoutTests: XCTestCase {
             let result = try run(cipherdex, arguments, in: work, helper: missing)
             XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
             XCTAssertTrue(result.stderr.contains("extractionHelperMissing"), result.stderr)
-            XCTAssertTrue(result.stderr.contains("PDFExtractionHelper.runIfRequested()"), result.stderr)
+            XCTAssertTrue(result.stderr.contains(missing + ", which is not an executable file"), result.stderr)
             XCTAssertTrue(result.stderr.contains("swift build --product cipherdex-extract"), result.stderr)
         }
         let status = try run(cipherdex, ["status", "s", "--json"], in: work)

@@ -166,7 +166,13 @@ final class ExtractionFailureTests: XCTestCase {
         setenv(IsolatedPDFExtractor.helperPathEnvironmentKey, "/nonexistent/cipherdex-extract", 1)
         defer { unsetenv(IsolatedPDFExtractor.helperPathEnvironmentKey) }
         XCTAssertNil(IsolatedPDFExtractor.locateHelper())
+        XCTAssertTrue(IsolatedPDFExtractor.missingHelperAdvice.contains("is set to /nonexistent/cipherdex-extract"))
         setenv(IsolatedPDFExtractor.helperPathEnvironmentKey, "/bin/true", 1)
         XCTAssertEqual(IsolatedPDFExtractor.locateHelper(), "/bin/true")
+        unsetenv(IsolatedPDFExtractor.helperPathEnvironmentKey)
+        // Without it, the advice says how a host that cannot re-run itself gets a helper.
+        let advice = IsolatedPDFExtractor.missingHelperAdvice
+        XCTAssertTrue(advice.contains("PDFExtractionHelper.runIfRequested()"), advice)
+        XCTAssertTrue(advice.contains("swift build --product cipherdex-extract"), advice)
     }
 }
