@@ -4,7 +4,8 @@
 #   make stress runs the concurrency stress tests for STRESS_SECONDS (default 120) each
 #   make tsan   runs the tests under ThreadSanitizer (TSAN_FILTER narrows them)
 #   make crash  runs the full crash harness (200 kills per operation)
-.PHONY: setup demo test bench build install stress tsan crash
+#   make docs   builds the DocC documentation into .build/docs
+.PHONY: setup demo test bench build install stress tsan crash docs
 
 # Where `make install` puts the CLI: PREFIX/bin/cipherdex (its own PDF extraction helper: it
 # re-runs itself in helper mode), bash and zsh completions.
@@ -22,6 +23,9 @@ demo: build
 test: setup
 	swift build --build-tests
 	swift test --skip-build --disable-swift-testing
+
+docs: setup
+	./scripts/docs
 
 bench: setup
 	./scripts/bootstrap --bench
