@@ -5,9 +5,10 @@
 // as argv[1]. The constructor below runs before the host's `main`: when both markers are present
 // it serves the helper's requests (the Swift entry `cipherdex_extract_helper_main`, in
 // CipherdexExtraction) and `_exit`s, so the host's own code never runs in the helper. Without
-// the markers it returns at once. Constructors without a priority run in link order, after the
-// Swift runtime's image registration (swiftrt.o is linked first) and after every shared
-// library's initialisers (the Swift runtime, Foundation), so Swift code runs normally here.
+// the markers it returns at once. Constructors without a priority run in link order: this one
+// runs after every shared library's initialisers (the Swift runtime, Foundation) and after the
+// Swift image registration (swiftrt.o is linked first), but before initialisers linked after it
+// (a static Swift runtime and Foundation), so in helper mode it first runs those itself.
 #define _GNU_SOURCE
 #include "CExtractHelperEntry.h"
 
@@ -52,10 +53,32 @@ int cipherdex_helper_entry_in_main_executable(void) {
 #endif
 }
 
+// The executable's initialiser array, defined by the linker (hidden, so a reference from a shared
+// library resolves to that library's own array, or to nothing: weak).
+typedef void (*cipherdex_initializer)(int, char **, char **);
+extern cipherdex_initializer __init_array_start[] __attribute__((weak, visibility("hidden")));
+extern cipherdex_initializer __init_array_end[] __attribute__((weak, visibility("hidden")));
+
+static void cipherdex_helper_entry(int argc, char **argv, char **envp);
+
+// Runs the initialisers that come after this one in the executable's array, as the C library
+// would after it returns: with a statically linked Swift runtime and Foundation
+// (`--static-swift-stdlib`) their initialisers are linked after this file and have not run yet.
+// The helper `_exit`s, so none of them runs twice.
+static void cipherdex_run_later_initializers(int argc, char **argv, char **envp) {
+    if (__init_array_start == NULL || __init_array_end == NULL) return;
+    cipherdex_initializer *entry = __init_array_start;
+    while (entry < __init_array_end && *entry != cipherdex_helper_entry) entry++;
+    if (entry == __init_array_end) return;
+    for (entry++; entry < __init_array_end; entry++) {
+        if (*entry != NULL && *entry != (cipherdex_initializer)-1) (*entry)(argc, argv, envp);
+    }
+}
+
 __attribute__((constructor)) static void cipherdex_helper_entry(int argc, char **argv, char **envp) {
-    (void)envp;
     const char *mode = getenv("CIPHERDEX_EXTRACT_HELPER_MODE");
     if (mode == NULL || strcmp(mode, "1") != 0) return;
     if (argc < 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], "--cipherdex-extract-helper") != 0) return;
+    cipherdex_run_later_initializers(argc, argv, envp);
     _exit(cipherdex_extract_helper_main(argc, argv));
 }

@@ -55,7 +55,7 @@ enum FixturePackage {
 
     /// `swift build` of the fixture with `arguments` (`--product X`, `--target Y`): at most 20
     /// minutes (a clean build compiles all of Cipherdex in debug).
-    static func build(_ arguments: [String]) throws -> Result {
+    static func build(_ arguments: [String], scratchPath: String = scratchPath) throws -> Result {
         try run(
             "/usr/bin/env",
             ["swift", "build", "--package-path", path, "--scratch-path", scratchPath] + arguments,

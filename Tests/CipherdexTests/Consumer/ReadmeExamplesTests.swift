@@ -9,12 +9,12 @@ import XCTest
 /// application functions and values the blocks assume. A block that is a package manifest
 /// (`import PackageDescription`) is checked by `swift package dump-package` instead.
 final class ReadmeExamplesTests: XCTestCase {
-    /// Blocks known not to compile yet, by number (1-based, in README order), with why. The test
-    /// fails when one of them starts to compile, so this list stays true.
-    static let knownFailures: [Int: String] = [
+    /// README lines known not to compile yet (a piece of the line's text), with the error they
+    /// give and why. The test fails when one of them compiles, so this list stays true.
+    static let knownFailures: [(line: String, error: String)] = [
         // `Store.open` has sync and async overloads of one name: inside an async function the
         // async one is chosen, and `try Store.open(configuration)` lacks `await` (issue 10, item 6).
-        1: "expression is 'async' but is not marked with 'await'"
+        ("let store = try Store.open(configuration)", "expression is 'async' but is not marked with 'await'")
     ]
 
     /// A ```swift block and the README line its first line is on.
@@ -79,8 +79,9 @@ final class ReadmeExamplesTests: XCTestCase {
         try generated.source.write(toFile: file, atomically: true, encoding: .utf8)
         let build = try FixturePackage.build(["--target", "ReadmeExamples"])
 
-        // Which blocks have errors (or warnings), from `Generated.swift:LINE:COLUMN: error: …`.
-        var failing: [Int: [String]] = [:]
+        // Errors and warnings in the blocks, from `Generated.swift:LINE:COLUMN: error: …`.
+        let readmeLines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var errors: [(text: String, description: String)] = []
         var warnings: [String] = []
         for line in build.output.split(separator: "\n") where line.contains("Generated.swift:") {
             let parts = line.split(separator: ":", maxSplits: 4).map(String.init)
@@ -89,29 +90,27 @@ final class ReadmeExamplesTests: XCTestCase {
             guard kind == "error" || kind == "warning" else { continue }
             // The block whose function holds the line (its header is the line before its start).
             guard let (block, start) = generated.starts.last(where: { $0.line - 1 <= number }) else { continue }
-            let description =
-                "README block \(block.number), README.md line \(block.line + number - start): \(kind): \(parts[4])"
+            let readmeLine = block.line + number - start
+            let text = readmeLines.indices.contains(readmeLine - 1) ? readmeLines[readmeLine - 1] : ""
+            let description = "README.md line \(readmeLine) (block \(block.number)): \(kind): \(parts[4])\n    \(text)"
             if kind == "error" {
-                failing[block.number, default: []].append(description)
-            } else if !description.hasSuffix("[#no-usage]"), !warnings.contains(description) {
+                if !errors.contains(where: { $0.description == description }) { errors.append((text, description)) }
+            } else if !parts[4].hasSuffix("[#no-usage]"), !warnings.contains(description) {
                 // An example may leave a value unused (it shows what a call returns); nothing else.
                 warnings.append(description)
             }
         }
-        if build.status != 0 && failing.isEmpty {
+        if build.status != 0 && errors.isEmpty {
             XCTFail("the README examples did not build, and no error points into them:\n\(build.output)")
         }
-        for (number, errors) in failing.sorted(by: { $0.key < $1.key }) {
-            if let known = Self.knownFailures[number] {
-                XCTAssertTrue(
-                    errors.allSatisfy { $0.contains(known) },
-                    "block \(number) fails otherwise:\n" + errors.joined(separator: "\n"))
-            } else {
-                XCTFail("README code does not compile:\n" + errors.joined(separator: "\n"))
+        for error in errors {
+            let known = Self.knownFailures.contains {
+                error.text.contains($0.line) && error.description.contains($0.error)
             }
+            if !known { XCTFail("README code does not compile: " + error.description) }
         }
-        for number in Self.knownFailures.keys where failing[number] == nil {
-            XCTFail("README block \(number) compiles now: remove it from ReadmeExamplesTests.knownFailures")
+        for known in Self.knownFailures where !errors.contains(where: { $0.text.contains(known.line) }) {
+            XCTFail("`\(known.line)` compiles now: remove it from ReadmeExamplesTests.knownFailures")
         }
         XCTAssertEqual(warnings, [], "README code compiles with warnings")
     }
