@@ -32,7 +32,12 @@ final class ConsumerFixtureTests: XCTestCase {
         let started = Date()
         let build = try FixturePackage.build(["--product", "ConsumerApp"] + arguments, scratchPath: scratchPath)
         XCTAssertEqual(build.status, 0, build.output)
-        XCTAssertFalse(build.output.contains("warning:"), build.output)
+        // No warning from Cipherdex or the app (the toolchain's static Foundation makes the linker
+        // warn about `mktemp`: not ours).
+        let warnings = build.output.split(separator: "\n").filter {
+            $0.contains("warning:") && !$0.contains("/swift_static/")
+        }
+        XCTAssertEqual(warnings, [], build.output)
         guard build.status == 0 else { return }
         print("ConsumerApp \(configuration) \(arguments) built in \(Int(Date().timeIntervalSince(started))) s")
 
