@@ -124,6 +124,9 @@ final class ExtractionFailureTests: XCTestCase {
     func testThisExecutableIsItsOwnHelper() throws {
         XCTAssertTrue(PDFExtractionHelper.isAvailableInThisExecutable)
         XCTAssertEqual(IsolatedPDFExtractor.locateHelper(), IsolatedPDFExtractor.selfHelperPath)
+        // Not started as a helper: the explicit entry returns at once.
+        PDFExtractionHelper.runIfRequested()
+        XCTAssertTrue(PDFExtractionHelper.isAvailableInThisExecutable)
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: IsolatedPDFExtractor.selfHelperPath)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
