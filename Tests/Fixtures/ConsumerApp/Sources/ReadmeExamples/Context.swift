@@ -14,6 +14,7 @@ func freeSomeSpace() {}
 func checkTheDisk(_ path: String) {}
 func readPassphrase() -> String { "a passphrase" }
 func consume(_ chunk: Data) {}
+func printOnce<Value>(_ value: Value) {}
 
 struct Address: Codable { var city: String }
 struct Report: Codable {
