@@ -4,10 +4,11 @@
 #   make stress runs the concurrency stress tests for STRESS_SECONDS (default 120) each
 #   make tsan   runs the tests under ThreadSanitizer (TSAN_FILTER narrows them)
 #   make crash  runs the full crash harness (200 kills per operation)
-.PHONY: setup demo test bench build install stress tsan crash
+#   make docs   builds the DocC documentation into .build/docs
+.PHONY: setup demo test bench build install stress tsan crash docs
 
-# Where `make install` puts the CLI: PREFIX/bin/cipherdex, its PDF helper in
-# PREFIX/libexec/cipherdex/ (found there by the CLI), bash and zsh completions.
+# Where `make install` puts the CLI: PREFIX/bin/cipherdex (its own PDF extraction helper: it
+# re-runs itself in helper mode), bash and zsh completions.
 PREFIX ?= /usr/local
 
 setup:
@@ -23,6 +24,9 @@ test: setup
 	swift build --build-tests
 	swift test --skip-build --disable-swift-testing
 
+docs: setup
+	./scripts/docs
+
 bench: setup
 	./scripts/bootstrap --bench
 	swift build -c release
@@ -30,11 +34,9 @@ bench: setup
 
 install: setup
 	swift build -c release --product cipherdex
-	swift build -c release --product cipherdex-extract
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/cipherdex \
+	install -d $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 0755 .build/release/cipherdex $(DESTDIR)$(PREFIX)/bin/cipherdex
-	install -m 0755 .build/release/cipherdex-extract $(DESTDIR)$(PREFIX)/libexec/cipherdex/cipherdex-extract
 	install -m 0644 scripts/completions/cipherdex.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cipherdex
 	install -m 0644 scripts/completions/_cipherdex $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cipherdex
 

@@ -52,9 +52,12 @@ let package = Package(
             name: "Cipherdex",
             dependencies: ["CipherdexStore", "CSQLCipher", "CipherdexExtraction"]
         ),
+        // The constructor that makes any executable linking CipherdexExtraction its own PDF
+        // extraction helper (ARCHITECTURE.md, "Extraction isolation").
+        .target(name: "CExtractHelperEntry"),
         .target(
             name: "CipherdexExtraction",
-            dependencies: ["CPoppler", "CPopplerText"]
+            dependencies: ["CPoppler", "CPopplerText", "CExtractHelperEntry"]
         ),
         .target(
             name: "CipherdexPDFWriter",

@@ -2,66 +2,18 @@
 //
 // Usage: cipherdex-extract [--memory-limit BYTES] [--cpu-limit SECONDS] [--requests N]
 //
-// It first caps its own resources (address space, a lifetime CPU cap, no core dumps, no file
-// writes), then serves up to N requests (default 1) from standard input, one after another: for
-// each it gives itself a fresh CPU budget of --cpu-limit seconds, extracts the PDF with
-// PDFTextExtractor and writes one answer to standard output, in the framed format of
-// `HelperProtocol` (see HelperProtocol.swift). It never creates files. Exit status: 0 after N
-// answers or at end of input between requests, 2 for a malformed request or bad arguments.
+// A standalone copy of the helper every executable linking Cipherdex already carries (see
+// `PDFExtractionHelper`): for hosts that cannot re-run themselves (Cipherdex in a shared library,
+// sanitizer builds), named by CIPHERDEX_EXTRACT_HELPER or placed next to the executable. It caps
+// its own resources, then serves up to N requests (default 1) from standard input, one answer
+// each on standard output, in the framed format of `HelperProtocol`. It never creates files.
+// Exit status: 0 after N answers or at end of input between requests, 2 for a malformed request
+// or bad arguments.
 
 import CipherdexExtraction
-import Foundation
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The parsed command line.
-let options: HelperOptions
-do {
-    options = try HelperOptions(arguments: Array(CommandLine.arguments.dropFirst()))
-} catch {
-    FileHandle.standardError.write(Data("cipherdex-extract: \(error)\n\(HelperOptions.usage)\n".utf8))
-    exit(2)
-}
-if options.showHelp {
-    print(HelperOptions.usage)
-    exit(0)
-}
-
-do {
-    try ResourceLimits.apply(memoryBytes: options.memoryBytes, cpuSeconds: options.cpuSeconds, requests: options.requests)
-} catch {
-    FileHandle.standardError.write(Data("cipherdex-extract: \(error)\n".utf8))
-    exit(2)
-}
-
-for _ in 0..<options.requests {
-    /// The next request, nil at end of input.
-    let request: (document: [UInt8], password: String?)
-    do {
-        guard let next = try HelperProtocol.readRequest({ StandardStreams.read($0, from: 0) }) else { exit(0) }
-        request = next
-    } catch {
-        StandardStreams.writeAll(HelperProtocol.encodeAnswer(.failure(.unsupportedFormat("malformed helper request: \(error)"))), to: 1)
-        exit(2)
-    }
-    do {
-        try ResourceLimits.startRequest(cpuSeconds: options.cpuSeconds)
-    } catch {
-        FileHandle.standardError.write(Data("cipherdex-extract: \(error)\n".utf8))
-        exit(2)
-    }
-
-    /// The document, or the typed error to report.
-    let outcome: Result<ExtractedDocument, ExtractionError>
-    do {
-        outcome = .success(try PDFTextExtractor().extract(data: request.document, password: request.password))
-    } catch let error as ExtractionError {
-        outcome = .failure(error)
-    } catch {
-        outcome = .failure(.damaged(reason: "\(error)"))
-    }
-    StandardStreams.writeAll(HelperProtocol.encodeAnswer(outcome), to: 1)
-}
-exit(0)
+exit(PDFExtractionHelper.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -166,9 +166,11 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
         }
         let helper = try HelperProcess(ChildProcess(
             executable: path,
-            arguments: ["--memory-limit", String(limits.memoryBytes), "--cpu-limit", String(limits.cpuSeconds),
-                        "--requests", String(policy.requestsPerHelper)],
-            environment: ["SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local"]
+            arguments: [PDFExtractionHelper.modeArgument, "--memory-limit", String(limits.memoryBytes),
+                        "--cpu-limit", String(limits.cpuSeconds), "--requests", String(policy.requestsPerHelper)],
+            // The mode marker makes a re-executed host (`/proc/self/exe`) serve as the helper.
+            environment: ["SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local",
+                          PDFExtractionHelper.modeEnvironmentKey + "=1"]
         ))
         lock.withLock { counters.helpersStarted += 1 }
         return helper

@@ -4,7 +4,8 @@ import Foundation
     import Glibc
 #endif
 
-/// Extracts text from PDFs in separate, resource-limited `cipherdex-extract` helper processes.
+/// Extracts text from PDFs in separate, resource-limited helper processes: by default the running
+/// executable itself, re-run in helper mode (`PDFExtractionHelper`, `locateHelper()`).
 ///
 /// Poppler can loop forever or allocate gigabytes on hostile input, and can crash. Here the PDF is
 /// written to a helper's standard input over a socket (never to disk); the helper caps its own
@@ -32,7 +33,10 @@ public struct IsolatedPDFExtractor: PDFExtractor {
         public var maximumOutputBytes: Int
 
         /// Creates limits; the defaults are 30 s wall clock, 30 s CPU, 1 GiB, 256 MiB of output.
-        public init(wallClockSeconds: Double = 30, cpuSeconds: Int = 30, memoryBytes: Int = 1 << 30, maximumOutputBytes: Int = 256 << 20) {
+        public init(
+            wallClockSeconds: Double = 30, cpuSeconds: Int = 30, memoryBytes: Int = 1 << 30,
+            maximumOutputBytes: Int = 256 << 20
+        ) {
             self.wallClockSeconds = wallClockSeconds
             self.cpuSeconds = cpuSeconds
             self.memoryBytes = max(memoryBytes, 128 << 20)
@@ -70,8 +74,11 @@ public struct IsolatedPDFExtractor: PDFExtractor {
     /// Extracts the PDF in `data` in a helper process, under `limits`.
     public func extract(data: [UInt8], password: String?) throws -> ExtractedDocument {
         guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
-        guard data.count < HelperProtocol.maximumFrameLength else { throw ExtractionError.memoryLimitExceeded(bytes: limits.memoryBytes) }
-        return try (pool ?? IsolatedExtractorPool.shared(helperPath: helperPath, limits: limits)).extract(data: data, password: password)
+        guard data.count < HelperProtocol.maximumFrameLength else {
+            throw ExtractionError.memoryLimitExceeded(bytes: limits.memoryBytes)
+        }
+        return try (pool ?? IsolatedExtractorPool.shared(helperPath: helperPath, limits: limits)).extract(
+            data: data, password: password)
     }
 
     /// Maps a request that got no answer to an error.
@@ -116,34 +123,53 @@ public struct IsolatedPDFExtractor: PDFExtractor {
     /// "Out of memory", glib's "failed to allocate", C++ `std::bad_alloc`, Swift's runtime).
     static func reportsAllocationFailure(_ errorTail: [UInt8]) -> Bool {
         let text = String(decoding: errorTail.suffix(8192), as: UTF8.self).lowercased()
-        return ["out of memory", "failed to allocate", "bad_alloc", "cannot allocate", "could not allocate", "allocation failed"]
-            .contains { text.contains($0) }
+        return [
+            "out of memory", "failed to allocate", "bad_alloc", "cannot allocate", "could not allocate",
+            "allocation failed",
+        ]
+        .contains { text.contains($0) }
     }
 
-    /// Where an installed helper lives relative to the executable's folder (`make install`:
-    /// `PREFIX/bin/cipherdex` and `PREFIX/libexec/cipherdex/cipherdex-extract`).
+    /// Where a standalone helper is looked for relative to the executable's folder (the layout
+    /// `PREFIX/bin/…` and `PREFIX/libexec/cipherdex/cipherdex-extract`).
     public static let installedHelperPath = "../libexec/cipherdex/" + helperName
 
-    /// What to do when no helper is found: where it was looked for, what to build or set.
+    /// The helper path that means "this executable, re-run in helper mode" (`PDFExtractionHelper`):
+    /// the kernel resolves it in the child to the very binary the parent runs, even after that file
+    /// was moved, replaced or deleted.
+    public static let selfHelperPath = "/proc/self/exe"
+
+    /// What to do when no helper can run: where it was looked for, what to build or set.
     public static var missingHelperAdvice: String {
-        "PDF extraction needs the \(helperName) helper, which was not found (looked at $\(helperPathEnvironmentKey), "
-            + "next to the executable and in \(installedHelperPath) beside it): build it with "
-            + "`swift build --product \(helperName)` (add `-c release` for a release build) and keep it next to the "
-            + "executable, install with `make install`, or set \(helperPathEnvironmentKey) to its path; "
-            + "or parse PDFs in-process (`pdfExtraction = .inProcess`, trusted input only)"
+        if let override = ProcessInfo.processInfo.environment[helperPathEnvironmentKey], !override.isEmpty {
+            return "PDF extraction needs a helper process, and none can run: \(helperPathEnvironmentKey) is set to "
+                + "\(override), which is not an executable file (when set, it is the only helper used): "
+                + "point it at a \(helperName) built with `swift build --product \(helperName)`, or unset it "
+                + "so that this executable serves as its own helper"
+        }
+        return "PDF extraction needs a helper process, and none can run: this executable cannot re-run itself as "
+            + "the helper (Cipherdex is not linked into the main executable, or it is a sanitizer build) and no "
+            + "\(helperName) was found (next to the executable or in \(installedHelperPath) beside it). Call "
+            + "`PDFExtractionHelper.runIfRequested()` first thing in `main`, or build the standalone helper with "
+            + "`swift build --product \(helperName)` (add `-c release` for a release build) and keep it next to "
+            + "the executable or set \(helperPathEnvironmentKey) to its path; or parse PDFs in-process "
+            + "(`pdfExtraction = .inProcess`, trusted input only)"
     }
 
-    /// The first executable among: `$CIPHERDEX_EXTRACT_HELPER`, `cipherdex-extract` next to the
-    /// running executable (`/proc/self/exe`, which under `swift test` is the test bundle in
-    /// `.build/<config>`) or in `../libexec/cipherdex/` beside it (an installed layout), next to
-    /// `Bundle.main`, next to any loaded bundle (an `.xctest` bundle directory on other
-    /// platforms), and next to `argv[0]`.
+    /// The helper to start, or nil when none can run: `$CIPHERDEX_EXTRACT_HELPER` when it is set
+    /// (and then only it: nil when it is not an executable file); otherwise this executable itself
+    /// (`selfHelperPath`) when it can serve as the helper, which any executable linking Cipherdex
+    /// statically can (`PDFExtractionHelper.isAvailableInThisExecutable`); otherwise a standalone
+    /// `cipherdex-extract` next to the running executable (`/proc/self/exe`) or in
+    /// `../libexec/cipherdex/` beside it, next to `Bundle.main`, next to any loaded bundle, and
+    /// next to `argv[0]`.
     public static func locateHelper() -> String? {
+        if let override = ProcessInfo.processInfo.environment[helperPathEnvironmentKey], !override.isEmpty {
+            return isExecutableFile(override) ? override : nil
+        }
+        if PDFExtractionHelper.isAvailableInThisExecutable { return selfHelperPath }
         let fileManager = FileManager.default
         var candidates: [String] = []
-        if let override = ProcessInfo.processInfo.environment[helperPathEnvironmentKey], !override.isEmpty {
-            candidates.append(override)
-        }
         if let executable = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             candidates.append(sibling(of: executable))
             candidates.append((executable as NSString).deletingLastPathComponent + "/" + installedHelperPath)
@@ -157,11 +183,14 @@ public struct IsolatedPDFExtractor: PDFExtractor {
         if let first = CommandLine.arguments.first, first.contains("/") {
             candidates.append(sibling(of: first))
         }
-        return candidates.first { path in
-            var isDirectory: ObjCBool = false
-            return fileManager.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && fileManager.isExecutableFile(atPath: path)
-        }
+        return candidates.first(where: isExecutableFile)
+    }
+
+    /// Whether `path` is an executable regular file (or a link to one).
+    private static func isExecutableFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            && FileManager.default.isExecutableFile(atPath: path)
     }
 
     /// `helperName` in the directory that holds `path`.

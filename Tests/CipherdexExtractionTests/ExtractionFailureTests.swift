@@ -12,7 +12,10 @@ final class ExtractionFailureTests: XCTestCase {
             ("truncated header", Array(pdf.prefix(40))),
             ("truncated half", Array(pdf.prefix(pdf.count / 2))),
             ("header only", Array("%PDF-1.7\n".utf8)),
-            ("garbage after header", Array("%PDF-1.4\n".utf8) + (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }),
+            (
+                "garbage after header",
+                Array("%PDF-1.4\n".utf8) + (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+            ),
         ]
         for extractor in [PDFTextExtractor() as TextExtractor, IsolatedPDFExtractor()] {
             for (name, bytes) in cases {
@@ -27,7 +30,8 @@ final class ExtractionFailureTests: XCTestCase {
             XCTAssertThrowsError(try extractor.extract(data: [], fileExtension: "pdf", password: nil)) {
                 XCTAssertEqual(($0 as? ExtractionError)?.name, "damaged")
             }
-            XCTAssertThrowsError(try extractor.extract(data: Array("hello".utf8), fileExtension: "pdf", password: nil)) {
+            XCTAssertThrowsError(try extractor.extract(data: Array("hello".utf8), fileExtension: "pdf", password: nil))
+            {
                 XCTAssertEqual(($0 as? ExtractionError)?.name, "unsupportedFormat")
             }
             XCTAssertThrowsError(try extractor.extract(data: pdf, fileExtension: "docx", password: nil)) {
@@ -54,14 +58,21 @@ final class ExtractionFailureTests: XCTestCase {
             ("kill -XCPU $$", .timedOut(seconds: 7)),
             ("kill -KILL $$", .memoryLimitExceeded(bytes: 1 << 30)),
             ("kill -SEGV $$", .helperCrashed(signal: SIGSEGV, exitStatus: nil)),
-            ("echo 'terminate called after throwing an instance of std::bad_alloc' >&2; kill -ABRT $$", .memoryLimitExceeded(bytes: 1 << 30)),
+            (
+                "echo 'terminate called after throwing an instance of std::bad_alloc' >&2; kill -ABRT $$",
+                .memoryLimitExceeded(bytes: 1 << 30)
+            ),
             ("head -c 5 >/dev/null; exit 3", .helperCrashed(signal: nil, exitStatus: 3)),
             ("head -c 5 >/dev/null; printf 'CDXA\\001garbage'", .helperCrashed(signal: nil, exitStatus: 0)),
             // A malformed answer from a helper that keeps running: stopped, not waited for.
-            ("head -c 5 >/dev/null; printf 'CDXA\\001garbage'; exec sleep 30", .helperCrashed(signal: nil, exitStatus: nil)),
+            (
+                "head -c 5 >/dev/null; printf 'CDXA\\001garbage'; exec sleep 30",
+                .helperCrashed(signal: nil, exitStatus: nil)
+            ),
         ]
         for (body, expected) in expectations {
-            let extractor = IsolatedPDFExtractor(helperPath: try ExtractionTestSupport.script(body), limits: .init(cpuSeconds: 7))
+            let extractor = IsolatedPDFExtractor(
+                helperPath: try ExtractionTestSupport.script(body), limits: .init(cpuSeconds: 7))
             XCTAssertThrowsError(try extractor.extract(data: pdf, password: nil), body) {
                 XCTAssertEqual($0 as? ExtractionError, expected, body)
             }
@@ -90,7 +101,8 @@ final class ExtractionFailureTests: XCTestCase {
     /// An answer announcing more than the output limit kills the helper.
     func testOversizedAnswerIsRejected() throws {
         // A `J` frame header announcing 4 MiB, then zeros.
-        let helper = try ExtractionTestSupport.script("head -c 5 >/dev/null; printf 'CDXA\\001J\\000\\100\\000\\000'; head -c 5000000 /dev/zero")
+        let helper = try ExtractionTestSupport.script(
+            "head -c 5 >/dev/null; printf 'CDXA\\001J\\000\\100\\000\\000'; head -c 5000000 /dev/zero")
         let extractor = IsolatedPDFExtractor(helperPath: helper, limits: .init(maximumOutputBytes: 1 << 20))
         XCTAssertThrowsError(try extractor.extract(data: makePDF(pages: ["x"], title: nil), password: nil)) {
             XCTAssertEqual($0 as? ExtractionError, .memoryLimitExceeded(bytes: 1 << 20))
@@ -107,16 +119,63 @@ final class ExtractionFailureTests: XCTestCase {
         }
     }
 
-    /// The helper finds itself under `swift test`, and rejects bad arguments.
-    func testHelperLocationAndArguments() throws {
-        let path = try XCTUnwrap(IsolatedPDFExtractor.locateHelper())
-        XCTAssertTrue(path.hasSuffix("/cipherdex-extract"))
+    /// Under `swift test` the helper is the test executable itself, re-run in helper mode (the
+    /// constructor serves before XCTest's `main`), and it rejects bad arguments.
+    func testThisExecutableIsItsOwnHelper() throws {
+        XCTAssertTrue(PDFExtractionHelper.isAvailableInThisExecutable)
+        XCTAssertEqual(IsolatedPDFExtractor.locateHelper(), IsolatedPDFExtractor.selfHelperPath)
+        // Not started as a helper: the explicit entry returns at once.
+        PDFExtractionHelper.runIfRequested()
+        XCTAssertTrue(PDFExtractionHelper.isAvailableInThisExecutable)
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: IsolatedPDFExtractor.selfHelperPath)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [PDFExtractionHelper.modeArgument, "--cpu-limit", "zero"]
+        process.environment = [PDFExtractionHelper.modeEnvironmentKey: "1"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 2)
+        XCTAssertTrue(message.contains("--cpu-limit needs a positive number of seconds"), message)
+        // A PDF through the pool, with this executable as the helper.
+        let pool = IsolatedExtractorPool(policy: .init(maximumIdleHelpers: 0))
+        let document = try IsolatedPDFExtractor(pool: pool).extract(
+            data: makePDF(pages: ["served by the host itself"], title: nil), password: nil)
+        XCTAssertEqual(ExtractionTestSupport.normalized(document.pages[0].text), "served by the host itself")
+    }
+
+    /// The standalone `cipherdex-extract` (built beside the tests) still serves, given by path.
+    func testStandaloneHelperServes() throws {
+        let directory = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let standalone = (directory as NSString).deletingLastPathComponent + "/" + IsolatedPDFExtractor.helperName
+        let pool = IsolatedExtractorPool(helperPath: standalone, policy: .init(maximumIdleHelpers: 0))
+        let document = try IsolatedPDFExtractor(pool: pool).extract(
+            data: makePDF(pages: ["standalone helper"], title: nil), password: nil)
+        XCTAssertEqual(ExtractionTestSupport.normalized(document.pages[0].text), "standalone helper")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: standalone)
         process.arguments = ["--cpu-limit", "zero"]
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 2)
+    }
+
+    /// `CIPHERDEX_EXTRACT_HELPER`, when set, is the only candidate: a wrong path is no helper.
+    func testTheEnvironmentOverrideIsUsedAlone() throws {
+        setenv(IsolatedPDFExtractor.helperPathEnvironmentKey, "/nonexistent/cipherdex-extract", 1)
+        defer { unsetenv(IsolatedPDFExtractor.helperPathEnvironmentKey) }
+        XCTAssertNil(IsolatedPDFExtractor.locateHelper())
+        XCTAssertTrue(IsolatedPDFExtractor.missingHelperAdvice.contains("is set to /nonexistent/cipherdex-extract"))
+        setenv(IsolatedPDFExtractor.helperPathEnvironmentKey, "/bin/true", 1)
+        XCTAssertEqual(IsolatedPDFExtractor.locateHelper(), "/bin/true")
+        unsetenv(IsolatedPDFExtractor.helperPathEnvironmentKey)
+        // Without it, the advice says how a host that cannot re-run itself gets a helper.
+        let advice = IsolatedPDFExtractor.missingHelperAdvice
+        XCTAssertTrue(advice.contains("PDFExtractionHelper.runIfRequested()"), advice)
+        XCTAssertTrue(advice.contains("swift build --product cipherdex-extract"), advice)
     }
 }

@@ -1,8 +1,9 @@
-@testable import CipherdexExtraction
 import CipherdexPDFWriter
 import Foundation
 import Synchronization
 import XCTest
+
+@testable import CipherdexExtraction
 
 #if canImport(Glibc)
     import Glibc
@@ -26,8 +27,12 @@ final class IsolatedExtractorPoolTests: XCTestCase {
         kill(pid, 0) == -1 && errno == ESRCH
     }
 
-    /// The path of the real helper.
-    private func realHelper() throws -> String { try XCTUnwrap(IsolatedPDFExtractor.locateHelper()) }
+    /// The path of the real helper: this test executable, which serves as its own helper (a
+    /// script cannot exec `/proc/self/exe`, which is the shell there).
+    private func realHelper() throws -> String {
+        XCTAssertEqual(IsolatedPDFExtractor.locateHelper(), IsolatedPDFExtractor.selfHelperPath)
+        return try FileManager.default.destinationOfSymbolicLink(atPath: IsolatedPDFExtractor.selfHelperPath)
+    }
 
     /// The same helper process serves consecutive requests, each with its own answer.
     func testHelperIsReused() throws {
@@ -57,7 +62,8 @@ final class IsolatedExtractorPoolTests: XCTestCase {
     func testTimedOutHelperIsDiscardedAndReplaced() throws {
         let counter = NSTemporaryDirectory() + "cipherdex-pool-count-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: counter) }
-        let script = try ExtractionTestSupport.script("""
+        let script = try ExtractionTestSupport.script(
+            """
             n=$(( $(cat '\(counter)' 2>/dev/null || echo 0) + 1 )); echo $n > '\(counter)'
             if [ $n -eq 1 ]; then exec sleep 30; fi
             exec '\(try realHelper())' "$@"
@@ -98,7 +104,10 @@ final class IsolatedExtractorPoolTests: XCTestCase {
 
         // Stopped so that the request is surely in flight when the helper dies.
         kill(third, SIGSTOP)
-        let killer = Thread { usleep(300_000); kill(third, SIGKILL) }
+        let killer = Thread {
+            usleep(300_000)
+            kill(third, SIGKILL)
+        }
         killer.start()
         let (retried, fourth) = try Self.extract("four", in: pool)
         XCTAssertEqual(retried, "four")
@@ -109,7 +118,8 @@ final class IsolatedExtractorPoolTests: XCTestCase {
     /// The real helper, over its address-space limit, fails with a typed error; the next
     /// document gets a fresh helper.
     func testMemoryFailureDiscardsTheHelper() throws {
-        let pool = IsolatedExtractorPool(limits: .init(memoryBytes: 128 << 20), policy: .init(maximumAddressSpaceFraction: 10))
+        let pool = IsolatedExtractorPool(
+            limits: .init(memoryBytes: 128 << 20), policy: .init(maximumAddressSpaceFraction: 10))
         let (_, first) = try Self.extract("small", in: pool)
         let huge = Array("%PDF-1.4\n".utf8) + [UInt8](repeating: 0x20, count: 100 << 20)
         XCTAssertThrowsError(try pool.extract(data: huge, password: nil)) {
@@ -147,16 +157,20 @@ final class IsolatedExtractorPoolTests: XCTestCase {
     /// Several threads at once each get their own document's text back.
     func testConcurrentRequestsGetTheirOwnAnswers() throws {
         let pool = IsolatedExtractorPool(policy: .init(maximumIdleHelpers: 2, requestsPerHelper: 7))
-        let threads = 4, perThread = 8
+        let threads = 4
+        let perThread = 8
         let failures = Mutex<[String]>([])
         let pids = Mutex<Set<pid_t>>([])
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for request in 0..<perThread {
-                let expected = "thread \(thread) request \(request) " + String(repeating: "word\(thread) ", count: request + 1)
+                let expected =
+                    "thread \(thread) request \(request) " + String(repeating: "word\(thread) ", count: request + 1)
                 do {
                     let (text, pid) = try Self.extract(expected, in: pool)
                     pids.withLock { _ = $0.insert(pid) }
-                    if text != ExtractionTestSupport.normalized(expected) { failures.withLock { $0.append("\(expected) → \(text)") } }
+                    if text != ExtractionTestSupport.normalized(expected) {
+                        failures.withLock { $0.append("\(expected) → \(text)") }
+                    }
                 } catch {
                     failures.withLock { $0.append("\(expected): \(error)") }
                 }
@@ -186,10 +200,13 @@ final class IsolatedExtractorPoolTests: XCTestCase {
     /// than `cpuSeconds`.
     func testCPUBudgetIsPerRequest() throws {
         let pages = (0..<150).map { page in
-            (0..<30).map { "Page \(page) line \($0): encrypted searchable document store, quarterly invoice." }.joined(separator: "\n")
+            (0..<30).map { "Page \(page) line \($0): encrypted searchable document store, quarterly invoice." }.joined(
+                separator: "\n")
         }
         let big = makePDF(pages: pages, title: nil)
-        let pool = IsolatedExtractorPool(limits: .init(wallClockSeconds: 60, cpuSeconds: 1), policy: .init(maximumIdleHelpers: 1, requestsPerHelper: 200))
+        let pool = IsolatedExtractorPool(
+            limits: .init(wallClockSeconds: 60, cpuSeconds: 1),
+            policy: .init(maximumIdleHelpers: 1, requestsPerHelper: 200))
         var pid: pid_t?
         var cpu = 0.0
         var requests = 0
@@ -208,12 +225,15 @@ final class IsolatedExtractorPoolTests: XCTestCase {
         // The soft limit was moved to the time used before the last request plus 1 s; the hard
         // cap is 200 requests × (1 + 1) s; the address space stays capped.
         let limits = try String(contentsOfFile: "/proc/\(pid!)/limits", encoding: .utf8).split(separator: "\n")
-        let cpuLimit = try XCTUnwrap(limits.first { $0.hasPrefix("Max cpu time") }).split(separator: " ").compactMap { Int($0) }
+        let cpuLimit = try XCTUnwrap(limits.first { $0.hasPrefix("Max cpu time") }).split(separator: " ").compactMap {
+            Int($0)
+        }
         XCTAssertEqual(cpuLimit.count, 2)
         XCTAssertGreaterThanOrEqual(Double(cpuLimit[0]), cpu.rounded(.down) + 1)
         XCTAssertLessThanOrEqual(Double(cpuLimit[0]), cpu.rounded(.up) + 1)
         XCTAssertEqual(cpuLimit[1], 400)
-        let addressSpace = try XCTUnwrap(limits.first { $0.hasPrefix("Max address space") }).split(separator: " ").compactMap { Int($0) }
+        let addressSpace = try XCTUnwrap(limits.first { $0.hasPrefix("Max address space") }).split(separator: " ")
+            .compactMap { Int($0) }
         XCTAssertEqual(addressSpace, [1 << 30, 1 << 30])
     }
 }

@@ -39,8 +39,11 @@ enum CipherdexCommandLine {
     /// build when it is missing).
     static var version: String {
         let helper =
-            IsolatedPDFExtractor.locateHelper().map { "extraction helper: \($0)" }
-            ?? "extraction helper: not found. " + IsolatedPDFExtractor.missingHelperAdvice
+            IsolatedPDFExtractor.locateHelper().map {
+                $0 == IsolatedPDFExtractor.selfHelperPath
+                    ? "extraction helper: built in (this executable, re-run in helper mode)"
+                    : "extraction helper: \($0)"
+            } ?? "extraction helper: not found. " + IsolatedPDFExtractor.missingHelperAdvice
         return "cipherdex \(CipherdexVersion.current) (SQLCipher on SQLite \(CipherdexVersion.sqlite), "
             + "libsodium \(CipherdexVersion.sodium))\n\(helper)"
     }

@@ -16,9 +16,10 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     /// error): they are not searchable in their new version. Adding them again once the cause
     /// is gone retries; everything written before stays intact.
     case indexWriteFailed(uids: [String], reason: String)
-    /// PDFs are to be parsed in isolated `cipherdex-extract` helper processes (the default) and
-    /// no helper executable can be found: nothing was queued. The reason says where it looked
-    /// and what to build or set.
+    /// PDFs are to be parsed in isolated helper processes (the default) and no helper can run
+    /// (this executable cannot re-run itself as one and no `cipherdex-extract` was found, or
+    /// `CIPHERDEX_EXTRACT_HELPER` names no executable): nothing was queued. The reason says what
+    /// to call, build or set.
     case extractionHelperMissing(reason: String)
 
     /// The case's name, as the CLI prints it.

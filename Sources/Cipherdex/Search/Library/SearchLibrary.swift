@@ -8,14 +8,14 @@ import Synchronization
 /// encrypted database. Obtain it as `store.library`.
 ///
 /// Indexing runs in the background: documents are extracted on every core (PDFs by default in
-/// `cipherdex-extract` helper processes, with time and memory limits per document, reused from a
+/// helper processes — the executable itself, re-run — with time and memory limits per document, reused from a
 /// pool the library owns), and one writer batches the inserts. Searching works while indexing runs.
 public final class SearchLibrary: @unchecked Sendable {
     /// How documents are turned into text.
     public struct Configuration: Sendable {
         /// Where PDFs are parsed.
         public enum PDFExtraction: Sendable, Equatable {
-            /// In `cipherdex-extract` helper processes with these limits per document (the
+            /// In helper processes (`PDFExtractionHelper`) with these limits per document (the
             /// default: a hostile PDF cannot crash, hang or balloon the calling process). Helpers
             /// are reused from a pool the library owns (see `IsolatedExtractorPool`).
             case isolated(IsolatedPDFExtractor.Limits)
