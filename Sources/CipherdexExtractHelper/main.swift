@@ -6,7 +6,9 @@
 // writes), then serves up to N requests (default 1) from standard input, one after another: for
 // each it gives itself a fresh CPU budget of --cpu-limit seconds, extracts the PDF with
 // PDFTextExtractor and writes one answer to standard output, in the framed format of
-// `HelperProtocol` (see HelperProtocol.swift). It never creates files. Exit status: 0 after N
+// `HelperProtocol` (see HelperProtocol.swift). A document whose reading-order text takes longer
+// than --reading-order-limit seconds gets glib's page text, and the helper exits after that
+// answer (the stalled poppler call goes on in its thread). It never creates files. Exit status: 0 after N
 // answers or at end of input between requests, 2 for a malformed request or bad arguments.
 
 import CipherdexExtraction
@@ -30,7 +32,8 @@ if options.showHelp {
 }
 
 do {
-    try ResourceLimits.apply(memoryBytes: options.memoryBytes, cpuSeconds: options.cpuSeconds, requests: options.requests)
+    try ResourceLimits.apply(
+        memoryBytes: options.memoryBytes, cpuSeconds: options.cpuSeconds, requests: options.requests)
 } catch {
     FileHandle.standardError.write(Data("cipherdex-extract: \(error)\n".utf8))
     exit(2)
@@ -43,7 +46,8 @@ for _ in 0..<options.requests {
         guard let next = try HelperProtocol.readRequest({ StandardStreams.read($0, from: 0) }) else { exit(0) }
         request = next
     } catch {
-        StandardStreams.writeAll(HelperProtocol.encodeAnswer(.failure(.unsupportedFormat("malformed helper request: \(error)"))), to: 1)
+        StandardStreams.writeAll(
+            HelperProtocol.encodeAnswer(.failure(.unsupportedFormat("malformed helper request: \(error)"))), to: 1)
         exit(2)
     }
     do {
@@ -55,13 +59,21 @@ for _ in 0..<options.requests {
 
     /// The document, or the typed error to report.
     let outcome: Result<ExtractedDocument, ExtractionError>
+    /// Whether the reading-order text is still running in its thread (then this helper exits).
+    var stalled = false
     do {
-        outcome = .success(try PDFTextExtractor().extract(data: request.document, password: request.password))
+        let extractor = PDFTextExtractor(
+            readingOrderTimeLimit: options.readingOrderSeconds ?? Double(options.cpuSeconds) / 2)
+        let extracted = try extractor.extractNotingStall(data: request.document, password: request.password)
+        outcome = .success(extracted.document)
+        stalled = extracted.readingOrderStalled
     } catch let error as ExtractionError {
         outcome = .failure(error)
     } catch {
         outcome = .failure(.damaged(reason: "\(error)"))
     }
     StandardStreams.writeAll(HelperProtocol.encodeAnswer(outcome), to: 1)
+    // A stalled poppler call cannot be stopped but with the process: answer, then end.
+    if stalled { _exit(0) }
 }
 exit(0)
