@@ -63,44 +63,66 @@ std::string utf8_text(const poppler::ustring &text) {
 }
 
 /// `page::text()` of the band `top`..`bottom` of the page (points from the top), without its
-/// final form feed; a band that comes back cut short (see `full_text`) is split in two at the
-/// widest gap between lines nearest its middle (from the word boxes in `words`, sorted by top)
-/// and each half read again, at most `depth` times, so only the line holding the U+0000 loses
-/// the rest of itself.
-std::string band_text(const poppler::page &page, const std::vector<poppler::rectf> &words, double left, double width,
-                      double top, double bottom, int depth) {
+/// final form feed and line breaks; `complete` tells whether it was cut short (see `full_text`).
+std::string band_text(const poppler::page &page, double left, double width, double top, double bottom,
+                      bool &complete) {
     std::string text = utf8_text(
         page.text(poppler::rectf(left, top, width, bottom - top), poppler::page::non_raw_non_physical_layout));
-    const bool complete = text.empty() || text.back() == '\f';
+    complete = text.empty() || text.back() == '\f';
     while (!text.empty() && (text.back() == '\f' || text.back() == '\n')) {
         text.pop_back();
     }
-    if (complete || depth == 0) {
-        return text;
-    }
-    // Candidate cuts: the space between the bottom of the lines so far and the next word's top.
-    double best = -1, reach = top, middle = (top + bottom) / 2;
-    for (const poppler::rectf &box : words) {
-        if (box.y() + box.height() <= top || box.y() >= bottom) {
-            continue;
+    return text;
+}
+
+/// The text of the band `top`..`bottom`, which `page::text()` cuts short: the largest band from
+/// `top` that comes back whole (found by bisection over `cuts`, the gaps between lines, sorted),
+/// the line after it that holds the U+0000 (cut short: what follows the U+0000 on that line is
+/// lost), then the rest read the same way, at most `depth` more times. Large bands keep
+/// poppler's layout (columns, line order) as in the whole page's text.
+std::string banded_text(const poppler::page &page, const std::vector<double> &cuts, double left, double width,
+                        double top, double bottom, int depth) {
+    bool complete = false;
+    std::string whole = band_text(page, left, width, top, bottom, complete);
+    std::vector<double> inside;
+    for (double cut : cuts) {
+        if (cut > top && cut < bottom) {
+            inside.push_back(cut);
         }
-        if (box.y() > reach && reach > top) {
-            const double cut = (reach + box.y()) / 2;
-            if (best < 0 || std::abs(cut - middle) < std::abs(best - middle)) {
-                best = cut;
-            }
+    }
+    if (complete || depth == 0 || inside.empty()) {
+        return whole;
+    }
+    // The first cut whose band from `top` is cut short (inside.size() when only the whole is).
+    size_t low = 0, high = inside.size();
+    while (low < high) {
+        const size_t middle = (low + high) / 2;
+        bool whole_band = false;
+        band_text(page, left, width, top, inside[middle], whole_band);
+        if (whole_band) {
+            low = middle + 1;
+        } else {
+            high = middle;
         }
-        reach = std::max(reach, box.y() + box.height());
     }
-    if (best <= top || best >= bottom) {
-        return text;
+    const double lineTop = low == 0 ? top : inside[low - 1];
+    const double lineBottom = low == inside.size() ? bottom : inside[low];
+    std::string result;
+    bool ignored = false;
+    if (low > 0) {
+        result = band_text(page, left, width, top, lineTop, ignored);
     }
-    std::string upper = band_text(page, words, left, width, top, best, depth - 1);
-    std::string lower = band_text(page, words, left, width, best, bottom, depth - 1);
-    if (!upper.empty() && !lower.empty()) {
-        upper.push_back('\n');
+    const std::string line = band_text(page, left, width, lineTop, lineBottom, ignored);
+    if (!line.empty()) {
+        result += result.empty() ? line : "\n" + line;
     }
-    return upper + lower;
+    if (lineBottom < bottom) {
+        const std::string rest = banded_text(page, cuts, left, width, lineBottom, bottom, depth - 1);
+        if (!rest.empty()) {
+            result += result.empty() ? rest : "\n" + rest;
+        }
+    }
+    return result;
 }
 
 /// The page's reading-order text. poppler-cpp 22.12 builds `page::text()` with
@@ -130,7 +152,16 @@ std::string full_text(const poppler::page &page) {
     }
     std::sort(words.begin(), words.end(),
               [](const poppler::rectf &a, const poppler::rectf &b) { return a.y() < b.y(); });
-    std::string banded = band_text(page, words, minX - 1, maxX - minX + 2, minY - 1, maxY + 1, 12);
+    // Cuts between lines: halfway across each vertical gap no word box spans.
+    std::vector<double> cuts;
+    double reach = words.front().y() + words.front().height();
+    for (const poppler::rectf &box : words) {
+        if (box.y() > reach) {
+            cuts.push_back((reach + box.y()) / 2);
+        }
+        reach = std::max(reach, box.y() + box.height());
+    }
+    std::string banded = banded_text(page, cuts, minX - 1, maxX - minX + 2, minY - 1, maxY + 1, 64);
     banded += "\n\f";
     return banded.size() > text.size() ? banded : text;
 }
