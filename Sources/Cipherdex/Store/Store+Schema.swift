@@ -40,6 +40,12 @@ extension Store {
         migrator.register(version: 8, name: "search vocabulary") { db in
             try SearchSchema.createVocabulary(db)
         }
+        // Tokenizer revision 3 (issue 9): a bidi embedding's or isolate's start or end alone no
+        // longer separates words (`(\u{202A}15\u{202C}ב)` is `15ב`); only the end of one run
+        // directly followed by the start of another does. The index is cut again, as in 7.
+        migrator.register(version: 9, name: "tokenizer revision 3") { db in
+            try SearchSchema.rebuild(db, tokenizer: try SearchSchema.tokenizer(db))
+        }
         return migrator
     }()
 }
