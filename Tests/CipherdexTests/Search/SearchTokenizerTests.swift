@@ -131,6 +131,17 @@ final class SearchTokenizerTests: XCTestCase {
         assertOffsetsCover("\u{202A}15\u{202C}ב x", ["15\u{202C}ב", "x"])
     }
 
+    /// Tokenizer revision 3: the Arabic tatweel (U+0640, kashida) only stretches the line between
+    /// letters, so it is dropped like a haraka; Arabic presentation forms and the lam-alef
+    /// ligature fold to the letters (NFKD).
+    func testArabicTatweelAndPresentationForms() {
+        XCTAssertEqual(SearchTestSupport.texts("كتـــاب"), SearchTestSupport.texts("كتاب"))
+        XCTAssertEqual(SearchTestSupport.texts("ـ كتاب ـــ"), ["كتاب"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{FEFB}"), ["لا"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{FEDF}\u{FEE4}\u{FE8E}"), ["لما"])
+        assertOffsetsCover("كتـــاب x", ["كتـــاب", "x"])
+    }
+
     /// English Porter stemming, only when asked for.
     func testStemming() {
         XCTAssertEqual(
