@@ -117,6 +117,7 @@ enum ScalarClass: Equatable {
             0xAA60...0xAA7F,  // Myanmar Extended-A
             0x1100...0x11FF,  // Hangul Jamo
             0x3005...0x3007,  // 々 〆 〇
+            0x2F00...0x2FD5,  // Kangxi radicals (NFKC: the ideographs; some fonts map to them)
             0x303B,  // 〻
             0x3041...0x3096,  // Hiragana
             0x309D...0x309F,  // Hiragana iteration marks, ゟ

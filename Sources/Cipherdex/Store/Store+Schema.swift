@@ -42,8 +42,8 @@ extension Store {
         }
         // Tokenizer revision 3 (issue 9): a bidi embedding's or isolate's start or end alone no
         // longer separates words (`(\u{202A}15\u{202C}ב)` is `15ב`); only the end of one run
-        // directly followed by the start of another does; the Arabic tatweel is dropped. The index
-        // is cut again, as in 7.
+        // directly followed by the start of another does; the Arabic tatweel is dropped; Kangxi
+        // radicals are their ideographs. The index is cut again, as in 7.
         migrator.register(version: 9, name: "tokenizer revision 3") { db in
             try SearchSchema.rebuild(db, tokenizer: try SearchSchema.tokenizer(db))
         }

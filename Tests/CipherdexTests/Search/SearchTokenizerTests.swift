@@ -142,6 +142,14 @@ final class SearchTokenizerTests: XCTestCase {
         assertOffsetsCover("كتـــاب x", ["كتـــاب", "x"])
     }
 
+    /// Tokenizer revision 3: Kangxi radicals, to which some CJK fonts map ideographs' glyphs, are
+    /// the ideographs a reader sees (NFKC) and bigrammed with them.
+    func testKangxiRadicalsAreTheirIdeographs() {
+        XCTAssertEqual(SearchTestSupport.texts("\u{2F47}本語"), SearchTestSupport.texts("日本語"))
+        XCTAssertEqual(SearchTestSupport.texts("\u{2F47}"), ["日"])
+        assertOffsetsCover("\u{2F47}本 x", ["\u{2F47}本", "x"])
+    }
+
     /// English Porter stemming, only when asked for.
     func testStemming() {
         XCTAssertEqual(
