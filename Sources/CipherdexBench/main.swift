@@ -3,6 +3,8 @@
 /// `cipherdex-bench generate-pdfs DIR [DOCUMENTS] [PAGES]` writes the sample corpus (the demo
 /// uses it). `cipherdex-bench search-quality [--corpus DIR] [--queries N] [--seed S] [--json]`
 /// evaluates search against `pdftotext` on real PDFs; `extraction-agreement` compares the words.
+/// `cipherdex-bench page-text FILE` prints the page text Cipherdex extracts (in this process, form
+/// feed between pages, like `pdftotext -q -enc UTF-8 FILE -`) and its search tokens with `--tokens`.
 import CipherdexPDFWriter
 import Foundation
 
@@ -23,6 +25,9 @@ if arguments.first == "generate-pdfs" {
         FileHandle.standardError.write(Data("cipherdex-bench: error: \(error)\n".utf8))
         exit(1)
     }
+}
+if arguments.first == "page-text" {
+    exit(PageTextCommand.main(Array(arguments.dropFirst())))
 }
 if let first = arguments.first, first == "search-quality" || first == "extraction-agreement" {
     exit(SearchQualitySuite.main(arguments))

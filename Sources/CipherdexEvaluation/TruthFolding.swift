@@ -16,11 +16,12 @@ public enum TruthFolding {
         "ı": "i", "þ": "th", "ŧ": "t", "ŀ": "l", "ſ": "s", "ς": "σ",
     ]
 
-    /// Whether `value` is a diacritic a reader ignores.
+    /// Whether `value` is a diacritic a reader ignores (and the Arabic tatweel U+0640, which only
+    /// stretches the line between letters).
     public static func isDiacritic(_ value: UInt32) -> Bool {
         switch value {
         case 0x300...0x36F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,
-            0x591...0x5BD, 0x5BF, 0x5C1, 0x5C2, 0x5C4, 0x5C5, 0x5C7, 0x64B...0x65F, 0x670:
+            0x591...0x5BD, 0x5BF, 0x5C1, 0x5C2, 0x5C4, 0x5C5, 0x5C7, 0x64B...0x65F, 0x670, 0x640:
             return true
         default:
             return false

@@ -55,8 +55,11 @@ public struct TruthTokenizer: Sendable {
         return folded
     }
 
-    /// Whether the scalar is part of a word or run.
+    /// Whether the scalar is part of a word or run. Kangxi radicals (symbols) are, as the
+    /// ideographs NFKC makes of them: fonts of some Japanese and Chinese PDFs map glyphs of `日`
+    /// or `本` to `⽇`, `⽊`, which a reader takes for the ideographs.
     static func isLetterLike(_ scalar: Unicode.Scalar) -> Bool {
+        if (0x2F00...0x2FD5).contains(scalar.value) { return true }
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber,
             .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark:

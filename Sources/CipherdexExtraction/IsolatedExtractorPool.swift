@@ -45,8 +45,11 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
 
         /// Creates a policy; the defaults are one idle helper per core, 50 requests, 30 s,
         /// 256 MiB resident, half the address-space limit.
-        public init(maximumIdleHelpers: Int = ProcessInfo.processInfo.activeProcessorCount, requestsPerHelper: Int = 50,
-                    idleTimeoutSeconds: Double = 30, maximumResidentBytes: Int = 256 << 20, maximumAddressSpaceFraction: Double = 0.5) {
+        public init(
+            maximumIdleHelpers: Int = ProcessInfo.processInfo.activeProcessorCount, requestsPerHelper: Int = 50,
+            idleTimeoutSeconds: Double = 30, maximumResidentBytes: Int = 256 << 20,
+            maximumAddressSpaceFraction: Double = 0.5
+        ) {
             self.maximumIdleHelpers = max(0, maximumIdleHelpers)
             self.requestsPerHelper = max(1, requestsPerHelper)
             self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -134,7 +137,9 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
     }
 
     /// Extracts in a helper and tells which one answered (its pid; 0 when none could start).
-    func run(data: [UInt8], password: String?) throws -> (result: Result<ExtractedDocument, ExtractionError>, helper: pid_t) {
+    func run(data: [UInt8], password: String?) throws -> (
+        result: Result<ExtractedDocument, ExtractionError>, helper: pid_t
+    ) {
         let request = HelperProtocol.request(document: data, password: password)
         var helper = try checkOut(reuse: true)
         while true {
@@ -146,7 +151,8 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
                 return (result, helper.pid)
             }
             discard(helper)
-            if case .timedOut = exchange {} else if helper.requestCount > 1 {
+            if case .timedOut = exchange {
+            } else if helper.requestCount > 1 {
                 // It may have failed for what an earlier document left behind: once more, fresh.
                 helper = try checkOut(reuse: false)
                 continue
@@ -164,14 +170,22 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
         guard let path = helperPath ?? IsolatedPDFExtractor.locateHelper() else {
             throw ExtractionError.helperUnavailable(reason: IsolatedPDFExtractor.missingHelperAdvice)
         }
-        let helper = try HelperProcess(ChildProcess(
-            executable: path,
-            arguments: [PDFExtractionHelper.modeArgument, "--memory-limit", String(limits.memoryBytes),
-                        "--cpu-limit", String(limits.cpuSeconds), "--requests", String(policy.requestsPerHelper)],
-            // The mode marker makes a re-executed host (`/proc/self/exe`) serve as the helper.
-            environment: ["SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local",
-                          PDFExtractionHelper.modeEnvironmentKey + "=1"]
-        ))
+        let helper = try HelperProcess(
+            ChildProcess(
+                executable: path,
+                arguments: [
+                    PDFExtractionHelper.modeArgument, "--memory-limit", String(limits.memoryBytes),
+                    "--cpu-limit", String(limits.cpuSeconds), "--requests", String(policy.requestsPerHelper),
+                    // Half the request's budget, so glib's page text has the other half.
+                    "--reading-order-limit",
+                    String(max(min(limits.wallClockSeconds, Double(limits.cpuSeconds)) / 2, 0.1)),
+                ],
+                // The mode marker makes a re-executed host (`/proc/self/exe`) serve as the helper.
+                environment: [
+                    "SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local",
+                    PDFExtractionHelper.modeEnvironmentKey + "=1",
+                ]
+            ))
         lock.withLock { counters.helpersStarted += 1 }
         return helper
     }
@@ -181,7 +195,8 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
         guard reusable else { return discard(helper) }
         var retire = helper.requestCount >= policy.requestsPerHelper
         if !retire, let usage = helper.memoryUsage() {
-            retire = usage.resident > policy.maximumResidentBytes
+            retire =
+                usage.resident > policy.maximumResidentBytes
                 || Double(usage.addressSpace) > Double(limits.memoryBytes) * policy.maximumAddressSpaceFraction
         }
         let kept: Bool = lock.withLock {
@@ -207,7 +222,8 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
             return first.since
         }
         guard let oldest else { return }
-        let delay = max(0, (oldest + .nanoseconds(Int64(policy.idleTimeoutSeconds * 1_000_000_000)) - .now) / .seconds(1))
+        let delay = max(
+            0, (oldest + .nanoseconds(Int64(policy.idleTimeoutSeconds * 1_000_000_000)) - .now) / .seconds(1))
         DispatchQueue.global().asyncAfter(deadline: .now() + delay + 0.01) { [weak self] in self?.sweep() }
     }
 

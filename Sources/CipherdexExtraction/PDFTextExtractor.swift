@@ -7,7 +7,8 @@ import Foundation
 /// page text comes from poppler-cpp's reading-order text (`ReadingOrderText`, what `pdftotext`
 /// prints), which opens the same bytes a second time, because glib's page text drops lines of
 /// right-to-left text. When poppler-cpp cannot open the document or counts other pages, the
-/// document's text is glib's, with `GlyphGapSplitter` applied. The PDF is loaded from memory and
+/// document's text is glib's, with `GlyphGapSplitter` applied; when it takes longer than
+/// `readingOrderTimeLimit`, glib's too, without annotations. The PDF is loaded from memory and
 /// never written to disk.
 /// Poppler has no time or memory limit of its own: hostile or fuzzed files can make it loop or
 /// allocate gigabytes, so untrusted input should go through `IsolatedPDFExtractor`, which runs
@@ -25,12 +26,27 @@ public struct PDFTextExtractor: PDFExtractor {
     /// glib's page text for every document, as the fallback does.
     public var readingOrderText: Bool
 
+    /// The default `readingOrderTimeLimit`: half of the isolated extractor's default 30 s.
+    public static let defaultReadingOrderTimeLimit = 15.0
+
+    /// Seconds the reading-order text of a document may take (nil: no limit). Past it the
+    /// document gets glib's page text without annotations (`readingOrderStalled`): a hostile form
+    /// tree (qpdf__shared-unnamed-field.pdf) makes poppler's page display, which builds the
+    /// document's form fields, and its annotations run for ever, while glib's page text does not
+    /// need them. The reading-order call runs on in its thread (it cannot be interrupted); the
+    /// extraction helper exits after such a document, in process it keeps running.
+    public var readingOrderTimeLimit: Double?
+
     /// Creates an extractor that takes page text in reading order, or, with `readingOrderText`
-    /// false or where poppler-cpp fails, from glib with words split at glyph gaps of
-    /// `wordGapRatio` of the glyph height.
-    public init(wordGapRatio: Double? = PDFTextExtractor.defaultWordGapRatio, readingOrderText: Bool = true) {
+    /// false, where poppler-cpp fails, or past `readingOrderTimeLimit` seconds, from glib with
+    /// words split at glyph gaps of `wordGapRatio` of the glyph height.
+    public init(
+        wordGapRatio: Double? = PDFTextExtractor.defaultWordGapRatio, readingOrderText: Bool = true,
+        readingOrderTimeLimit: Double? = PDFTextExtractor.defaultReadingOrderTimeLimit
+    ) {
         self.wordGapRatio = wordGapRatio
         self.readingOrderText = readingOrderText
+        self.readingOrderTimeLimit = readingOrderTimeLimit
     }
 
     /// Extracts the title, metadata and per-page text and annotations of the PDF in `data`.
@@ -38,6 +54,14 @@ public struct PDFTextExtractor: PDFExtractor {
     /// cannot open it, `.unsupportedFormat` if the bytes carry no PDF header and `.damaged` if
     /// they do.
     public func extract(data: [UInt8], password: String?) throws -> ExtractedDocument {
+        try extractNotingStall(data: data, password: password).document
+    }
+
+    /// `extract(data:password:)`, and whether the reading-order text ran past
+    /// `readingOrderTimeLimit` (its thread still running: the helper then exits after answering).
+    package func extractNotingStall(data: [UInt8], password: String?) throws -> (
+        document: ExtractedDocument, readingOrderStalled: Bool
+    ) {
         guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
         let document = try Self.open(data, password: password)
         defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(document)) }
@@ -45,10 +69,13 @@ public struct PDFTextExtractor: PDFExtractor {
         let pageCount = Int(poppler_document_get_n_pages(document))
         // Opened only after glib accepted the document and its password: glib decides `.locked`.
         var texts: [String]?
-        if readingOrderText, case .success(let found) = ReadingOrderText.pageTexts(of: data, password: password),
-            found.count == max(pageCount, 0)
-        {
-            texts = found
+        var stalled = false
+        if readingOrderText {
+            switch ReadingOrderText.pageTexts(of: data, password: password, timeLimit: readingOrderTimeLimit) {
+            case .success(let found) where found.count == max(pageCount, 0): texts = found
+            case .failure(.timedOut): stalled = true
+            default: break
+            }
         }
         var pages: [ExtractedPage] = []
         pages.reserveCapacity(max(pageCount, 0))
@@ -59,10 +86,12 @@ public struct PDFTextExtractor: PDFExtractor {
             }
             defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(page)) }
             let text = texts?[index] ?? pageText(page)
-            pages.append(ExtractedPage(index: index, text: text, annotations: Self.annotations(of: page)))
+            // Annotations build the same form fields that stalled the reading-order text.
+            pages.append(
+                ExtractedPage(index: index, text: text, annotations: stalled ? [] : Self.annotations(of: page)))
         }
         let title = Self.takeString(poppler_document_get_title(document)).flatMap(Self.nonBlank)
-        return ExtractedDocument(title: title, metadata: Self.metadata(of: document), pages: pages)
+        return (ExtractedDocument(title: title, metadata: Self.metadata(of: document), pages: pages), stalled)
     }
 
     /// The page's text, with spaces where glyphs poppler runs together stand apart.

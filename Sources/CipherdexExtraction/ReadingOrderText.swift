@@ -1,4 +1,7 @@
 internal import CPopplerText
+import Dispatch
+import Foundation
+import Synchronization
 
 /// The text of every page of a PDF in reading order, as `pdftotext` prints it, from poppler-cpp's
 /// `page::text()` (through the C interface of `CPopplerText`).
@@ -15,6 +18,37 @@ enum ReadingOrderText {
         case damaged
         /// Out of memory, an exception inside poppler-cpp, or a document over 2 GiB.
         case failed
+        /// Not done within the time limit (poppler-cpp's page display builds the document's whole
+        /// form-field tree, which hostile files make exponential: qpdf__shared-unnamed-field.pdf).
+        /// The work goes on in its thread until poppler returns, if ever.
+        case timedOut
+    }
+
+    /// The outcome of a call running in its own thread, once it is there.
+    private final class Slot: Sendable {
+        /// The outcome.
+        let value = Mutex<Result<[String], Failure>?>(nil)
+        /// Signalled when `value` is set.
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// `pageTexts(of:password:)` in a thread of its own, waited for at most `timeLimit` seconds
+    /// (nil: as long as it takes, in this thread): `.timedOut` after that, the thread abandoned.
+    /// poppler calls cannot be interrupted, so the abandoned thread runs on; a process that must
+    /// not keep it (the extraction helper) exits once it has answered.
+    static func pageTexts(of data: [UInt8], password: String?, timeLimit: Double?) -> Result<[String], Failure> {
+        guard let timeLimit else { return pageTexts(of: data, password: password) }
+        let slot = Slot()
+        let thread = Thread {
+            let outcome = pageTexts(of: data, password: password)
+            slot.value.withLock { $0 = outcome }
+            slot.done.signal()
+        }
+        // poppler recurses over deep content and form trees: the main thread's stack size.
+        thread.stackSize = 8 << 20
+        thread.start()
+        guard slot.done.wait(timeout: .now() + max(timeLimit, 0)) == .success else { return .failure(.timedOut) }
+        return slot.value.withLock { $0 } ?? .failure(.failed)
     }
 
     /// The UTF-8 text of each page of the PDF in `data`, opened with `password` (tried as owner and

@@ -53,6 +53,29 @@ final class ReadingOrderTextTests: XCTestCase {
         XCTAssertEqual(ReadingOrderText.pageTexts(of: ownerOnly, password: "wrong"), .failure(.locked))
     }
 
+    /// poppler-cpp's `page::text()` stops at a U+0000, which poppler emits for some glyphs
+    /// (pdfjs__issue19971.pdf page 6, between Arabic letters, as pdftotext prints it too): the
+    /// Arabic and the whole Japanese paragraph after it were lost. The page is read again in bands
+    /// between its lines, so it has them all, and no U+0000.
+    func testPageTextGoesOnPastANullCharacter() throws {
+        let pdf = try ExtractionTestSupport.corpusFile("pdfjs__issue19971.pdf")
+        let texts = try ReadingOrderText.pageTexts(of: pdf, password: nil).get()
+        XCTAssertGreaterThan(texts.count, 5)
+        let page = texts[5]
+        for expected in [
+            "これは追加の長い段落です。", "と機会へのより深い理解を得ることができます。", "الجغراف", "والتحد",
+            "Este es un párrafo adicional más largo.",
+        ] {
+            XCTAssertTrue(page.contains(expected), "page 6 lacks \(expected)")
+        }
+        XCTAssertFalse(page.unicodeScalars.contains("\u{0}"))
+        XCTAssertTrue(page.hasSuffix("\u{0C}"))
+        // Every page poppler finishes ends with a form feed; the bands keep that.
+        for (index, text) in texts.enumerated() where !text.isEmpty {
+            XCTAssertTrue(text.hasSuffix("\u{0C}"), "page \(index + 1)")
+        }
+    }
+
     func testBytesThatAreNotAPDF() {
         XCTAssertEqual(ReadingOrderText.pageTexts(of: [], password: nil), .failure(.failed))
         XCTAssertEqual(ReadingOrderText.pageTexts(of: Array("hello".utf8), password: nil), .failure(.damaged))

@@ -138,7 +138,12 @@ struct TokenScanner: ~Copyable {
                 if folded != 0 {
                     if !truncated {
                         // limit < capacity, so the byte always fits.
-                        if textCount + 1 > limit { truncated = true } else { storage[textCount] = folded; textCount += 1 }
+                        if textCount + 1 > limit {
+                            truncated = true
+                        } else {
+                            storage[textCount] = folded
+                            textCount += 1
+                        }
                     }
                     index += 1
                     end = index
@@ -159,7 +164,8 @@ struct TokenScanner: ~Copyable {
         offset = end
         guard textCount > 0 else { return nil }
         if stemming, text.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) {
-            textCount = PorterStemmer.stem(UnsafeMutableBufferPointer(start: storage, count: capacity), count: textCount)
+            textCount = PorterStemmer.stem(
+                UnsafeMutableBufferPointer(start: storage, count: capacity), count: textCount)
         }
         defer { position += 1 }
         return RawToken(range: start..<end, position: position, kind: .word)
@@ -174,7 +180,14 @@ struct TokenScanner: ~Copyable {
         let (scalar, length) = decode(at: index)
         guard let scalar else { return 0 }
         let kind = ScalarClass.of(scalar)
-        if kind == .ignorable { return -length }
+        if kind == .ignorable {
+            if ScalarClass.closesDirection(scalar.value),
+                ScalarClass.directionalBoundary(at: index, count: input.count, decode: { decode(at: $0) })
+            {
+                return 0
+            }
+            return -length
+        }
         guard kind == .letter || kind == .mark else { return 0 }
         if !truncated {
             let folded = Folding.fold(scalar)
@@ -205,6 +218,11 @@ struct TokenScanner: ~Copyable {
             case .cjk:
                 break
             case .ignorable:
+                if ScalarClass.closesDirection(scalar.value),
+                    ScalarClass.directionalBoundary(at: index, count: inputCount, decode: { decode(at: $0) })
+                {
+                    break run
+                }
                 index += length
                 continue run
             default:
@@ -267,7 +285,8 @@ struct TokenScanner: ~Copyable {
 
     /// The next bigram of the current CJK run (there must be one).
     private mutating func nextBigram() -> RawToken {
-        let first = cjkUnits[cjkNext], second = cjkUnits[cjkNext + 1]
+        let first = cjkUnits[cjkNext]
+        let second = cjkUnits[cjkNext + 1]
         cjkNext += 1
         textCount = 0
         append(cjkText[first.text])
@@ -282,7 +301,8 @@ struct TokenScanner: ~Copyable {
     private func decode(at index: Int) -> (Unicode.Scalar?, Int) {
         let lead = input[index]
         if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
-        let length: Int, minimum: UInt32
+        let length: Int
+        let minimum: UInt32
         var value: UInt32
         switch lead {
         case 0xC2...0xDF: (length, minimum, value) = (2, 0x80, UInt32(lead & 0x1F))

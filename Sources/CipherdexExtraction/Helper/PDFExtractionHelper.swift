@@ -89,14 +89,22 @@ public enum PDFExtractionHelper {
                 return 2
             }
             let outcome: Result<ExtractedDocument, ExtractionError>
+            // Whether the reading-order text is still running in its thread (then this helper exits).
+            var stalled = false
             do {
-                outcome = .success(try PDFTextExtractor().extract(data: request.document, password: request.password))
+                let extractor = PDFTextExtractor(
+                    readingOrderTimeLimit: options.readingOrderSeconds ?? Double(options.cpuSeconds) / 2)
+                let extracted = try extractor.extractNotingStall(data: request.document, password: request.password)
+                outcome = .success(extracted.document)
+                stalled = extracted.readingOrderStalled
             } catch let error as ExtractionError {
                 outcome = .failure(error)
             } catch {
                 outcome = .failure(.damaged(reason: "\(error)"))
             }
             StandardStreams.writeAll(HelperProtocol.encodeAnswer(outcome), to: 1)
+            // A stalled poppler call cannot be stopped but with the process: answer, then end.
+            if stalled { _exit(0) }
         }
         return 0
     }

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 final class RecoveryKeyTests: XCTestCase {
     func testFormattedKeyReadsBackAsTheSameKey() throws {

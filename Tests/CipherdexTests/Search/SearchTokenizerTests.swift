@@ -6,7 +6,9 @@ import XCTest
 /// Segmentation, folding, CJK bigrams, stemming and exact byte offsets of `SearchTokenizer`.
 final class SearchTokenizerTests: XCTestCase {
     /// Each token's byte range must cover exactly the original word it came from.
-    private func assertOffsetsCover(_ text: String, _ expected: [String], file: StaticString = #filePath, line: UInt = #line) {
+    private func assertOffsetsCover(
+        _ text: String, _ expected: [String], file: StaticString = #filePath, line: UInt = #line
+    ) {
         let utf8 = Array(text.utf8)
         let tokens = SearchTokenizer.tokens(in: text)
         let covered = tokens.map { String(decoding: utf8[$0.byteRange], as: UTF8.self) }
@@ -18,9 +20,12 @@ final class SearchTokenizerTests: XCTestCase {
     /// `mother’s` is the word `mother` and an `s`, so an exact search for `mothers` misses it and
     /// `Bukhalā` finds `al-Bukhalā’i`).
     func testLatinWords() {
-        XCTAssertEqual(SearchTestSupport.texts("Hello, World! It's 2024 — e-mail_x 3.14"), ["hello", "world", "it", "s", "2024", "e", "mail", "x", "3", "14"])
+        XCTAssertEqual(
+            SearchTestSupport.texts("Hello, World! It's 2024 — e-mail_x 3.14"),
+            ["hello", "world", "it", "s", "2024", "e", "mail", "x", "3", "14"])
         assertOffsetsCover("Hello, World! It's 2024", ["Hello", "World", "It", "s", "2024"])
-        XCTAssertEqual(SearchTestSupport.texts("'quoted' rock’n’roll l'été"), ["quoted", "rock", "n", "roll", "l", "ete"])
+        XCTAssertEqual(
+            SearchTestSupport.texts("'quoted' rock’n’roll l'été"), ["quoted", "rock", "n", "roll", "l", "ete"])
         XCTAssertEqual(SearchTestSupport.texts("al-Bukhalā’i mother’s"), ["al", "bukhala", "i", "mother", "s"])
         XCTAssertEqual(SearchTestSupport.texts(""), [])
         XCTAssertEqual(SearchTestSupport.texts("  ...  !!! 🎉 "), [])
@@ -28,10 +33,13 @@ final class SearchTokenizerTests: XCTestCase {
 
     /// Case folding and diacritic removal, precomposed and decomposed.
     func testFoldingAndDiacritics() {
-        XCTAssertEqual(SearchTestSupport.texts("Crème Brûlée ÉCOLE Straße STRASSE Øresund Æther naïve Łódź"),
-                       ["creme", "brulee", "ecole", "strasse", "strasse", "oresund", "aether", "naive", "lodz"])
+        XCTAssertEqual(
+            SearchTestSupport.texts("Crème Brûlée ÉCOLE Straße STRASSE Øresund Æther naïve Łódź"),
+            ["creme", "brulee", "ecole", "strasse", "strasse", "oresund", "aether", "naive", "lodz"])
         XCTAssertEqual(SearchTestSupport.texts("e\u{301}cole cafe\u{301}"), ["ecole", "cafe"])
-        XCTAssertEqual(SearchTestSupport.texts("ﬁnance ＡＢＣ１２３ İstanbul ΣΟΦΊΑ σοφία"), ["finance", "abc123", "istanbul", "σοφια", "σοφια"])
+        XCTAssertEqual(
+            SearchTestSupport.texts("ﬁnance ＡＢＣ１２３ İstanbul ΣΟΦΊΑ σοφία"),
+            ["finance", "abc123", "istanbul", "σοφια", "σοφια"])
         XCTAssertEqual(SearchTestSupport.texts("Привет МИР ёлка"), ["привет", "мир", "елка"])
         XCTAssertEqual(SearchTestSupport.texts("مُحَمَّد"), ["محمد"])
         // Indic vowel signs are not diacritics.
@@ -42,8 +50,9 @@ final class SearchTokenizerTests: XCTestCase {
     /// Japanese: Han, Hiragana and Katakana runs become overlapping bigrams.
     func testJapanese() {
         let text = "東京タワーは日本の電波塔です。"
-        XCTAssertEqual(SearchTestSupport.texts(text),
-                       ["東京", "京タ", "タワ", "ワー", "ーは", "は日", "日本", "本の", "の電", "電波", "波塔", "塔で", "です"])
+        XCTAssertEqual(
+            SearchTestSupport.texts(text),
+            ["東京", "京タ", "タワ", "ワー", "ーは", "は日", "日本", "本の", "の電", "電波", "波塔", "塔で", "です"])
         let tokens = SearchTokenizer.tokens(in: text)
         XCTAssertTrue(tokens.allSatisfy { $0.kind == .cjkBigram })
         XCTAssertEqual(tokens[0].byteRange, 0..<6)
@@ -97,20 +106,56 @@ final class SearchTokenizerTests: XCTestCase {
         XCTAssertEqual(SearchTestSupport.texts("آرگومان\u{200C}ها"), SearchTestSupport.texts("آرگومانها"))
         XCTAssertEqual(SearchTestSupport.texts("co\u{00AD}operate"), ["cooperate"])
         XCTAssertEqual(SearchTestSupport.texts("\u{200F}שלום\u{200E} \u{FEFF}word\u{2060}s"), ["שלום", "words"])
-        // Embeddings and isolates delimit (extraction wraps each right-to-left word in them), and
-        // the zero-width space is a word break.
-        XCTAssertEqual(SearchTestSupport.texts("\u{202B}לחיוב\u{202C}\u{202B}פעולות\u{202C}"), ["לחיוב", "פעולות"])
-        XCTAssertEqual(SearchTestSupport.texts("\u{202A} habibi\u{202C}يبيب"), ["habibi", "يبيب"])
-        XCTAssertEqual(SearchTestSupport.texts("one\u{200B}two \u{2067}x\u{2069}y"), ["one", "two", "x", "y"])
+        // The zero-width space is a word break.
+        XCTAssertEqual(SearchTestSupport.texts("one\u{200B}two"), ["one", "two"])
         XCTAssertEqual(SearchTestSupport.texts("中\u{200D}文"), ["中文"])
         XCTAssertEqual(SearchTestSupport.texts("\u{200C}\u{200D}"), [])
         assertOffsetsCover("co\u{00AD}op x", ["co\u{00AD}op", "x"])
     }
 
+    /// Tokenizer revision 3: the end of one bidi embedding or isolate directly followed by the
+    /// start of another separates (glib wraps each right-to-left word in its own isolate);
+    /// a start or an end alone is ignored like any format character, so the words poppler's
+    /// reading-order text splits into directional runs stay whole, as pdftotext's reader sees them.
+    func testBidiRunBoundaries() {
+        XCTAssertEqual(SearchTestSupport.texts("\u{202B}לחיוב\u{202C}\u{202B}פעולות\u{202C}"), ["לחיוב", "פעולות"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{2068}לחיוב\u{2069}\u{2068}פעולות\u{2069}"), ["לחיוב", "פעולות"])
+        XCTAssertEqual(SearchTestSupport.texts("a\u{202C}\u{2069}\u{202A}b"), ["a", "b"])
+        // pdfjs__issue11656.pdf: `סעיף 15ב(4) לחוק` as poppler-cpp and pdftotext give it.
+        XCTAssertEqual(
+            SearchTestSupport.texts("סעיף \u{202A}(15\u{202C}ב)(\u{202A} )4\u{202C}לחוק"), ["סעיף", "15ב", "4לחוק"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{202A} habibi\u{202C}يبيب"), ["habibiيبيب"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{2067}x\u{2069}y \u{202E}z"), ["xy", "z"])
+        // Runs of bigram scripts: the same.
+        XCTAssertEqual(SearchTestSupport.texts("中\u{202C}文"), ["中文"])
+        XCTAssertEqual(SearchTestSupport.texts("中\u{2069}\u{2068}文"), ["中", "文"])
+        assertOffsetsCover("\u{202A}15\u{202C}ב x", ["15\u{202C}ב", "x"])
+    }
+
+    /// Tokenizer revision 3: the Arabic tatweel (U+0640, kashida) only stretches the line between
+    /// letters, so it is dropped like a haraka; Arabic presentation forms and the lam-alef
+    /// ligature fold to the letters (NFKD).
+    func testArabicTatweelAndPresentationForms() {
+        XCTAssertEqual(SearchTestSupport.texts("كتـــاب"), SearchTestSupport.texts("كتاب"))
+        XCTAssertEqual(SearchTestSupport.texts("ـ كتاب ـــ"), ["كتاب"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{FEFB}"), ["لا"])
+        XCTAssertEqual(SearchTestSupport.texts("\u{FEDF}\u{FEE4}\u{FE8E}"), ["لما"])
+        assertOffsetsCover("كتـــاب x", ["كتـــاب", "x"])
+    }
+
+    /// Tokenizer revision 3: Kangxi radicals, to which some CJK fonts map ideographs' glyphs, are
+    /// the ideographs a reader sees (NFKC) and bigrammed with them.
+    func testKangxiRadicalsAreTheirIdeographs() {
+        XCTAssertEqual(SearchTestSupport.texts("\u{2F47}本語"), SearchTestSupport.texts("日本語"))
+        XCTAssertEqual(SearchTestSupport.texts("\u{2F47}"), ["日"])
+        assertOffsetsCover("\u{2F47}本 x", ["\u{2F47}本", "x"])
+    }
+
     /// English Porter stemming, only when asked for.
     func testStemming() {
-        XCTAssertEqual(SearchTestSupport.texts("Running runs connections connected happiness", stemming: true),
-                       ["run", "run", "connect", "connect", "happi"])
+        XCTAssertEqual(
+            SearchTestSupport.texts("Running runs connections connected happiness", stemming: true),
+            ["run", "run", "connect", "connect", "happi"])
         XCTAssertEqual(SearchTestSupport.texts("Running", stemming: false), ["running"])
         XCTAssertEqual(SearchTestSupport.texts("Crème running 東京", stemming: true), ["creme", "run", "東京"])
     }
@@ -120,8 +165,10 @@ final class SearchTokenizerTests: XCTestCase {
         let vectors = [
             "caresses": "caress", "ponies": "poni", "ties": "ti", "caress": "caress", "cats": "cat", "feed": "feed",
             "agreed": "agre", "plastered": "plaster", "motoring": "motor", "sing": "sing", "conflated": "conflat",
-            "troubled": "troubl", "sized": "size", "hopping": "hop", "tanned": "tan", "falling": "fall", "hissing": "hiss",
-            "fizzed": "fizz", "failing": "fail", "filing": "file", "happy": "happi", "sky": "sky", "relational": "relat",
+            "troubled": "troubl", "sized": "size", "hopping": "hop", "tanned": "tan", "falling": "fall",
+            "hissing": "hiss",
+            "fizzed": "fizz", "failing": "fail", "filing": "file", "happy": "happi", "sky": "sky",
+            "relational": "relat",
             "conditional": "condit", "rational": "ration", "valenci": "valenc", "digitizer": "digit",
             "conformabli": "conform", "radicalli": "radic", "differentli": "differ", "vileli": "vile",
             "analogousli": "analog", "vietnamization": "vietnam", "predication": "predic", "operator": "oper",

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Re-encryption and in-place encryption and decryption: everything kept, nothing of the old
 /// generation left, and a crash at each step leaving the old or the new generation.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 final class StoreKeyslotTests: XCTestCase {
     private func opens(_ path: String, _ key: @escaping KeyProvider) -> Bool {

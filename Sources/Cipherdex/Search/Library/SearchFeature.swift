@@ -7,7 +7,7 @@ enum SearchFeature {
     static let identifier = "search"
 
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
-    /// existing stores open unchanged), and 1000–1999 for those to come.
+    /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -22,6 +22,13 @@ enum SearchFeature {
             },
             Migrator.Migration(version: 8, name: "search vocabulary") { db in
                 try SearchSchema.createVocabulary(db)
+            },
+            // Tokenizer revision 3 (issue 9): a bidi embedding's or isolate's start or end alone
+            // no longer separates words (`(\u{202A}15\u{202C}ב)` is `15ב`); only the end of one
+            // run directly followed by the start of another does; the Arabic tatweel is dropped;
+            // Kangxi radicals are their ideographs. The index is cut again, as in 7.
+            Migrator.Migration(version: 1000, name: "tokenizer revision 3") { db in
+                try SearchSchema.rebuild(db, tokenizer: try SearchSchema.tokenizer(db))
             },
         ],
         // FTS tokenizers and SQL functions are registered per connection.

@@ -60,6 +60,26 @@ final class SearchTokenizerRevisionTests: XCTestCase {
         XCTAssertEqual(try search(reopened, "mother", exactWords: true), ["notes.txt"])
         XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, TestSupport.latestSchemaVersion)
     }
+
+    /// Revision 3 (search migration 1000): an index cut with revision 2, in which a bidi run's end split
+    /// `15ב`, is cut again at open.
+    func testAnIndexBuiltBeforeRevision3IsCutAgainAtOpen() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        try addText(store, "סעיף \u{202A}(15\u{202C}ב) לחוק", uid: "he.txt")
+        XCTAssertEqual(try search(store, "15ב", exactWords: true), ["he.txt"])
+        try store.write { db in
+            try db.execute("DELETE FROM search_text_segdir")
+            try db.execute("DELETE FROM search_text_segments")
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = 1000")
+        }
+        XCTAssertEqual(try search(store, "15ב", exactWords: true), [])
+        store.close()
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        defer { reopened.close() }
+        XCTAssertEqual(try search(reopened, "15ב", exactWords: true), ["he.txt"])
+        XCTAssertEqual(try search(reopened, "*ב", exactWords: true), ["he.txt"])
+        XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, TestSupport.latestSchemaVersion)
+    }
 }
 
 /// A document that failed is retried by the next folder sync, even though its file did not change.

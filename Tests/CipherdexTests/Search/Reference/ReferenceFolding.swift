@@ -7,6 +7,8 @@
 import Foundation
 import Synchronization
 
+@testable import Cipherdex
+
 /// Case folding and diacritic removal for the tokenizer, cached per scalar.
 ///
 /// A letter is compatibility-decomposed (NFKD: `é` → `e` + U+0301, `ﬁ` → `fi`, `Ａ` → `A`),
@@ -70,12 +72,13 @@ enum ReferenceFolding {
         return Array(result.utf8)
     }
 
-    /// Whether `value` is a diacritic removed from words.
+    /// Whether `value` is a diacritic removed from words (and the Arabic tatweel U+0640, a
+    /// stretch of the line between letters: `كتـــاب` is `كتاب`).
     static func isDiacritic(_ value: UInt32) -> Bool {
         switch value {
         case 0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,
-             0x0591...0x05BD, 0x05BF, 0x05C1...0x05C2, 0x05C4...0x05C5, 0x05C7,
-             0x064B...0x065F, 0x0670:
+            0x0591...0x05BD, 0x05BF, 0x05C1...0x05C2, 0x05C4...0x05C5, 0x05C7,
+            0x064B...0x065F, 0x0670, 0x0640:
             return true
         default:
             return false

@@ -83,6 +83,10 @@ struct ReferenceTokenScanner {
             guard let scalar else { break }
             let kind = ReferenceScalarClass.of(scalar)
             if kind == .ignorable {
+                // The end of one bidi run and the start of the next separate words.
+                if ReferenceScalarClass.directionalBoundary(at: index, count: input.count, decode: { decode(at: $0) }) {
+                    break
+                }
                 // Format characters are invisible: skipped, the word goes on.
                 index += length
                 continue
@@ -118,6 +122,9 @@ struct ReferenceTokenScanner {
             guard let scalar else { break }
             let kind = ReferenceScalarClass.of(scalar)
             if kind == .ignorable {
+                if ReferenceScalarClass.directionalBoundary(at: index, count: input.count, decode: { decode(at: $0) }) {
+                    break
+                }
                 index += length
                 continue
             }
@@ -163,9 +170,12 @@ struct ReferenceTokenScanner {
             return
         }
         for pair in 0..<max(units.count - 1, 0) {
-            let first = units[pair], second = units[pair + 1]
-            pending.append(RawToken(text: first.text + second.text, range: first.range.lowerBound..<second.range.upperBound,
-                                    position: position, kind: .cjkBigram))
+            let first = units[pair]
+            let second = units[pair + 1]
+            pending.append(
+                RawToken(
+                    text: first.text + second.text, range: first.range.lowerBound..<second.range.upperBound,
+                    position: position, kind: .cjkBigram))
             position += 1
         }
     }
@@ -175,7 +185,8 @@ struct ReferenceTokenScanner {
     private func decode(at index: Int) -> (Unicode.Scalar?, Int) {
         let lead = input[index]
         if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
-        let length: Int, minimum: UInt32
+        let length: Int
+        let minimum: UInt32
         var value: UInt32
         switch lead {
         case 0xC2...0xDF: (length, minimum, value) = (2, 0x80, UInt32(lead & 0x1F))
