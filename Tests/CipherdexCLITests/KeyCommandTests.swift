@@ -57,6 +57,31 @@ final class KeyCommandTests: XCTestCase {
         XCTAssertTrue(mistyped.stderr.contains("recovery key group 7 is mistyped"), mistyped.stderr)
     }
 
+    func testKdfSecondsIsCalibratedOnceAndRecordedInTheSlot() throws {
+        let cache = path("cache")
+        try "first passphrase\n".write(toFile: path("p1"), atomically: true, encoding: .utf8)
+        try "second passphrase\n".write(toFile: path("p2"), atomically: true, encoding: .utf8)
+        let created = try cli.run(
+            ["create", "s", "--passphrase-file", "p1", "--kdf-seconds", "0.05"], environment: ["XDG_CACHE_HOME": cache])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        let data = try XCTUnwrap(FileManager.default.contents(atPath: cache + "/cipherdex/argon2id.json"))
+        let entries = try JSONSerialization.jsonObject(with: data) as? [String: [String: Int]]
+        let measured = try XCTUnwrap(entries?["50 ms, 67108864 bytes"])
+        // A cached cost is used as it is: edit it and the next slot gets the edited cost.
+        let edited = #"{"50 ms, 67108864 bytes":{"opsLimit":2,"memLimit":8388608}}"#
+        try edited.write(toFile: cache + "/cipherdex/argon2id.json", atomically: true, encoding: .utf8)
+        let added = try cli.run(
+            ["key", "add", "s", "--passphrase-file", "p1", "--new-passphrase-file", "p2", "--kdf-seconds", "0.05"],
+            environment: ["XDG_CACHE_HOME": cache])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let list = try cli.run(["key", "list", "s", "--passphrase-file", "p2", "--json"])
+        let slots = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(slots[0]["opsLimit"] as? Int, measured["opsLimit"])
+        XCTAssertEqual(slots[0]["memLimit"] as? Int, measured["memLimit"])
+        XCTAssertEqual(slots[1]["opsLimit"] as? Int, 2)
+        XCTAssertEqual(slots[1]["memLimit"] as? Int, 8 << 20)
+    }
+
     func testUsageErrors() throws {
         try cli.run(["keygen", "--out", "k1"])
         XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k1"]).status, 0)

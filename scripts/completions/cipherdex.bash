@@ -29,7 +29,7 @@ _cipherdex() {
         add) options+=" --uid --passwords --password-file" ;;
         index) options+=" --ext --passwords --password-file" ;;
         search) options+=" --exact-words --exact-phrases --no-annotations --annotations-only --limit --per-document --json" ;;
-        create) options+=" --plaintext" ;;
+        create) options+=" --plaintext --kdf-seconds" ;;
         keygen) options="--out --help" ;;
     esac
     if [[ "$cur" == -* ]]; then

@@ -5,12 +5,15 @@ struct CreateCommand: Command {
     static let name = "create"
     static let summary = "create a new store (encrypted unless --plaintext)"
     static let help = """
-        USAGE: cipherdex create STORE (KEY | --plaintext)
+        USAGE: cipherdex create STORE (KEY [--kdf-seconds S] | --plaintext)
 
         Creates a store in the directory STORE (which must not exist or be empty).
 
         OPTIONS:
           --plaintext                 create an unencrypted store (no KEY)
+          --kdf-seconds S             Argon2id for a passphrase KEY calibrated to about S seconds on
+                                      this machine (64 MiB; measured once, then cached); default 3
+                                      passes over 128 MiB
         KEY (one of):
         \(KeyOptions.help())
         """
@@ -18,9 +21,11 @@ struct CreateCommand: Command {
     let path: String
     let key: KeyOptions
     let plaintext: Bool
+    let kdfSeconds: Double?
 
     init(parsing arguments: inout Arguments) throws {
         plaintext = arguments.flag("--plaintext")
+        kdfSeconds = try KeyAddCommand.kdfSeconds(parsing: &arguments)
         key = try KeyOptions(parsing: &arguments)
         path = try arguments.positional("STORE")
         if plaintext && key.source != nil { throw CLIError.usage("--plaintext takes no KEY") }
@@ -33,7 +38,9 @@ struct CreateCommand: Command {
         guard !Store.exists(at: path) else {
             throw CLIError.failed(code: "storeExists", message: "a store already exists at \(path)")
         }
-        let store = try Store.open(StoreConfiguration(path: path, keyProvider: try key.provider(confirm: true)))
+        let cost = try kdfSeconds.map { try CalibrationCache.cost(targetSeconds: $0) } ?? .default
+        let store = try Store.open(
+            StoreConfiguration(path: path, keyProvider: try key.provider(confirm: true), passphraseCost: cost))
         let encrypted = store.isEncrypted
         store.close()
         Output.print("created \(encrypted ? "encrypted" : "unencrypted") store at \(path)")

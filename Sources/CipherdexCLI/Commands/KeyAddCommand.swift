@@ -12,12 +12,7 @@ struct KeyAddCommand {
     init(parsing arguments: inout Arguments) throws {
         recovery = arguments.flag("--recovery")
         label = try arguments.option("--label")
-        kdfSeconds = try arguments.option("--kdf-seconds").map { text in
-            guard let value = Double(text), value.isFinite, value > 0, value <= 60 else {
-                throw CLIError.usage("--kdf-seconds must be a number of seconds above 0 and at most 60")
-            }
-            return value
-        }
+        kdfSeconds = try Self.kdfSeconds(parsing: &arguments)
         newKey = try KeyOptions(parsing: &arguments, prefix: "new-")
         target = try StoreArguments(parsing: &arguments)
         guard target.key.source != nil else { throw CLIError.usage("missing KEY") }
@@ -36,8 +31,18 @@ struct KeyAddCommand {
         }
     }
 
+    /// `--kdf-seconds S`: a number of seconds above 0 and at most 60, or nil when absent.
+    static func kdfSeconds(parsing arguments: inout Arguments) throws -> Double? {
+        try arguments.option("--kdf-seconds").map { text in
+            guard let value = Double(text), value.isFinite, value > 0, value <= 60 else {
+                throw CLIError.usage("--kdf-seconds must be a number of seconds above 0 and at most 60")
+            }
+            return value
+        }
+    }
+
     func run() throws {
-        let cost = try kdfSeconds.map { try PassphraseCost.calibrated(targetSeconds: $0) } ?? .default
+        let cost = try kdfSeconds.map { try CalibrationCache.cost(targetSeconds: $0) } ?? .default
         let store = try target.open(passphraseCost: cost)
         defer { store.close() }
         if recovery {

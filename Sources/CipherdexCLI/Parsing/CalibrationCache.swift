@@ -1,0 +1,39 @@
+import Cipherdex
+import Foundation
+
+/// `--kdf-seconds`: Argon2id calibrated once per machine. The measured cost is kept in
+/// `$XDG_CACHE_HOME/cipherdex/argon2id.json` (default `~/.cache/cipherdex/`), keyed by the
+/// target time and memory; it holds no secret. An unreadable or damaged cache is measured again.
+enum CalibrationCache {
+    /// Where the cache lives, nil without a home directory.
+    static var path: String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/cipherdex/argon2id.json" }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return home + "/.cache/cipherdex/argon2id.json"
+    }
+
+    /// The cost for `seconds` on this machine: from the cache, or measured and cached.
+    static func cost(targetSeconds seconds: Double, memory: Int = 64 << 20) throws -> PassphraseCost {
+        let key = "\(Int((seconds * 1000).rounded())) ms, \(memory) bytes"
+        var entries: [String: PassphraseCost] = [:]
+        if let path, let data = FileManager.default.contents(atPath: path), data.count < 1 << 16,
+            let decoded = try? JSONDecoder().decode([String: PassphraseCost].self, from: data)
+        {
+            entries = decoded
+        }
+        if let known = entries[key], PassphraseCost.acceptedOpsLimits.contains(known.opsLimit),
+            PassphraseCost.acceptedMemLimits.contains(known.memLimit), known.memLimit <= memory
+        {
+            return known
+        }
+        let measured = try PassphraseCost.calibrated(targetSeconds: seconds, memory: memory)
+        entries[key] = measured
+        if let path, let data = try? JSONEncoder().encode(entries) {
+            try? FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
+        return measured
+    }
+}
