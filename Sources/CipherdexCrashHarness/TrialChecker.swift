@@ -69,6 +69,13 @@ struct TrialChecker {
             return
         }
         defer { store.close() }
+        if operation.mayBeUnencrypted {
+            // The open removed the other generation: an encrypted store now holds no plaintext,
+            // and no store holds the keys.
+            let markers = try plaintextMarkers()
+            let leaks = StoreSnapshot(of: trial.store).files(containing: encrypted ? markers : Array(markers[3..<5]))
+            if !leaks.isEmpty { problems.append("after the open, plaintext of user data or keys in \(leaks)") }
+        }
         try commonChecks(store, into: &problems)
         if operation == .delete {
             try OperationChecks(operation: operation, trial: trial, fixtures: fixtures, log: log)
@@ -83,12 +90,12 @@ struct TrialChecker {
         let attempts: [(String, String?, EncryptionError)] = [
             ("a wrong key", fixtures.wrongKey, .keyInvalid), ("no key", nil, .keyRequired),
         ]
-        // A decrypt killed before its switch leaves the plaintext copy it was asked to write (the
-        // next open removes it, checked by the conversion checks): only the keys must not be there.
-        let markers = try plaintextMarkers()
-        let leaks = StoreSnapshot(of: trial.store).files(
-            containing: operation == .decrypt ? Array(markers.suffix(from: 3).prefix(2)) : markers)
-        if !leaks.isEmpty { problems.append("plaintext of user data or keys in \(leaks)") }
+        // A conversion between plaintext and encrypted leaves the plaintext generation until the
+        // next open removes it: for those the check runs after the open (`checkStore`).
+        if !operation.mayBeUnencrypted {
+            let leaks = StoreSnapshot(of: trial.store).files(containing: try plaintextMarkers())
+            if !leaks.isEmpty { problems.append("plaintext of user data or keys in \(leaks)") }
+        }
         for (name, keyFile, expected) in attempts {
             let before = StoreSnapshot(of: trial.store)
             var outcome = "it opened"
