@@ -71,22 +71,15 @@ final class DatabasePool: @unchecked Sendable {
         return try body(reader)
     }
 
-    /// The async form of `write`: runs on a background queue, never blocking the caller's thread.
+    /// The async form of `write`: runs on Cipherdex's own queue (`BlockingWork`), never
+    /// blocking a thread of Swift's cooperative pool.
     func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.write(body) })
-            }
-        }
+        try await BlockingWork.run { _ in try self.write(body) }
     }
 
     /// The async form of `read`.
     func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.read(body) })
-            }
-        }
+        try await BlockingWork.run { _ in try self.read(body) }
     }
 
     /// Closes every connection: idle readers first, then a checkpoint of the WAL by the writer and

@@ -20,11 +20,15 @@ public struct DocumentCollection: @unchecked Sendable {
     /// The transaction this collection is bound to, or nil for a store-level collection
     /// (unchecked Sendable: a bound collection refuses use from any other thread).
     let transaction: StoreTransaction?
+    /// The read snapshot this collection is bound to (`StoreSnapshot.collection(_:)`, which
+    /// exposes only reads), or nil; confined to the snapshot's thread like a transaction.
+    let snapshot: StoreSnapshot?
 
-    init(name: String, store: Store, transaction: StoreTransaction?) {
+    init(name: String, store: Store, transaction: StoreTransaction?, snapshot: StoreSnapshot? = nil) {
         self.name = name
         self.store = store
         self.transaction = transaction
+        self.snapshot = snapshot
     }
 
     // MARK: Writing
@@ -166,8 +170,12 @@ public struct DocumentCollection: @unchecked Sendable {
         }
     }
 
-    /// Runs a read on the bound transaction, or through `Store.readDocuments`.
+    /// Runs a read on the bound snapshot or transaction, or through `Store.readDocuments`.
     func performRead<T>(_ body: (DocumentStorage) throws -> T) throws -> T {
+        if let snapshot {
+            try snapshot.checkActive()
+            return try Store.mappingDatabaseErrors { try body(DocumentStorage(db: snapshot.connection)) }
+        }
         if let transaction {
             try transaction.checkActive()
             return try Store.mappingDatabaseErrors { try body(DocumentStorage(db: transaction.connection)) }

@@ -3,7 +3,7 @@ import Foundation
 /// An embedded store whose every persisted byte is encrypted with a key the application supplies
 /// (or, when no key is configured, an unencrypted store of the same layout).
 ///
-/// Open one with `Store.open(_:)`. A failed open throws `EncryptionError` or `StoreError` and
+/// Open one with `Store.open(_:)` (synchronous code) or `Store.openAsync(_:)` (async code). A failed open throws `EncryptionError` or `StoreError` and
 /// leaves every file of the store byte-for-byte unchanged: the key is checked against the
 /// keyslots, and the database against the data key with a read-only immutable connection, before
 /// anything opens the database for writing.
@@ -23,6 +23,9 @@ public final class Store: @unchecked Sendable {
     var metadata: StoreMetadata
     /// Document change subscribers and the running document transaction.
     let changeObservers = ChangeObservers()
+    /// The serial queue on which the async forms of writes run (GRDB's writer queue), so that
+    /// waiting for the writer never blocks a thread of Swift's cooperative pool.
+    let writerQueue = DispatchQueue(label: "cipherdex.store.writer", qos: .userInitiated)
     private var lock: StoreLock?
     private var searchLibrary: SearchLibrary?
 
@@ -56,6 +59,12 @@ public final class Store: @unchecked Sendable {
     /// Opens the store at `configuration.path`, creating it when the path does not exist or is an
     /// empty directory (encrypted when a key provider is configured).
     public static func open(_ configuration: StoreConfiguration) throws -> Store {
+        try open(configuration, cancellation: nil)
+    }
+
+    /// `open(_:)`, giving up before the database is touched once `cancellation` is set (checked
+    /// after the key derivation, the slow part).
+    static func open(_ configuration: StoreConfiguration, cancellation: WorkCancellation?) throws -> Store {
         let layout = StoreLayout(directory: configuration.path)
         if !FileSystem.exists(layout.directory) {
             guard configuration.createIfMissing else {
@@ -75,7 +84,8 @@ public final class Store: @unchecked Sendable {
                 throw EncryptionError.metadataCorrupt(
                     reason: "\(layout.metadata) is \(metadataKind.description), not a regular file")
             }
-            return try openExisting(layout: layout, configuration: configuration, lock: lock)
+            return try openExisting(
+                layout: layout, configuration: configuration, lock: lock, cancellation: cancellation)
         }
         if FileSystem.exists(layout.deletionTombstone) {
             // A delete was interrupted after its first step: the store is gone; finish the job.
@@ -93,16 +103,6 @@ public final class Store: @unchecked Sendable {
             throw StoreError.notAStore(path: layout.directory, reason: "no store in this directory")
         }
         return try create(layout: layout, configuration: configuration, lock: lock)
-    }
-
-    /// Opens the store without blocking the calling task (key derivation and verification run on
-    /// a background thread).
-    public static func open(_ configuration: StoreConfiguration) async throws -> Store {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try Store.open(configuration) })
-            }
-        }
     }
 
     /// Whether a store (possibly a damaged one) exists at `path`.
@@ -126,14 +126,16 @@ public final class Store: @unchecked Sendable {
         // The flock goes only once SQLite has closed every connection: another process that
         // takes the lock must never find a connection of this one still holding the database.
         pool.close(then: { held.release() })
+        // Every write has ended (closing took the writer): end every `changes()` stream.
+        changeObservers.finishAll()
     }
 
     /// Whether the store is open.
     public var isOpen: Bool { metadataLock.withLock { lock != nil } }
 
-    private static func openExisting(layout: StoreLayout, configuration: StoreConfiguration, lock: StoreLock) throws
-        -> Store
-    {
+    private static func openExisting(
+        layout: StoreLayout, configuration: StoreConfiguration, lock: StoreLock, cancellation: WorkCancellation?
+    ) throws -> Store {
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize)
@@ -155,6 +157,8 @@ public final class Store: @unchecked Sendable {
             let key = try provider()
             dataKey = try unwrapDataKey(metadata: metadata, key: key)
             try metadata.verifyMAC(dataKey: dataKey!)
+            // A cancelled async open stops here, before anything opens the database.
+            try cancellation?.check()
         } else if configuration.keyProvider != nil {
             throw EncryptionError.keyUnexpected
         }
