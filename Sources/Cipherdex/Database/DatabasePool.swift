@@ -4,6 +4,11 @@ import Foundation
 /// One writer and a small set of concurrent readers over the same WAL database (GRDB's
 /// `DatabasePool` model). Writes are serialized; reads run in parallel with each other and with
 /// the writer, each seeing a consistent snapshot.
+///
+/// `Sendable` unchecked because SQLite connections are C handles, not `Sendable`: the writer
+/// connection is used only while `writerLock` is held, a reader connection by one checkout at a
+/// time (it is in `idleReaders` or with exactly one `read`), and every mutable property is
+/// read and written only under `readerLock`.
 final class DatabasePool: @unchecked Sendable {
     private let writer: Connection
     private let writerLock = NSLock()

@@ -10,6 +10,11 @@ import Foundation
 /// Documents are stored as canonical JSON (see `JSONValue.canonicalBytes`) inside the store's
 /// encrypted database, and the indexes of the collection's indexed fields are updated in the
 /// same transaction as each write.
+///
+/// `Sendable` unchecked only because a bound collection holds its `StoreTransaction` or
+/// `StoreSnapshot`, which are not `Sendable`: both refuse every use but from their own thread
+/// while their closure runs (`checkActive()`), so a bound collection sent elsewhere can only
+/// throw `transactionNotActive`; a store-level collection holds just its name and the store.
 public struct DocumentCollection: @unchecked Sendable {
     /// Longest accepted document id, in UTF-8 bytes.
     public static let maximumIDLength = 512

@@ -25,7 +25,7 @@ extension Store {
             throw StoreError.notEncrypted(path: path)
         }
         let key = try newKey()
-        try metadataLock.withLock {
+        try metadata.withLock { metadata in
             var updated = metadata
             let slotID = (metadata.keyslots.map(\.id).max() ?? 0) + 1
             updated.keyslots = [

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An embedded store whose every persisted byte is encrypted with a key the application supplies
 /// (or, when no key is configured, an unencrypted store of the same layout).
@@ -7,11 +8,11 @@ import Foundation
 /// leaves every file of the store byte-for-byte unchanged: the key is checked against the
 /// keyslots, and the database against the data key with a read-only immutable connection, before
 /// anything opens the database for writing.
-public final class Store: @unchecked Sendable {
+public final class Store: Sendable {
     /// The store's directory.
     public let path: String
     /// Whether the store is encrypted.
-    public var isEncrypted: Bool { metadataLock.withLock { metadata.encrypted } }
+    public var isEncrypted: Bool { metadata.withLock { $0.encrypted } }
 
     let layout: StoreLayout
     let configuration: StoreConfiguration
@@ -19,22 +20,27 @@ public final class Store: @unchecked Sendable {
     let dataKey: SecureBytes?
     /// The database connections.
     let pool: DatabasePool
-    let metadataLock = NSLock()
-    var metadata: StoreMetadata
+    /// The store's metadata as last written (replaced by key rotation, under this mutex).
+    let metadata: Mutex<StoreMetadata>
     /// Document change subscribers and the running document transaction.
     let changeObservers = ChangeObservers()
     /// The serial queue on which the async forms of writes run (GRDB's writer queue), so that
     /// waiting for the writer never blocks a thread of Swift's cooperative pool.
     let writerQueue = DispatchQueue(label: "cipherdex.store.writer", qos: .userInitiated)
-    private var lock: StoreLock?
-    private var searchLibrary: SearchLibrary?
+    /// What opening and closing change: the held lock (nil once closed) and the search library.
+    private struct Lifecycle {
+        var lock: StoreLock?
+        var searchLibrary: SearchLibrary?
+    }
+
+    private let lifecycle: Mutex<Lifecycle>
 
     /// Full-text search over this store's documents (created on first use).
     public var library: SearchLibrary {
-        metadataLock.withLock {
-            if let searchLibrary { return searchLibrary }
+        lifecycle.withLock { state in
+            if let searchLibrary = state.searchLibrary { return searchLibrary }
             let library = SearchLibrary(store: self)
-            searchLibrary = library
+            state.searchLibrary = library
             return library
         }
     }
@@ -46,10 +52,10 @@ public final class Store: @unchecked Sendable {
         self.path = layout.directory
         self.layout = layout
         self.configuration = configuration
-        self.metadata = metadata
+        self.metadata = Mutex(metadata)
         self.dataKey = dataKey
         self.pool = pool
-        self.lock = lock
+        self.lifecycle = Mutex(Lifecycle(lock: lock, searchLibrary: nil))
     }
 
     deinit {
@@ -116,11 +122,10 @@ public final class Store: @unchecked Sendable {
     /// at once and the store closes when that transaction has ended (committed or rolled back).
     public func close() {
         if changeObservers.deferCloseIfInTransaction() { return }
-        metadataLock.lock()
-        let held = lock
-        lock = nil
-        let library = searchLibrary
-        metadataLock.unlock()
+        let (held, library) = lifecycle.withLock { state in
+            defer { state.lock = nil }
+            return (state.lock, state.searchLibrary)
+        }
         guard let held else { return }
         library?.shutdown()
         // The flock goes only once SQLite has closed every connection: another process that
@@ -131,7 +136,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Whether the store is open.
-    public var isOpen: Bool { metadataLock.withLock { lock != nil } }
+    public var isOpen: Bool { lifecycle.withLock { $0.lock != nil } }
 
     private static func openExisting(
         layout: StoreLayout, configuration: StoreConfiguration, lock: StoreLock, cancellation: WorkCancellation?

@@ -56,14 +56,16 @@ final class DocumentAsyncTests: XCTestCase {
         }
         try collection.insert(id: "a", value: ["x": 1])
         try collection.insert(id: "b", value: ["x": 2])
+        let closedAt = Date()
         store.close()
-        let finished = Task { () -> [String]? in
+        // Without the end on close the loop would wait for ever: a watchdog cancels it after 5 s.
+        let watchdog = Task {
             try? await Task.sleep(nanoseconds: 5_000_000_000)
             consumer.cancel()
-            return nil
         }
         let ids = await consumer.value
-        finished.cancel()
+        watchdog.cancel()
+        XCTAssertLessThan(Date().timeIntervalSince(closedAt), 1, "the for-await loop ends when the store closes")
         XCTAssertEqual(ids, ["a", "b"], "the stream delivers every committed change, then ends on close")
         var late: [DocumentChange] = []
         for await change in collection.changes() { late.append(change) }

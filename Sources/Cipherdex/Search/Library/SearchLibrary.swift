@@ -9,6 +9,11 @@ import Synchronization
 /// Indexing runs in the background: documents are extracted on every core (PDFs by default in
 /// `cipherdex-extract` helper processes, with time and memory limits per document, reused from a
 /// pool the library owns), and one writer batches the inserts. Searching works while indexing runs.
+///
+/// `Sendable` unchecked because its queue state must be waited on (workers and
+/// `waitUntilIdle` sleep until it changes), which `Mutex` cannot do: every mutable property
+/// below is read and written only while `state` (an `NSCondition`) is held, and `store` is a
+/// `weak let` to a `Sendable` store.
 public final class SearchLibrary: @unchecked Sendable {
     /// How documents are turned into text.
     public struct Configuration: Sendable {
@@ -40,7 +45,7 @@ public final class SearchLibrary: @unchecked Sendable {
         public init() {}
     }
 
-    weak var store: Store?
+    weak let store: Store?
     let state = NSCondition()
     var configuration = Configuration()
     var pending: [IndexJob] = []
