@@ -28,7 +28,7 @@ struct AttachmentStorage {
     }
 
     /// A content file sealed into staging, not yet visible.
-    struct Staged {
+    struct Staged: Sendable {
         let id: String
         let path: String
         let length: UInt64

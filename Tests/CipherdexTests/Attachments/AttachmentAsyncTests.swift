@@ -72,4 +72,23 @@ final class AttachmentAsyncTests: XCTestCase {
         let removed = try await store.removeAttachmentAsync(fromData.id)
         XCTAssertTrue(removed)
     }
+
+    func testCancelledStreamedAddLeavesNothing() async throws {
+        let path = TestSupport.temporaryPath()
+        let store = try await Store.openAsync(TestSupport.configuration(path, key: TestSupport.rawKey(5)))
+        defer { store.close() }
+        // An endless stream of 64 KiB pieces: only cancellation ends the add.
+        let endless = AsyncStream<Data> { Data(count: 64 << 10) }
+        let adding = Task { try await store.addAttachment(from: endless) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let cancelledAt = Date()
+        adding.cancel()
+        do {
+            _ = try await adding.value
+            XCTFail("an endless add must only end by cancellation")
+        } catch is CancellationError {}
+        XCTAssertLessThan(Date().timeIntervalSince(cancelledAt), 1)
+        XCTAssertEqual(try store.attachmentTokens(), [])
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: path + "/staging")) ?? [], [])
+    }
 }
