@@ -16,8 +16,9 @@ extension SearchLibrary {
     /// The async form of `waitUntilIndexed()`; a cancelled task returns at once with
     /// `CancellationError`.
     public func waitUntilIndexedAsync() async throws {
-        try await waitUntilIdleAsync()
-        try waitUntilIndexed()
+        try await BlockingWork.run(wake: { [weak self] in self?.wakeWaiters() }) { cancellation in
+            try self.waitUntilIndexed(cancellation: cancellation)
+        }
     }
 
     /// The async form of `sync(folder:allowedExtensions:)`. A cancelled task stops the sync

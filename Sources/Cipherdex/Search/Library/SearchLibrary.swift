@@ -231,7 +231,12 @@ public final class SearchLibrary: @unchecked Sendable {
     /// searchable in their new version, and their status is `.failed` with the reason. Adding
     /// them again (or syncing their folder again) once there is room retries them.
     public func waitUntilIndexed() throws {
-        waitUntilIdle()
+        try waitUntilIndexed(cancellation: nil)
+    }
+
+    /// `waitUntilIndexed()`, throwing `CancellationError` as soon as `cancellation` is set.
+    func waitUntilIndexed(cancellation: WorkCancellation?) throws {
+        try waitUntilIdle(cancellation: cancellation)
         let failures = state.withLock { writeFailures }
         guard let reason = failures.sorted(by: { $0.key < $1.key }).first?.value else { return }
         throw SearchError.indexWriteFailed(uids: failures.keys.sorted(), reason: reason)
