@@ -67,9 +67,21 @@ final class DocumentAsyncTests: XCTestCase {
         watchdog.cancel()
         XCTAssertLessThan(Date().timeIntervalSince(closedAt), 1, "the for-await loop ends when the store closes")
         XCTAssertEqual(ids, ["a", "b"], "the stream delivers every committed change, then ends on close")
-        var late: [DocumentChange] = []
-        for await change in collection.changes() { late.append(change) }
-        XCTAssertEqual(late, [], "a stream asked for after close ends at once")
+        let lateStream = collection.changes()
+        let late = Task { () -> Int in
+            var count = 0
+            for await _ in lateStream { count += 1 }
+            return count
+        }
+        let lateWatchdog = Task {
+            try? await Task.sleep(nanoseconds: 5_000_000_000)
+            late.cancel()
+        }
+        let askedAt = Date()
+        let lateCount = await late.value
+        XCTAssertEqual(lateCount, 0)
+        lateWatchdog.cancel()
+        XCTAssertLessThan(Date().timeIntervalSince(askedAt), 1, "a stream asked for after close ends at once")
     }
 
     func testDecodedFindAndCreateOrOpenCollection() throws {
