@@ -21,7 +21,7 @@ demo: build
 	./scripts/demo
 
 test: setup
-	swift build --build-tests
+	./scripts/build-checked
 	swift test --skip-build --disable-swift-testing
 
 docs: setup

@@ -36,20 +36,20 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable
     public var errorDescription: String? {
         switch self {
         case .locked:
-            return "The document is encrypted: a password is needed, or the one given is wrong."
+            return "the document is encrypted: a password is needed, or the one given is wrong"
         case .damaged(let reason):
-            return "The document is damaged: \(reason)"
+            return "the document is damaged: \(reason)"
         case .timedOut(let seconds):
-            return "Text extraction took longer than \(seconds) s and was stopped."
+            return "text extraction took longer than \(seconds) s and was stopped"
         case .memoryLimitExceeded(let bytes):
-            return "Text extraction needed more than \(bytes) bytes of memory and was stopped."
+            return "text extraction needed more than \(bytes) bytes of memory and was stopped"
         case .helperCrashed(let signal, let status):
-            if let signal { return "The extraction helper crashed (signal \(signal))." }
-            return "The extraction helper failed (exit status \(status.map(String.init) ?? "unknown"))."
+            if let signal { return "the extraction helper crashed (signal \(signal))" }
+            return "the extraction helper failed (exit status \(status.map(String.init) ?? "unknown"))"
         case .helperUnavailable(let reason):
-            return "The extraction helper is unavailable: \(reason)"
+            return "the extraction helper is unavailable: \(reason)"
         case .unsupportedFormat(let format):
-            return "Unsupported document format: \(format)"
+            return "unsupported document format: \(format)"
         }
     }
 }

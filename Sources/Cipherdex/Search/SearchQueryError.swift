@@ -1,7 +1,7 @@
 import Foundation
 
-/// Why a search query could not be parsed. Positions are 0-based offsets in characters
-/// (grapheme clusters) of the query as typed.
+/// Why a search query could not be parsed. Positions count characters (grapheme clusters) of
+/// the query as typed from 1, as the messages say: `"` alone is `unterminatedQuote(position: 1)`.
 public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
     /// The query is empty or only whitespace.
     case empty
@@ -45,7 +45,7 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
     public var position: Int? {
         switch self {
         case .unterminatedQuote(let position), .danglingOperator(let position), .bareWildcard(let position),
-             .exclusionInAlternative(let position), .unsupportedWildcard(let position):
+            .exclusionInAlternative(let position), .unsupportedWildcard(let position):
             return position
         default:
             return nil
@@ -55,17 +55,18 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
     /// A one-line description for people.
     public var errorDescription: String? {
         switch self {
-        case .empty: return "Type something to search for."
-        case .tooLong(let length, let limit): return "The search is too long (\(length) characters; at most \(limit))."
-        case .unterminatedQuote(let position): return "The quote at character \(position + 1) is not closed."
-        case .danglingOperator(let position): return "The operator at character \(position + 1) needs a term on each side."
-        case .bareWildcard(let position): return "The * at character \(position + 1) must follow a word."
-        case .onlyExclusions: return "Add at least one word to search for, not only words to exclude."
-        case .exclusionInAlternative(let position): return "The excluded term at character \(position + 1) cannot be part of an OR."
-        case .noSearchableTerms: return "The search has no letters or digits to look for."
-        case .tooManyTerms(let count, let limit): return "The search has too many terms (\(count); at most \(limit))."
+        case .empty: return "type something to search for"
+        case .tooLong(let length, let limit): return "the search is too long (\(length) characters; at most \(limit))"
+        case .unterminatedQuote(let position): return "the quote at character \(position) is not closed"
+        case .danglingOperator(let position): return "the operator at character \(position) needs a term on each side"
+        case .bareWildcard(let position): return "the * at character \(position) must follow a word"
+        case .onlyExclusions: return "add at least one word to search for, not only words to exclude"
+        case .exclusionInAlternative(let position):
+            return "the excluded term at character \(position) cannot be part of an OR"
+        case .noSearchableTerms: return "the search has no letters or digits to look for"
+        case .tooManyTerms(let count, let limit): return "the search has too many terms (\(count); at most \(limit))"
         case .unsupportedWildcard(let position):
-            return "The * at character \(position + 1) can start only a single word of letters and digits."
+            return "the * at character \(position) can start only a single word of letters and digits"
         }
     }
 }

@@ -67,14 +67,14 @@ struct SearchQueryParser {
             var excluded = false
             if characters[index] == "-" {
                 guard index + 1 < count, !characters[index + 1].isWhitespace else {
-                    throw SearchQueryError.danglingOperator(position: index)
+                    throw SearchQueryError.danglingOperator(position: index + 1)
                 }
                 excluded = true
                 index += 1
             }
             if characters[index] == "\"" {
                 guard let close = characters[(index + 1)...].firstIndex(of: "\"") else {
-                    throw SearchQueryError.unterminatedQuote(position: index)
+                    throw SearchQueryError.unterminatedQuote(position: index + 1)
                 }
                 let text = String(characters[(index + 1)..<close])
                 index = close + 1
@@ -83,7 +83,10 @@ struct SearchQueryParser {
                     prefix = true
                     index += 1
                 }
-                items.append(.term(SearchQuery.Term(kind: .phrase, text: text, explicitPrefix: prefix, position: start), excluded: excluded))
+                items.append(
+                    .term(
+                        SearchQuery.Term(kind: .phrase, text: text, explicitPrefix: prefix, position: start),
+                        excluded: excluded))
                 continue
             }
             var end = index
@@ -105,18 +108,19 @@ struct SearchQueryParser {
                 word.removeFirst()
             }
             guard !word.isEmpty else {
-                throw SearchQueryError.bareWildcard(position: excluded ? start + 1 : start)
+                throw SearchQueryError.bareWildcard(position: (excluded ? start + 1 : start) + 1)
             }
             let text = String(word)
             if wordEnds {
                 // Ends-with and inner matches work on one word of letters and digits.
                 let tokens = SearchTokenizer.tokens(in: text)
                 guard tokens.count == 1, tokens[0].kind == .word else {
-                    throw SearchQueryError.unsupportedWildcard(position: excluded ? start + 1 : start)
+                    throw SearchQueryError.unsupportedWildcard(position: (excluded ? start + 1 : start) + 1)
                 }
             }
             var term = SearchQuery.Term(
-                kind: Self.isHyphenated(text) ? .hyphenated : .word, text: text, explicitPrefix: prefix, position: start)
+                kind: Self.isHyphenated(text) ? .hyphenated : .word, text: text, explicitPrefix: prefix, position: start
+            )
             term.matchesWordEnds = wordEnds
             items.append(.term(term, excluded: excluded))
         }
@@ -134,15 +138,15 @@ struct SearchQueryParser {
             case .or(let position):
                 guard previousWasPositiveTerm else {
                     if offset > 0, case .term(let term, excluded: true) = items[offset - 1] {
-                        throw SearchQueryError.exclusionInAlternative(position: term.position)
+                        throw SearchQueryError.exclusionInAlternative(position: term.position + 1)
                     }
-                    throw SearchQueryError.danglingOperator(position: position)
+                    throw SearchQueryError.danglingOperator(position: position + 1)
                 }
                 pendingOr = position
                 previousWasPositiveTerm = false
             case .term(let term, let excluded):
                 if pendingOr != nil {
-                    if excluded { throw SearchQueryError.exclusionInAlternative(position: term.position) }
+                    if excluded { throw SearchQueryError.exclusionInAlternative(position: term.position + 1) }
                     clauses[clauses.count - 1].alternatives.append(term)
                     pendingOr = nil
                 } else if excluded {
@@ -153,7 +157,7 @@ struct SearchQueryParser {
                 previousWasPositiveTerm = !excluded
             }
         }
-        if let pendingOr { throw SearchQueryError.danglingOperator(position: pendingOr) }
+        if let pendingOr { throw SearchQueryError.danglingOperator(position: pendingOr + 1) }
         return SearchQuery(clauses: clauses, exclusions: exclusions, options: options)
     }
 

@@ -1,5 +1,6 @@
 import Cipherdex
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -62,12 +63,15 @@ enum SearchCLI {
 }
 
 /// A one-line progress bar on standard error, redrawn in place (only used on a terminal).
-final class ProgressLine: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = 0
-    private var total: Int?
-    private var current = ""
-    private var visible = false
+final class ProgressLine: Sendable {
+    private struct State {
+        var done = 0
+        var total: Int?
+        var current = ""
+        var visible = false
+    }
+
+    private let state = Mutex(State())
     private let enabled: Bool
 
     /// Draws nothing unless `enabled`.
@@ -77,55 +81,55 @@ final class ProgressLine: @unchecked Sendable {
 
     /// The number of documents to wait for, once known.
     func setTotal(_ total: Int) {
-        lock.withLock {
-            self.total = total
-            draw()
+        state.withLock { state in
+            state.total = total
+            draw(&state)
         }
     }
 
     /// A document started.
     func started(_ uid: String) {
-        lock.withLock {
-            current = uid
-            draw()
+        state.withLock { state in
+            state.current = uid
+            draw(&state)
         }
     }
 
     /// A document ended (indexed, failed, locked or unchanged).
     func ended(_ uid: String) {
-        lock.withLock {
-            done += 1
-            if current == uid { current = "" }
-            draw()
+        state.withLock { state in
+            state.done += 1
+            if state.current == uid { state.current = "" }
+            draw(&state)
         }
     }
 
     /// Erases the line.
     func clear() {
-        lock.withLock {
-            guard enabled, visible else { return }
+        state.withLock { state in
+            guard enabled, state.visible else { return }
             FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-            visible = false
+            state.visible = false
         }
     }
 
-    private func draw() {
+    private func draw(_ state: inout State) {
         guard enabled else { return }
         let width = 24
         var line = "\r\u{1B}[K"
-        if let total, total > 0 {
-            let shown = min(done, total)
+        if let total = state.total, total > 0 {
+            let shown = min(state.done, total)
             let filled = width * shown / total
             line += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
             line += "\(shown)/\(total)"
         } else {
-            line += "indexing… \(done) done"
+            line += "indexing… \(state.done) done"
         }
-        if !current.isEmpty {
-            let name = SearchCLI.sanitized(current)
+        if !state.current.isEmpty {
+            let name = SearchCLI.sanitized(state.current)
             line += "  " + (name.count > 40 ? "…" + name.suffix(39) : name)
         }
         FileHandle.standardError.write(Data(line.utf8))
-        visible = true
+        state.visible = true
     }
 }

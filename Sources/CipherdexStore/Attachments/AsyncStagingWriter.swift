@@ -2,7 +2,12 @@ import Foundation
 
 /// Stages an attachment fed piece by piece from async code (where the closure-based
 /// `AttachmentStorage.stage` cannot be used across suspension points).
-final class AsyncStagingWriter {
+///
+/// `Sendable` unchecked because its hash and cipher state are mutable and not thread-safe: the
+/// one task that owns it (`Store.addAttachment(from:)`) hands it to a queue thread for each step
+/// and awaits that step before the next (`append`, then `finish` or `abandon`), so two threads
+/// never touch it at once, and each await orders one step's writes before the next step's reads.
+final class AsyncStagingWriter: @unchecked Sendable {
     private let storage: AttachmentStorage
     private let id: String
     private let path: String

@@ -56,30 +56,30 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     public var errorDescription: String? {
         switch self {
         case .notFound(let id):
-            return "Attachment \(id) not found."
+            return "attachment \(id) not found"
         case .badHeader(let id, let reason):
-            return "Attachment \(id) has a malformed header: \(reason)."
+            return "attachment \(id) has a malformed header: \(reason)"
         case .unsupportedVersion(let id, let version):
-            return "Attachment \(id) uses unsupported format version \(version)."
+            return "attachment \(id) uses unsupported format version \(version)"
         case .unsupportedAlgorithm(let id, let algorithm):
-            return "Attachment \(id) uses encryption algorithm \(algorithm), which is not available on this machine."
+            return "attachment \(id) uses encryption algorithm \(algorithm), which is not available on this machine"
         case .headerAuthenticationFailed(let id):
-            return "Attachment \(id) failed header authentication (tampered, wrong key, or another attachment's file)."
+            return "attachment \(id) failed header authentication (tampered, wrong key, or another attachment's file)"
         case .truncated(let id, let expected, let actual):
-            return "Attachment \(id) is truncated: expected \(expected) bytes, found \(actual)."
+            return "attachment \(id) is truncated: expected \(expected) bytes, found \(actual)"
         case .trailingData(let id, let expected, let actual):
-            return "Attachment \(id) has trailing data: expected \(expected) bytes, found \(actual)."
+            return "attachment \(id) has trailing data: expected \(expected) bytes, found \(actual)"
         case .chunkAuthenticationFailed(let id, let chunkIndex):
-            return "Attachment \(id) failed authentication in chunk \(chunkIndex)."
+            return "attachment \(id) failed authentication in chunk \(chunkIndex)"
         case .rangeOutOfBounds(let id, let range, let length):
             return
-                "Attachment \(id): range \(range.lowerBound)..<\(range.upperBound) is outside its length \(length)."
+                "attachment \(id): range \(range.lowerBound)..<\(range.upperBound) is outside its length \(length)"
         case .io(let id, let operation, let code):
-            return "Attachment \(id): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))."
+            return "attachment \(id): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
         case .notRegularFile(let id, let path, let kind):
-            return "Attachment \(id): its file \(path) is \(kind), not a regular file."
+            return "attachment \(id): its file \(path) is \(kind), not a regular file"
         case .sourceNotRegularFile(let path, let kind):
-            return "Cannot add \(path) as an attachment: it is \(kind), not a regular file."
+            return "cannot add \(path) as an attachment: it is \(kind), not a regular file"
         }
     }
 }

@@ -1,21 +1,22 @@
 import Foundation
+import Synchronization
 
 /// Reads one stored attachment: whole, chunk by chunk, or a byte range, decrypting only what is
 /// asked for. Every byte handed out has been authenticated; damage is an `AttachmentError`.
 ///
-/// One reader may be shared by threads and tasks: `id` and `length` are immutable, and the one
-/// piece of mutable state — the open file and cipher state in `source` — is only touched inside
-/// `lock` (`read(range:)` and `forEachChunk(_:)` take it for their whole run), which is why the
-/// `Sendable` conformance is unchecked.
-public final class AttachmentReader: @unchecked Sendable {
+/// One reader may be shared by threads and tasks (it is `Sendable`): `id` and `length` are
+/// immutable, and the one piece of mutable state — the open file and cipher state in `source` —
+/// lives in a `Mutex` (`read(range:)` and `forEachChunk(_:)` hold it for their whole run).
+public final class AttachmentReader: Sendable {
     /// The attachment's identifier.
     public let id: String
     /// Content length in bytes.
     public let length: UInt64
-    private let source: Source
-    private let lock = NSLock()
+    private let source: Mutex<Source>
 
-    private enum Source {
+    /// Unchecked: the cipher reader and the file descriptor are mutable and not thread-safe,
+    /// but a `Source` exists only inside `source`'s `Mutex`, and is used only while it is held.
+    private enum Source: @unchecked Sendable {
         case encrypted(AttachmentCipherReader)
         case plain(FileDescriptor)
     }
@@ -27,8 +28,8 @@ public final class AttachmentReader: @unchecked Sendable {
         self.id = id
         if let masterKey {
             let reader = try AttachmentCipherReader(path: path, attachmentID: id, masterKey: masterKey)
-            source = .encrypted(reader)
             length = reader.length
+            source = Mutex(.encrypted(reader))
         } else {
             let fd = try AttachmentFileIO.openForReading(path: path, id: id)
             let file = FileDescriptor(adopting: fd, path: path)
@@ -39,8 +40,8 @@ public final class AttachmentReader: @unchecked Sendable {
             if let recordedLength, size > recordedLength {
                 throw AttachmentError.trailingData(id: id, expectedBytes: recordedLength, actualBytes: size)
             }
-            source = .plain(file)
             length = size
+            source = Mutex(.plain(file))
         }
     }
 
@@ -65,8 +66,10 @@ public final class AttachmentReader: @unchecked Sendable {
     /// reaching past the length throws `AttachmentError.rangeOutOfBounds`, whatever its bounds
     /// (up to `UInt64.max`); `byteRange(from:through:)` turns HTTP-style bounds into a range.
     public func read(range: Range<UInt64>) throws -> Data {
-        lock.lock()
-        defer { lock.unlock() }
+        try source.withLock { source in try Self.read(range: range, from: source, id: id, length: length) }
+    }
+
+    private static func read(range: Range<UInt64>, from source: Source, id: String, length: UInt64) throws -> Data {
         switch source {
         case .encrypted(let reader):
             return Data(try reader.read(range: range))
@@ -90,8 +93,12 @@ public final class AttachmentReader: @unchecked Sendable {
     /// authenticated before `body` sees it (memory stays flat whatever the size). If a later
     /// piece fails authentication the call throws: discard what `body` received.
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        lock.lock()
-        defer { lock.unlock() }
+        try source.withLock { source in try Self.forEachChunk(of: source, id: id, length: length, body) }
+    }
+
+    private static func forEachChunk(
+        of source: Source, id: String, length: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         switch source {
         case .encrypted(let reader):
             try reader.readAll(into: body)
@@ -116,36 +123,36 @@ public final class AttachmentReader: @unchecked Sendable {
 
     /// The whole content.
     public func readAll() throws -> Data {
+        try readAll(cancellation: nil)
+    }
+
+    /// `readAll()`, stopping between chunks once `cancellation` is set.
+    func readAll(cancellation: WorkCancellation?) throws -> Data {
         var data = Data()
         data.reserveCapacity(Int(length))
-        try forEachChunk { data.append(contentsOf: $0) }
+        try forEachChunk { bytes in
+            try cancellation?.check()
+            data.append(contentsOf: bytes)
+        }
         return data
     }
 
     /// The content as an asynchronous stream of chunks of `chunkSize` bytes, each read and
-    /// decrypted only when the consumer asks for it.
+    /// decrypted only when the consumer asks for it, on Cipherdex's reader queue (never on a
+    /// thread of Swift's cooperative pool). Cancelling the consuming task ends the stream (with `CancellationError`).
     public func chunks(chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<Data, Error> {
         let step = UInt64(max(1, chunkSize))
         let position = Position()
         return AsyncThrowingStream {
-            let start = position.advance(by: step, limit: self.length)
-            guard let start else { return nil }
-            return try self.read(range: start..<min(start + step, self.length))
+            let start = position.offset.wrappingAdd(step, ordering: .relaxed).oldValue
+            guard start < self.length else { return nil }
+            let range = start..<(self.length - start < step ? self.length : start + step)
+            return try await BlockingWork.run { _ in try self.read(range: range) }
         }
     }
 
     /// The next offset of a `chunks()` stream.
-    private final class Position: @unchecked Sendable {
-        private let lock = NSLock()
-        private var offset: UInt64 = 0
-
-        /// Returns the current offset and moves on, or nil at the end.
-        func advance(by step: UInt64, limit: UInt64) -> UInt64? {
-            lock.withLock {
-                guard offset < limit else { return nil }
-                defer { offset += step }
-                return offset
-            }
-        }
+    private final class Position: Sendable {
+        let offset = Atomic<UInt64>(0)
     }
 }

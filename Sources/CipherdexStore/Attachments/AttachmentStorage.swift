@@ -28,7 +28,7 @@ package struct AttachmentStorage {
     }
 
     /// A content file sealed into staging, not yet visible.
-    package struct Staged {
+    package struct Staged: Sendable {
         package let id: String
         package let path: String
         package let length: UInt64

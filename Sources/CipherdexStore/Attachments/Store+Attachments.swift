@@ -43,20 +43,29 @@ extension Store {
         }
     }
 
-    /// Adds an attachment from an asynchronous stream of pieces.
+    /// Adds an attachment from an asynchronous stream of pieces. Each piece is encrypted and
+    /// written on Cipherdex's own queue (never blocking a thread of Swift's cooperative pool), and
+    /// the commit waits for the writer there too. Cancelling the task (or a failing stream) stops
+    /// between pieces: the staged ciphertext is deleted and nothing is recorded.
     public func addAttachment<Pieces: AsyncSequence>(
         from pieces: Pieces, contentType: String? = nil, metadata: [String: String] = [:]
     ) async throws -> AttachmentToken where Pieces.Element == Data {
         let storage = attachmentStorage
-        let writer = try AsyncStagingWriter(storage: storage)
+        let writer = try await BlockingWork.run { _ in try AsyncStagingWriter(storage: storage) }
+        let staged: AttachmentStorage.Staged
         do {
-            for try await piece in pieces { try writer.append(piece) }
+            for try await piece in pieces {
+                try Task.checkCancellation()
+                try await BlockingWork.run { _ in try writer.append(piece) }
+            }
+            staged = try await BlockingWork.run { _ in try writer.finish() }
         } catch {
             writer.abandon()
             throw error
         }
-        let staged = try writer.finish()
-        return try commitStaged(staged, contentType: contentType, metadata: metadata)
+        return try await BlockingWork.run { _ in
+            try self.commitStaged(staged, contentType: contentType, metadata: metadata)
+        }
     }
 
     /// Adds an attachment whose content `produce` streams; the general form of the others.
@@ -116,12 +125,14 @@ extension Store {
         do {
             let path = storage.readablePath(of: id)
             beforeOpening(path)
-            return try AttachmentReader(id: id, path: path, masterKey: storage.masterKey, recordedLength: recordedLength)
+            return try AttachmentReader(
+                id: id, path: path, masterKey: storage.masterKey, recordedLength: recordedLength)
         } catch AttachmentError.notFound {
             // Found in `staging/` just before its `publish` renamed it: a file only ever moves from
             // `staging/` to `attachments/`, so the second look finds it there.
             return try AttachmentReader(
-                id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey, recordedLength: recordedLength)
+                id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey, recordedLength: recordedLength
+            )
         }
     }
 

@@ -4,6 +4,11 @@ import Foundation
 /// One writer and a small set of concurrent readers over the same WAL database (GRDB's
 /// `DatabasePool` model). Writes are serialized; reads run in parallel with each other and with
 /// the writer, each seeing a consistent snapshot.
+///
+/// `Sendable` unchecked because SQLite connections are C handles, not `Sendable`: the writer
+/// connection is used only while `writerLock` is held, a reader connection by one checkout at a
+/// time (it is in `idleReaders` or with exactly one `read`), and every mutable property is
+/// read and written only under `readerLock`.
 final class DatabasePool: @unchecked Sendable {
     private let writer: Connection
     private let writerLock = NSLock()
@@ -71,22 +76,15 @@ final class DatabasePool: @unchecked Sendable {
         return try body(reader)
     }
 
-    /// The async form of `write`: runs on a background queue, never blocking the caller's thread.
+    /// The async form of `write`: runs on Cipherdex's own queue (`BlockingWork`), never
+    /// blocking a thread of Swift's cooperative pool.
     func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.write(body) })
-            }
-        }
+        try await BlockingWork.run { _ in try self.write(body) }
     }
 
     /// The async form of `read`.
     func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.read(body) })
-            }
-        }
+        try await BlockingWork.run { _ in try self.read(body) }
     }
 
     /// Closes every connection: idle readers first, then a checkpoint of the WAL by the writer and

@@ -17,3 +17,13 @@ extension DocumentCollection {
         try get(id: id)?.decode(type)
     }
 }
+
+extension DocumentCollection {
+    /// The documents `find(where:orderBy:limit:)` returns, each decoded as `type` (through
+    /// `JSONDecoder`), in the same order; throws `decodingFailed` when one does not fit the type.
+    public func find<T: Decodable>(
+        _ type: T.Type, where predicates: [FieldPredicate] = [], orderBy: [SortKey] = [], limit: Int? = nil
+    ) throws -> [T] {
+        try find(where: predicates, orderBy: orderBy, limit: limit).map { try $0.decode(type) }
+    }
+}

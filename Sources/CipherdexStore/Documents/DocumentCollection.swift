@@ -10,6 +10,11 @@ import Foundation
 /// Documents are stored as canonical JSON (see `JSONValue.canonicalBytes`) inside the store's
 /// encrypted database, and the indexes of the collection's indexed fields are updated in the
 /// same transaction as each write.
+///
+/// `Sendable` unchecked only because a bound collection holds its `StoreTransaction` or
+/// `StoreSnapshot`, which are not `Sendable`: both refuse every use but from their own thread
+/// while their closure runs (`checkActive()`), so a bound collection sent elsewhere can only
+/// throw `transactionNotActive`; a store-level collection holds just its name and the store.
 public struct DocumentCollection: @unchecked Sendable {
     /// Longest accepted document id, in UTF-8 bytes.
     public static let maximumIDLength = 512
@@ -20,11 +25,15 @@ public struct DocumentCollection: @unchecked Sendable {
     /// The transaction this collection is bound to, or nil for a store-level collection
     /// (unchecked Sendable: a bound collection refuses use from any other thread).
     let transaction: StoreTransaction?
+    /// The read snapshot this collection is bound to (`StoreSnapshot.collection(_:)`, which
+    /// exposes only reads), or nil; confined to the snapshot's thread like a transaction.
+    let snapshot: StoreSnapshot?
 
-    init(name: String, store: Store, transaction: StoreTransaction?) {
+    init(name: String, store: Store, transaction: StoreTransaction?, snapshot: StoreSnapshot? = nil) {
         self.name = name
         self.store = store
         self.transaction = transaction
+        self.snapshot = snapshot
     }
 
     // MARK: Writing
@@ -166,8 +175,12 @@ public struct DocumentCollection: @unchecked Sendable {
         }
     }
 
-    /// Runs a read on the bound transaction, or through `Store.readDocuments`.
+    /// Runs a read on the bound snapshot or transaction, or through `Store.readDocuments`.
     func performRead<T>(_ body: (DocumentStorage) throws -> T) throws -> T {
+        if let snapshot {
+            try snapshot.checkActive()
+            return try Store.mappingDatabaseErrors { try body(DocumentStorage(db: snapshot.connection)) }
+        }
         if let transaction {
             try transaction.checkActive()
             return try Store.mappingDatabaseErrors { try body(DocumentStorage(db: transaction.connection)) }

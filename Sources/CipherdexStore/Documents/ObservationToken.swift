@@ -1,12 +1,12 @@
 import Foundation
+import Synchronization
 
 /// Keeps a change observer registered; `cancel()` or releasing the token ends the observation.
-public final class ObservationToken: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cancelAction: (@Sendable () -> Void)?
+public final class ObservationToken: Sendable {
+    private let cancelAction: Mutex<(@Sendable () -> Void)?>
 
     init(cancel: @escaping @Sendable () -> Void) {
-        self.cancelAction = cancel
+        self.cancelAction = Mutex(cancel)
     }
 
     deinit {
@@ -16,25 +16,24 @@ public final class ObservationToken: @unchecked Sendable {
     /// Ends the observation: no callback starts and no stream element is produced after this
     /// returns (a callback already running finishes). Idempotent.
     public func cancel() {
-        let action = lock.withLock { () -> (@Sendable () -> Void)? in
-            defer { cancelAction = nil }
-            return cancelAction
+        let action = cancelAction.withLock { action -> (@Sendable () -> Void)? in
+            defer { action = nil }
+            return action
         }
         action?()
     }
 
     /// Whether the observation was cancelled.
-    public var isCancelled: Bool { lock.withLock { cancelAction == nil } }
+    public var isCancelled: Bool { cancelAction.withLock { $0 == nil } }
 }
 
 /// A thread-safe cancelled flag shared by an observer's delivery closure and its token.
-final class CancellationFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cancelled = false
+final class CancellationFlag: Sendable {
+    private let cancelled = Atomic<Bool>(false)
 
     /// Whether `cancel()` was called.
-    var isCancelled: Bool { lock.withLock { cancelled } }
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// Sets the flag.
-    func cancel() { lock.withLock { cancelled = true } }
+    func cancel() { cancelled.store(true, ordering: .releasing) }
 }

@@ -10,10 +10,14 @@ extension Store {
     }
 
     /// Creates the collection `name` with an index on each of `indexedFields` (dotted paths
-    /// such as `address.city`); throws `collectionExists` when it exists.
+    /// such as `address.city`); throws `collectionExists` when it exists, unless `ifNotExists`:
+    /// then it opens the existing one, adding an index for each of `indexedFields` it lacks
+    /// (created or opened in one call, in one transaction).
     @discardableResult
-    public func createCollection(_ name: String, indexedFields: [String] = []) throws -> DocumentCollection {
-        _ = try transaction { try $0.createCollection(name, indexedFields: indexedFields) }
+    public func createCollection(_ name: String, indexedFields: [String] = [], ifNotExists: Bool = false) throws
+        -> DocumentCollection
+    {
+        _ = try transaction { try $0.createCollection(name, indexedFields: indexedFields, ifNotExists: ifNotExists) }
         return try collection(name)
     }
 
@@ -77,16 +81,15 @@ extension Store {
         }
     }
 
-    /// `transaction(_:)` for async code: runs on a background thread, so the calling task
-    /// never blocks on the writer.
+    /// `transaction(_:)` for async code: `body` runs on the store's serial writer queue (GRDB's
+    /// writer), so the calling task never blocks a thread of Swift's cooperative pool while it
+    /// waits for the writer. A task cancelled before `body` started gets `CancellationError` at
+    /// once and nothing is written; once started, the transaction commits or rolls back as a
+    /// whole and its outcome is returned.
     public func performTransaction<T: Sendable>(
         _ body: @escaping @Sendable (StoreTransaction) throws -> T
     ) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.transaction(body) })
-            }
-        }
+        try await BlockingWork.run(on: writerQueue) { _ in try self.transaction(body) }
     }
 
     /// Runs a read: on the calling thread's running transaction when there is one (so it sees

@@ -39,16 +39,29 @@ public final class StoreTransaction {
         return DocumentCollection(name: name, store: store, transaction: self)
     }
 
-    /// Creates a collection with `indexedFields` (dotted paths); throws `collectionExists`.
+    /// Creates a collection with `indexedFields` (dotted paths); throws `collectionExists` when
+    /// it exists, unless `ifNotExists` (GRDB's `create(table:options: .ifNotExists)`): then the
+    /// existing collection is returned, with an index added for each of `indexedFields` it lacks.
     @discardableResult
-    public func createCollection(_ name: String, indexedFields: [String] = []) throws -> DocumentCollection {
+    public func createCollection(_ name: String, indexedFields: [String] = [], ifNotExists: Bool = false) throws
+        -> DocumentCollection
+    {
         try CollectionInfo.validateName(name)
         let fields = try indexedFields.map(FieldPath.init)
         guard Set(fields).count == fields.count else {
             throw DocumentError.indexAlreadyDeclared(collection: name, field: Self.firstDuplicate(fields))
         }
         try savepoint {
-            try DocumentStorage(db: connection).createCollection(CollectionInfo(name: name, indexedFields: fields))
+            let storage = DocumentStorage(db: connection)
+            guard ifNotExists, var info = try storage.collection(name) else {
+                try storage.createCollection(CollectionInfo(name: name, indexedFields: fields))
+                return
+            }
+            for field in fields where !info.indexedFields.contains(field) {
+                info.indexedFields.append(field)
+                try storage.saveIndexedFields(info)
+                try storage.buildIndex(info, field: field)
+            }
         }
         return DocumentCollection(name: name, store: store, transaction: self)
     }

@@ -117,8 +117,8 @@ extension Store {
         let store = try Store.open(configuration)
         let old = store.layout
         let next = old.withGeneration(old.generation + 1)
-        let removed = store.metadataLock.withLock {
-            store.metadata.keyslots.filter { $0.id != store.openedKeyslotID }.map(StoreInfo.KeyslotInfo.init)
+        let removed = store.metadata.withLock { metadata in
+            metadata.keyslots.filter { $0.id != store.openedKeyslot }.map(StoreInfo.KeyslotInfo.init)
         }
         do {
             try store.writeNextGeneration(next, target: target, progress: progress, faultPoint: faultPoint)
@@ -171,7 +171,7 @@ extension Store {
         }
 
         // The new metadata first: a key that cannot be used fails before any work.
-        var updated = metadataLock.withLock { metadata }
+        var updated = metadata.withLock { $0 }
         let newDataKey: SecureBytes?
         switch target {
         case .encrypted(let provider):
@@ -257,12 +257,12 @@ extension Store {
         // The switch: one atomic metadata replacement. Before its rename the old generation is
         // current, after it the new one.
         let bytes = try updated.seal(dataKey: newDataKey)
-        try keyChangeLock.withLock {
+        try keyChange.withLock { _ in
             try Store.wrapSystem {
                 try FileSystem.writeAtomically(
                     bytes, to: layout.metadata, faultPoint: { try faultPoint(.metadata($0)) })
             }
-            metadataLock.withLock { metadata = updated }
+            metadata.withLock { $0 = updated }
         }
         try faultPoint(.switched)
     }

@@ -93,7 +93,7 @@ extension Store {
         }
         let store = try openDatabase(
             layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
-        store.metadataLock.withLock { store.openedKeyslotID = metadata.keyslots.first?.id }
+        store.lifecycle.withLock { $0.openedKeyslotID = metadata.keyslots.first?.id }
         return store
     }
 }

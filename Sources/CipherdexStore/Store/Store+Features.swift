@@ -9,10 +9,10 @@ extension Store {
     }
 
     /// The async form of `open(_:features:)`.
-    package static func open(_ configuration: StoreConfiguration, features: [StoreFeature]) async throws -> Store {
+    package static func openAsync(_ configuration: StoreConfiguration, features: [StoreFeature]) async throws -> Store {
         var configuration = configuration
         configuration.features = features
-        return try await open(configuration)
+        return try await openAsync(configuration)
     }
 }
 

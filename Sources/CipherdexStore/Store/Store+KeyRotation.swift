@@ -28,7 +28,7 @@ extension Store {
             throw StoreError.notEncrypted(path: path)
         }
         let key = try newKey()
-        let replaced = metadataLock.withLock { openedKeyslotID }
+        let replaced = openedKeyslot
         let slotID = try updateMetadata(faultPoint: faultPoint) { updated in
             let slotID = (updated.keyslots.map(\.id).max() ?? 0) + 1
             let old = updated.keyslots.firstIndex { $0.id == replaced }
@@ -45,6 +45,6 @@ extension Store {
             }
             return slotID
         }
-        metadataLock.withLock { openedKeyslotID = slotID }
+        lifecycle.withLock { $0.openedKeyslotID = slotID }
     }
 }

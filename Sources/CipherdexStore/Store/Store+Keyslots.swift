@@ -5,11 +5,11 @@ extension Store {
     /// material. Empty for an unencrypted store.
     public func keyslots() throws -> [StoreInfo.KeyslotInfo] {
         guard isOpen else { throw StoreError.closed }
-        return metadataLock.withLock { metadata.keyslots.map(StoreInfo.KeyslotInfo.init) }
+        return metadata.withLock { $0.keyslots.map(StoreInfo.KeyslotInfo.init) }
     }
 
     /// The id of the keyslot the key given to `open` unlocked (nil for an unencrypted store).
-    public var openedKeyslot: Int? { metadataLock.withLock { openedKeyslotID } }
+    public var openedKeyslot: Int? { lifecycle.withLock { $0.openedKeyslotID } }
 
     /// Adds a keyslot for the key `newKey` supplies (called once), in one atomic metadata
     /// update; every other key keeps working. Passphrase keys get the configuration's
@@ -45,7 +45,7 @@ extension Store {
         try refuseInsideTransaction("addKey")
         guard let dataKey else { throw StoreError.notEncrypted(path: path) }
         if let label { try Keyslot.checkLabel(label) }
-        let count = metadataLock.withLock { metadata.keyslots.count }
+        let count = metadata.withLock { $0.keyslots.count }
         guard count < StoreMetadata.maximumKeyslots else {
             throw KeyError.tooManyKeyslots(StoreMetadata.maximumKeyslots)
         }
@@ -72,19 +72,19 @@ extension Store {
             guard updated.keyslots.count > 1 else { throw KeyError.lastKeyslot(slot) }
             updated.keyslots.removeAll { $0.id == slot }
         }
-        metadataLock.withLock { if openedKeyslotID == slot { openedKeyslotID = nil } }
+        lifecycle.withLock { if $0.openedKeyslotID == slot { $0.openedKeyslotID = nil } }
     }
 
     /// Applies `change` to a copy of the metadata, bumps its generation, seals it with the data
     /// key and replaces the file atomically; the in-memory metadata changes only once the file
-    /// has. Key changes are serialized by `keyChangeLock`; `metadataLock` is held only to read
+    /// has. Key changes are serialized by `keyChange`; `metadata` is locked only to read
     /// and to swap the metadata, never across Argon2id or the write.
     @discardableResult
     func updateMetadata<T>(
         faultPoint: (AtomicWriteStep) throws -> Void, _ change: (inout StoreMetadata) throws -> T
     ) throws -> T {
-        try keyChangeLock.withLock {
-            var updated = metadataLock.withLock { metadata }
+        try keyChange.withLock { _ in
+            var updated = metadata.withLock { $0 }
             let result = try change(&updated)
             updated.generation += 1
             let bytes = try updated.seal(dataKey: dataKey)
@@ -95,10 +95,10 @@ extension Store {
             } catch {
                 // A failure after the rename (a directory fsync, say) leaves the new file in
                 // place: the next change must start from what is on disk, not from memory.
-                if let current = currentMetadataOnDisk() { metadataLock.withLock { metadata = current } }
+                if let current = currentMetadataOnDisk() { metadata.withLock { $0 = current } }
                 throw error
             }
-            metadataLock.withLock { metadata = updated }
+            metadata.withLock { $0 = updated }
             return result
         }
     }
@@ -106,7 +106,7 @@ extension Store {
     /// The metadata file as it is now, when it parses and its MAC verifies with the data key.
     private func currentMetadataOnDisk() -> StoreMetadata? {
         guard let bytes = try? FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize),
-            let parsed = try? StoreMetadata.parse(bytes), parsed.storeID == metadataLock.withLock({ metadata.storeID })
+            let parsed = try? StoreMetadata.parse(bytes), parsed.storeID == metadata.withLock({ $0.storeID })
         else { return nil }
         if let dataKey { guard (try? parsed.verifyMAC(dataKey: dataKey)) != nil else { return nil } }
         return parsed

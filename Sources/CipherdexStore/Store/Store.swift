@@ -1,17 +1,18 @@
 import Foundation
+import Synchronization
 
 /// An embedded store whose every persisted byte is encrypted with a key the application supplies
 /// (or, when no key is configured, an unencrypted store of the same layout).
 ///
-/// Open one with `Store.open(_:)`. A failed open throws `EncryptionError` or `StoreError` and
+/// Open one with `Store.open(_:)` (synchronous code) or `Store.openAsync(_:)` (async code). A failed open throws `EncryptionError` or `StoreError` and
 /// leaves every file of the store byte-for-byte unchanged: the key is checked against the
 /// keyslots, and the database against the data key with a read-only immutable connection, before
 /// anything opens the database for writing.
-public final class Store: @unchecked Sendable {
+public final class Store: Sendable {
     /// The store's directory.
     public let path: String
     /// Whether the store is encrypted.
-    public var isEncrypted: Bool { metadataLock.withLock { metadata.encrypted } }
+    public var isEncrypted: Bool { metadata.withLock { $0.encrypted } }
 
     let layout: StoreLayout
     let configuration: StoreConfiguration
@@ -19,26 +20,34 @@ public final class Store: @unchecked Sendable {
     let dataKey: SecureBytes?
     /// The database connections.
     let pool: DatabasePool
-    let metadataLock = NSLock()
-    /// Serializes metadata updates (key changes), held across Argon2id and the atomic write.
-    let keyChangeLock = NSLock()
-    var metadata: StoreMetadata
-    /// The keyslot the key given to `open` unwrapped (nil when unencrypted); what `rotateKey`
-    /// replaces. Guarded by `metadataLock`.
-    var openedKeyslotID: Int?
+    /// The store's metadata as last written (replaced by key changes, under this mutex).
+    let metadata: Mutex<StoreMetadata>
+    /// Serializes metadata updates (key changes), held across Argon2id and the atomic write;
+    /// `metadata` itself is locked only to read and to swap it.
+    let keyChange = Mutex(())
     /// Document change subscribers and the running document transaction.
     let changeObservers = ChangeObservers()
-    private var lock: StoreLock?
-    /// What features keep per open store (the search library), by feature identifier.
-    private var featureStates: [String: any StoreFeatureState] = [:]
+    /// The serial queue on which the async forms of writes run (GRDB's writer queue), so that
+    /// waiting for the writer never blocks a thread of Swift's cooperative pool.
+    let writerQueue = DispatchQueue(label: "cipherdex.store.writer", qos: .userInitiated)
+    /// What opening and closing change: the held lock (nil once closed), what features keep per
+    /// open store (the search library, by feature identifier), and the keyslot the key given to
+    /// `open` unwrapped (nil when unencrypted; what `rotateKey` replaces).
+    struct Lifecycle {
+        var lock: StoreLock?
+        var featureStates: [String: any StoreFeatureState] = [:]
+        var openedKeyslotID: Int?
+    }
+
+    let lifecycle: Mutex<Lifecycle>
 
     /// The state the feature `identifier` keeps for this store, made by `make` on first use (the
     /// search library is `featureState("search") { SearchLibrary(store: $0) }`).
     package func featureState<State: StoreFeatureState>(_ identifier: String, make: (Store) -> State) -> State {
-        metadataLock.withLock {
-            if let state = featureStates[identifier] as? State { return state }
+        lifecycle.withLock { lifecycle in
+            if let state = lifecycle.featureStates[identifier] as? State { return state }
             let state = make(self)
-            featureStates[identifier] = state
+            lifecycle.featureStates[identifier] = state
             return state
         }
     }
@@ -50,10 +59,10 @@ public final class Store: @unchecked Sendable {
         self.path = layout.directory
         self.layout = layout
         self.configuration = configuration
-        self.metadata = metadata
+        self.metadata = Mutex(metadata)
         self.dataKey = dataKey
         self.pool = pool
-        self.lock = lock
+        self.lifecycle = Mutex(Lifecycle(lock: lock))
     }
 
     deinit {
@@ -68,6 +77,12 @@ public final class Store: @unchecked Sendable {
     /// the one called.
     @_disfavoredOverload
     public static func open(_ configuration: StoreConfiguration) throws -> Store {
+        try open(configuration, cancellation: nil)
+    }
+
+    /// `open(_:)`, giving up before the database is touched once `cancellation` is set (checked
+    /// after the key derivation, the slow part).
+    static func open(_ configuration: StoreConfiguration, cancellation: WorkCancellation?) throws -> Store {
         let layout = StoreLayout(directory: configuration.path)
         if !FileSystem.exists(layout.directory) {
             guard configuration.createIfMissing else {
@@ -87,7 +102,8 @@ public final class Store: @unchecked Sendable {
                 throw EncryptionError.metadataCorrupt(
                     reason: "\(layout.metadata) is \(metadataKind.description), not a regular file")
             }
-            return try openExisting(layout: layout, configuration: configuration, lock: lock)
+            return try openExisting(
+                layout: layout, configuration: configuration, lock: lock, cancellation: cancellation)
         }
         if FileSystem.exists(layout.deletionTombstone) {
             // A delete was interrupted after its first step: the store is gone; finish the job.
@@ -105,17 +121,6 @@ public final class Store: @unchecked Sendable {
             throw StoreError.notAStore(path: layout.directory, reason: "no store in this directory")
         }
         return try create(layout: layout, configuration: configuration, lock: lock)
-    }
-
-    /// Opens the store without blocking the calling task (key derivation and verification run on
-    /// a background thread).
-    @_disfavoredOverload
-    public static func open(_ configuration: StoreConfiguration) async throws -> Store {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try Store.open(configuration) })
-            }
-        }
     }
 
     /// Whether a store (possibly a damaged one) exists at `path`.
@@ -136,11 +141,10 @@ public final class Store: @unchecked Sendable {
     /// last step of a re-encryption removes the old generation there).
     func close(beforeReleasingLock body: @escaping () -> Void) {
         if changeObservers.deferCloseIfInTransaction() { return }
-        metadataLock.lock()
-        let held = lock
-        lock = nil
-        let states = featureStates.values
-        metadataLock.unlock()
+        let (held, states) = lifecycle.withLock { state in
+            defer { state.lock = nil }
+            return (state.lock, Array(state.featureStates.values))
+        }
         guard let held else { return }
         for state in states { state.storeWillClose() }
         // The flock goes only once SQLite has closed every connection: another process that
@@ -149,14 +153,16 @@ public final class Store: @unchecked Sendable {
             body()
             held.release()
         })
+        // Every write has ended (closing took the writer): end every `changes()` stream.
+        changeObservers.finishAll()
     }
 
     /// Whether the store is open.
-    public var isOpen: Bool { metadataLock.withLock { lock != nil } }
+    public var isOpen: Bool { lifecycle.withLock { $0.lock != nil } }
 
-    private static func openExisting(layout: StoreLayout, configuration: StoreConfiguration, lock: StoreLock) throws
-        -> Store
-    {
+    private static func openExisting(
+        layout: StoreLayout, configuration: StoreConfiguration, lock: StoreLock, cancellation: WorkCancellation?
+    ) throws -> Store {
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize)
@@ -183,12 +189,14 @@ public final class Store: @unchecked Sendable {
             dataKey = unwrapped.dataKey
             slotID = unwrapped.slotID
             try metadata.verifyMAC(dataKey: unwrapped.dataKey)
+            // A cancelled async open stops here, before anything opens the database.
+            try cancellation?.check()
         } else if configuration.keyProvider != nil {
             throw EncryptionError.keyUnexpected
         }
         let store = try openDatabase(
             layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, lock: lock)
-        store.metadataLock.withLock { store.openedKeyslotID = slotID }
+        store.lifecycle.withLock { $0.openedKeyslotID = slotID }
         return store
     }
 

@@ -50,7 +50,7 @@ extension Store {
     /// Describes the store.
     public func info() throws -> StoreInfo {
         let schemaVersion = try Store.mappingDatabaseErrors { try read { try Migrator.currentVersion(of: $0) } }
-        let snapshot = metadataLock.withLock { metadata }
+        let snapshot = metadata.withLock { $0 }
         var attachmentCount = 0
         var attachmentBytes: UInt64 = 0
         for name in FileSystem.contents(of: layout.attachments) {

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -5,10 +7,14 @@
 /// The exclusive lock that keeps one `Store` per store directory at a time, across processes and
 /// within one (flock locks belong to an open file description). It locks `cipherdex.lock` when
 /// the store has one, otherwise the directory itself, and never creates a file on its own.
-final class StoreLock {
-    private var descriptors: [FileDescriptor] = []
-    /// Whether `cipherdex.lock` is among the locked files.
-    private var holdsLockFile = false
+final class StoreLock: Sendable {
+    private struct Held {
+        var descriptors: [FileDescriptor] = []
+        /// Whether `cipherdex.lock` is among the locked files.
+        var holdsLockFile = false
+    }
+
+    private let held = Mutex(Held())
 
     /// Takes the lock for `layout`, or throws `storeLocked`.
     init(layout: StoreLayout) throws {
@@ -17,19 +23,20 @@ final class StoreLock {
         if lockFileKind.exists {
             guard lockFileKind.isRegular else {
                 throw StoreError.notAStore(
-                    path: layout.directory, reason: "\(layout.lockFile) is \(lockFileKind.description), not a regular file")
+                    path: layout.directory,
+                    reason: "\(layout.lockFile) is \(lockFileKind.description), not a regular file")
             }
             try add(path: layout.lockFile, flags: O_RDWR | O_NONBLOCK | O_NOFOLLOW, layout: layout)
-            holdsLockFile = true
+            held.withLock { $0.holdsLockFile = true }
         }
     }
 
     /// Creates the lock file of a new store and takes it too (a lock file a killed `create` left
     /// is already held: it is taken once, never through a second descriptor).
     func createLockFile(layout: StoreLayout) throws {
-        guard !holdsLockFile else { return }
+        guard !held.withLock({ $0.holdsLockFile }) else { return }
         try add(path: layout.lockFile, flags: O_RDWR | O_CREAT | O_NOFOLLOW, layout: layout)
-        holdsLockFile = true
+        held.withLock { $0.holdsLockFile = true }
     }
 
     private func add(path: String, flags: Int32, layout: StoreLayout) throws {
@@ -42,14 +49,16 @@ final class StoreLock {
         guard try descriptor.tryLockExclusive() else {
             throw StoreError.storeLocked(path: layout.directory)
         }
-        descriptors.append(descriptor)
+        held.withLock { $0.descriptors.append(descriptor) }
     }
 
     /// Releases the lock (also done by `deinit`).
     func release() {
+        let descriptors = held.withLock { state in
+            defer { state = Held() }
+            return state.descriptors
+        }
         for descriptor in descriptors { descriptor.unlock() }
-        descriptors.removeAll()
-        holdsLockFile = false
     }
 
     deinit {

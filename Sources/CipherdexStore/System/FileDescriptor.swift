@@ -6,8 +6,9 @@ import Foundation
 
 /// An open file descriptor owned by one object and closed in `deinit`, with small typed wrappers
 /// around the system calls Cipherdex needs (in the manner of swift-system). Every call retries on
-/// `EINTR`.
-package final class FileDescriptor {
+/// `EINTR`. Immutable (the descriptor number and path), so it may be shared: what the kernel does
+/// with concurrent calls on one descriptor is the callers' business, as with a raw `Int32`.
+package final class FileDescriptor: Sendable {
     /// The raw descriptor.
     let rawValue: Int32
     /// The path it was opened with, for error messages.

@@ -175,7 +175,8 @@ final class DocumentTransactionTests: XCTestCase {
 
 final class AsyncTransactionTests: XCTestCase {
     func testAsyncTransactionCommits() async throws {
-        let store = try await Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: TestSupport.rawKey(1)))
+        let store = try await Store.openAsync(
+            TestSupport.configuration(TestSupport.temporaryPath(), key: TestSupport.rawKey(1)))
         defer { store.close() }
         let count = try await store.performTransaction { tx -> Int in
             try tx.collection("c").insert(id: "a", value: ["x": 1])
@@ -202,13 +203,18 @@ final class TransactionFailureTests: XCTestCase {
                 // ...one after a write dooms it: later operations and the commit fail.
                 XCTAssertThrowsError(
                     try tx.atomicWrite {
-                        try tx.connection.execute("INSERT INTO cipherdex_settings (name, value) VALUES ('half', 'written')")
+                        try tx.connection.execute(
+                            "INSERT INTO cipherdex_settings (name, value) VALUES ('half', 'written')")
                         throw Injected()
                     })
-                XCTAssertThrowsError(try tx.collection("c").insert(id: "after", value: [:])) { XCTAssertTrue($0 is Injected) }
+                XCTAssertThrowsError(try tx.collection("c").insert(id: "after", value: [:])) {
+                    XCTAssertTrue($0 is Injected)
+                }
             }
         ) { XCTAssertTrue($0 is Injected) }
         XCTAssertEqual(try store.collection("c").list().map(\.id), ["before"], "the whole transaction rolled back")
-        XCTAssertEqual(try store.read { try $0.scalar("SELECT count(*) FROM cipherdex_settings WHERE name = 'half'") }, .integer(0))
+        XCTAssertEqual(
+            try store.read { try $0.scalar("SELECT count(*) FROM cipherdex_settings WHERE name = 'half'") }, .integer(0)
+        )
     }
 }

@@ -6,7 +6,8 @@ import XCTest
 /// Parsing the user's search syntax, compiling it to FTS4 MATCH, and the errors.
 final class SearchQueryParserTests: XCTestCase {
     /// The compiled MATCH expression of `text`.
-    private func compiled(_ text: String, _ options: SearchQuery.Options = [], stemming: Bool = false) throws -> String {
+    private func compiled(_ text: String, _ options: SearchQuery.Options = [], stemming: Bool = false) throws -> String
+    {
         let compiled = try SearchQuery.parse(text, options: options).compiled(stemming: stemming)
         return compiled.match + (compiled.exclusion.map { " EXCLUDE " + $0 } ?? "")
     }
@@ -25,13 +26,20 @@ final class SearchQueryParserTests: XCTestCase {
     func testAST() throws {
         let query = try SearchQuery.parse(#"invoice "due date" -draft a OR b* -"old copy" state-of-the-art"#)
         typealias Term = SearchQuery.Term
-        XCTAssertEqual(query.clauses, [
-            .init([Term(kind: .word, text: "invoice", position: 0)]),
-            .init([Term(kind: .phrase, text: "due date", position: 8)]),
-            .init([Term(kind: .word, text: "a", position: 26), Term(kind: .word, text: "b", explicitPrefix: true, position: 31)]),
-            .init([Term(kind: .hyphenated, text: "state-of-the-art", position: 46)]),
-        ])
-        XCTAssertEqual(query.exclusions, [Term(kind: .word, text: "draft", position: 19), Term(kind: .phrase, text: "old copy", position: 34)])
+        XCTAssertEqual(
+            query.clauses,
+            [
+                .init([Term(kind: .word, text: "invoice", position: 0)]),
+                .init([Term(kind: .phrase, text: "due date", position: 8)]),
+                .init([
+                    Term(kind: .word, text: "a", position: 26),
+                    Term(kind: .word, text: "b", explicitPrefix: true, position: 31),
+                ]),
+                .init([Term(kind: .hyphenated, text: "state-of-the-art", position: 46)]),
+            ])
+        XCTAssertEqual(
+            query.exclusions,
+            [Term(kind: .word, text: "draft", position: 19), Term(kind: .phrase, text: "old copy", position: 34)])
         let chain = try SearchQuery.parse("a OR b OR c d")
         XCTAssertEqual(chain.clauses.map { $0.alternatives.map(\.text) }, [["a", "b", "c"], ["d"]])
     }
@@ -75,24 +83,26 @@ final class SearchQueryParserTests: XCTestCase {
     func testErrors() {
         XCTAssertEqual(error(""), .empty)
         XCTAssertEqual(error("   \t\n"), .empty)
-        XCTAssertEqual(error(#"find "open phrase"#), .unterminatedQuote(position: 5))
-        XCTAssertEqual(error(#"été "x"#), .unterminatedQuote(position: 4))
+        XCTAssertEqual(error(#"find "open phrase"#), .unterminatedQuote(position: 6))
+        XCTAssertEqual(error(#"été "x"#), .unterminatedQuote(position: 5))
         XCTAssertEqual(error("-draft"), .onlyExclusions)
         XCTAssertEqual(error("-a -\"b c\""), .onlyExclusions)
-        XCTAssertEqual(error("OR a"), .danglingOperator(position: 0))
-        XCTAssertEqual(error("a OR"), .danglingOperator(position: 2))
-        XCTAssertEqual(error("a OR OR b"), .danglingOperator(position: 5))
-        XCTAssertEqual(error("a - b"), .danglingOperator(position: 2))
-        XCTAssertEqual(error("*"), .bareWildcard(position: 0))
-        XCTAssertEqual(error("a **"), .bareWildcard(position: 2))
-        XCTAssertEqual(error("a -*"), .bareWildcard(position: 3))
-        XCTAssertEqual(error("a OR -b"), .exclusionInAlternative(position: 5))
-        XCTAssertEqual(error("-a OR b"), .exclusionInAlternative(position: 0))
+        XCTAssertEqual(error("OR a"), .danglingOperator(position: 1))
+        XCTAssertEqual(error("a OR"), .danglingOperator(position: 3))
+        XCTAssertEqual(error("a OR OR b"), .danglingOperator(position: 6))
+        XCTAssertEqual(error("a - b"), .danglingOperator(position: 3))
+        XCTAssertEqual(error("*"), .bareWildcard(position: 1))
+        XCTAssertEqual(error("a **"), .bareWildcard(position: 3))
+        XCTAssertEqual(error("a -*"), .bareWildcard(position: 4))
+        XCTAssertEqual(error("a OR -b"), .exclusionInAlternative(position: 6))
+        XCTAssertEqual(error("-a OR b"), .exclusionInAlternative(position: 1))
         XCTAssertEqual(error("!!! ??? 🎉"), .noSearchableTerms)
         XCTAssertEqual(error(String(repeating: "a", count: 1001)), .tooLong(length: 1001, limit: 1000))
         XCTAssertNil(error(String(repeating: "a", count: 1000)))
         XCTAssertEqual(error((0..<65).map { "w\($0)" }.joined(separator: " ")), .tooManyTerms(count: 65, limit: 64))
         XCTAssertEqual(SearchQueryError.unterminatedQuote(position: 5).position, 5)
+        // Positions count from 1, as the messages say: the quote is the 6th character.
+        XCTAssertEqual(error(#"find "open"#)?.errorDescription, "the quote at character 6 is not closed")
         XCTAssertEqual(SearchQueryError.onlyExclusions.name, "onlyExclusions")
         XCTAssertNotNil(SearchQueryError.empty.errorDescription)
     }

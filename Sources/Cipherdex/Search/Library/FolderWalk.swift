@@ -16,11 +16,12 @@ struct FolderWalk {
 
     /// Walks `root` (an absolute path without symbolic links) for files whose lower-cased
     /// extension is in `allowed`. Throws `SearchError.unreadable` when the root itself cannot be
-    /// read.
-    init(root: String, allowed: Set<String>) throws {
+    /// read, and `CancellationError` (between folders) once `cancellation` is set.
+    init(root: String, allowed: Set<String>, cancellation: WorkCancellation? = nil) throws {
         let rootBytes = Array(root.utf8)
         var stack: [[UInt8]] = [[]]
         while let relative = stack.popLast() {
+            try cancellation?.check()
             let directory: DirectoryEntries
             do {
                 directory = try DirectoryEntries(path: relative.isEmpty ? rootBytes : rootBytes + [0x2F] + relative)
@@ -38,14 +39,16 @@ struct FolderWalk {
                 case .directory:
                     guard !entry.isSymbolicLink else { continue }
                     guard String(validating: path, as: UTF8.self) != nil else {
-                        skipped.append(.init(path: DirectoryEntries.escaped(path), reason: "the folder's name is not valid UTF-8"))
+                        skipped.append(
+                            .init(path: DirectoryEntries.escaped(path), reason: "the folder's name is not valid UTF-8"))
                         continue
                     }
                     stack.append(path)
                 case .regularFile:
                     guard allowed.contains(Self.fileExtension(entry.name)) else { continue }
                     guard let uid = String(validating: path, as: UTF8.self) else {
-                        skipped.append(.init(path: DirectoryEntries.escaped(path), reason: "the file's name is not valid UTF-8"))
+                        skipped.append(
+                            .init(path: DirectoryEntries.escaped(path), reason: "the file's name is not valid UTF-8"))
                         continue
                     }
                     if entry.isSymbolicLink {

@@ -9,17 +9,29 @@ extension SearchLibrary {
     /// Names that are not valid UTF-8 and folders that cannot be read are reported in `skipped`
     /// (documents under such a folder stay indexed); a root that cannot be read throws
     /// `SearchError.unreadable`.
-    public func sync(folder: String, allowedExtensions: Set<String> = ["pdf", "txt", "md"]) throws -> FolderSyncSummary {
+    public func sync(folder: String, allowedExtensions: Set<String> = ["pdf", "txt", "md"]) throws -> FolderSyncSummary
+    {
+        try sync(folder: folder, allowedExtensions: allowedExtensions, cancellation: nil)
+    }
+
+    /// `sync(folder:allowedExtensions:)`, stopping between folders and between documents once
+    /// `cancellation` is set: the documents this call queued are taken off the queue again
+    /// (removals already made stay made) and it throws `CancellationError`.
+    func sync(folder: String, allowedExtensions: Set<String>, cancellation: WorkCancellation?) throws
+        -> FolderSyncSummary
+    {
         guard let store else { throw StoreError.closed }
         let root = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
         guard FileSystem.isDirectory(root) else { throw SearchError.notAFolder(folder) }
-        let allowed = Set(allowedExtensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
-        let walk = try FolderWalk(root: root, allowed: allowed)
+        let allowed = Set(
+            allowedExtensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
+        let walk = try FolderWalk(root: root, allowed: allowed, cancellation: cancellation)
         let files = walk.files
         var owners: [String: String?] = [:]
         let known: [String: (size: Int64?, modified: Double?, indexed: Bool)] = try store.read { db in
             var rows: [String: (Int64?, Double?, Bool)] = [:]
-            try db.forEachRow("SELECT uid, source_root, source_size, source_mtime, state FROM search_documents") { row in
+            try db.forEachRow("SELECT uid, source_root, source_size, source_mtime, state FROM search_documents") {
+                row in
                 guard let uid = row[0].textValue else { return }
                 owners[uid] = row[1].textValue
                 if row[1].textValue == root {
@@ -34,7 +46,11 @@ extension SearchLibrary {
         }
         var summary = FolderSyncSummary()
         summary.skipped = walk.skipped
+        var queued: [String] = []
+        var finished = false
+        defer { if !finished { for uid in queued where cancellation?.isCancelled == true { cancel(uid: uid) } } }
         for (uid, facts) in files.sorted(by: { $0.key < $1.key }) {
+            try cancellation?.check()
             if let owner = owners[uid], owner != root {
                 summary.conflicts.append(uid)
                 continue
@@ -48,11 +64,13 @@ extension SearchLibrary {
                 continue
             }
             var job = IndexJob(
-                uid: uid, source: .file(path: root + "/" + uid, storeCopy: false), fileExtension: Self.fileExtension(uid))
+                uid: uid, source: .file(path: root + "/" + uid, storeCopy: false),
+                fileExtension: Self.fileExtension(uid))
             job.sourceRoot = root
             job.sourceSize = facts.size
             job.sourceModified = facts.modified
             try enqueue(job)
+            queued.append(uid)
             if let previous = known[uid] {
                 if !previous.indexed && previous.size == facts.size && previous.modified == facts.modified {
                     summary.retried.append(uid)
@@ -64,8 +82,10 @@ extension SearchLibrary {
             }
         }
         for uid in known.keys.sorted() where files[uid] == nil && !walk.isInUnreadableFolder(uid) {
+            try cancellation?.check()
             if try remove(uid: uid) { summary.removed.append(uid) }
         }
+        finished = true
         return summary
     }
 

@@ -6,6 +6,12 @@ extension SearchLibrary {
     /// trailing `*` for an explicit prefix. A malformed query throws `SearchQueryError` with the
     /// position; user text can never reach FTS or SQL as syntax.
     public func search(_ text: String, options: SearchOptions = SearchOptions()) throws -> SearchResults {
+        try search(text, options: options, cancellation: nil)
+    }
+
+    /// `search(_:options:)` whose preview work stops once `cancellation` is set, as on
+    /// `cancelPreviews()`.
+    func search(_ text: String, options: SearchOptions, cancellation: WorkCancellation?) throws -> SearchResults {
         guard let store else { throw StoreError.closed }
         var queryOptions: SearchQuery.Options = []
         if options.exactWordsOnly { queryOptions.insert(.exactWords) }
@@ -55,7 +61,8 @@ extension SearchLibrary {
                         match: compiled.match, stemming: stemming,
                         windowCharacters: max(options.previewLength, 1), db: db,
                         isCancelled: {
-                            Task.isCancelled || self.previewGeneration.load(ordering: .relaxed) != generation
+                            Task.isCancelled || cancellation?.isCancelled == true
+                                || self.previewGeneration.load(ordering: .relaxed) != generation
                         })
                     for index in previewed {
                         guard let (body, offsets) = texts[kept[index].docid] else { continue }

@@ -1,7 +1,6 @@
+@_exported import CipherdexExtraction
 import Foundation
 import Synchronization
-
-@_exported import CipherdexExtraction
 
 /// Full-text search over the documents of one store — PDFs, plain text, Markdown, and any
 /// format an application adds a `TextExtractor` for — with the index inside the store's
@@ -10,6 +9,11 @@ import Synchronization
 /// Indexing runs in the background: documents are extracted on every core (PDFs by default in
 /// helper processes — the executable itself, re-run — with time and memory limits per document, reused from a
 /// pool the library owns), and one writer batches the inserts. Searching works while indexing runs.
+///
+/// `Sendable` unchecked because its queue state must be waited on (workers and
+/// `waitUntilIdle` sleep until it changes), which `Mutex` cannot do: every mutable property
+/// below is read and written only while `state` (an `NSCondition`) is held, and `store` is a
+/// `weak let` to a `Sendable` store.
 public final class SearchLibrary: @unchecked Sendable {
     /// How documents are turned into text.
     public struct Configuration: Sendable {
@@ -41,7 +45,7 @@ public final class SearchLibrary: @unchecked Sendable {
         public init() {}
     }
 
-    weak var store: Store?
+    weak let store: Store?
     let state = NSCondition()
     var configuration = Configuration()
     var pending: [IndexJob] = []
@@ -81,17 +85,26 @@ public final class SearchLibrary: @unchecked Sendable {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw SearchError.unreadable(path: path, reason: "no such readable file")
         }
-        try enqueue(IndexJob(uid: try Self.validated(uid ?? name), source: .file(path: path, storeCopy: true), fileExtension: Self.fileExtension(name)))
+        try enqueue(
+            IndexJob(
+                uid: try Self.validated(uid ?? name), source: .file(path: path, storeCopy: true),
+                fileExtension: Self.fileExtension(name)))
     }
 
     /// Queues an attachment already in the store for indexing under `uid`.
     public func add(attachment token: AttachmentToken, uid: String, fileExtension: String) throws {
-        try enqueue(IndexJob(uid: try Self.validated(uid), source: .attachment(id: token.id), fileExtension: Self.fileExtension("x." + fileExtension)))
+        try enqueue(
+            IndexJob(
+                uid: try Self.validated(uid), source: .attachment(id: token.id),
+                fileExtension: Self.fileExtension("x." + fileExtension)))
     }
 
     /// Stores `data` as an encrypted attachment and queues it for indexing under `uid`.
     public func add(data: Data, uid: String, fileExtension: String) throws {
-        try enqueue(IndexJob(uid: try Self.validated(uid), source: .data(data), fileExtension: Self.fileExtension("x." + fileExtension)))
+        try enqueue(
+            IndexJob(
+                uid: try Self.validated(uid), source: .data(data),
+                fileExtension: Self.fileExtension("x." + fileExtension)))
     }
 
     /// Removes a document from the index (and its stored copy unless something else references
@@ -192,12 +205,25 @@ public final class SearchLibrary: @unchecked Sendable {
     /// with nothing running). Called inside `store.transaction` on its thread it returns at
     /// once: the index writes wait for that transaction, so waiting for them would never end.
     public func waitUntilIdle() {
+        try? waitUntilIdle(cancellation: nil)
+    }
+
+    /// `waitUntilIdle()`, throwing `CancellationError` as soon as `cancellation` is set (its
+    /// setter broadcasts `state`, see `wakeWaiters()`).
+    func waitUntilIdle(cancellation: WorkCancellation?) throws {
         if store?.isInTransactionOnCurrentThread == true { return }
-        state.withLock {
-            while !isStopped && (!(pending.isEmpty || isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting) {
+        try state.withLock {
+            while !isStopped && (!(pending.isEmpty || isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting)
+            {
+                try cancellation?.check()
                 state.wait()
             }
         }
+    }
+
+    /// Wakes every thread waiting in `waitUntilIdle` (so a cancelled wait sees its flag).
+    func wakeWaiters() {
+        state.withLock { state.broadcast() }
     }
 
     /// Blocks like `waitUntilIdle()`, then throws `SearchError.indexWriteFailed` when the index
@@ -205,20 +231,21 @@ public final class SearchLibrary: @unchecked Sendable {
     /// searchable in their new version, and their status is `.failed` with the reason. Adding
     /// them again (or syncing their folder again) once there is room retries them.
     public func waitUntilIndexed() throws {
-        waitUntilIdle()
+        try waitUntilIndexed(cancellation: nil)
+    }
+
+    /// `waitUntilIndexed()`, throwing `CancellationError` as soon as `cancellation` is set.
+    func waitUntilIndexed(cancellation: WorkCancellation?) throws {
+        try waitUntilIdle(cancellation: cancellation)
         let failures = state.withLock { writeFailures }
         guard let reason = failures.sorted(by: { $0.key < $1.key }).first?.value else { return }
         throw SearchError.indexWriteFailed(uids: failures.keys.sorted(), reason: reason)
     }
 
-    /// The async form of `waitUntilIdle()`.
+    /// The async form of `waitUntilIdle()` that never throws: it returns when the library is
+    /// idle or, at once, when the task is cancelled (see `waitUntilIdleAsync()`).
     public func idle() async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                self.waitUntilIdle()
-                continuation.resume()
-            }
-        }
+        try? await waitUntilIdleAsync()
     }
 
     /// Progress events from now on, until the store closes or the stream is dropped.
@@ -238,7 +265,10 @@ public final class SearchLibrary: @unchecked Sendable {
             isStopped = true
             pending.removeAll()
             state.broadcast()
-            defer { subscribers.removeAll(); pdfPool = nil }
+            defer {
+                subscribers.removeAll()
+                pdfPool = nil
+            }
             return (Array(subscribers.values), pdfPool)
         }
         pool?.close()
@@ -253,7 +283,9 @@ public final class SearchLibrary: @unchecked Sendable {
     // MARK: Helpers
 
     static func validated(_ uid: String) throws -> String {
-        guard !uid.isEmpty, uid.count <= 1024, !uid.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !uid.isEmpty, uid.count <= 1024,
+            !uid.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
             throw SearchError.invalidUID(uid)
         }
         return uid

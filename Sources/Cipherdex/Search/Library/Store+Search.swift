@@ -9,10 +9,12 @@ extension Store {
         try open(configuration, features: [SearchFeature.feature])
     }
 
-    /// Opens the store with full-text search without blocking the calling task (key derivation
-    /// and verification run on a background thread).
-    public static func open(_ configuration: StoreConfiguration) async throws -> Store {
-        try await open(configuration, features: [SearchFeature.feature])
+    /// The async form of `open(_:)` with full-text search (named apart so that `try Store.open(…)`
+    /// keeps compiling inside async functions): the key derivation and checks run on Cipherdex's
+    /// own queue, and a cancelled task returns at once while the open is abandoned (see
+    /// `CipherdexStore`'s `openAsync`).
+    public static func openAsync(_ configuration: StoreConfiguration) async throws -> Store {
+        try await openAsync(configuration, features: [SearchFeature.feature])
     }
 
     /// Full-text search over this store's documents (created on first use). Every store opened

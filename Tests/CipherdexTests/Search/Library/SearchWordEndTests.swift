@@ -56,7 +56,7 @@ final class SearchWordEndTests: XCTestCase {
         for query in ["*state-of-the-art", "*東京", "*a'b", "*"] {
             XCTAssertThrowsError(try store.library.search(query), query) { error in
                 XCTAssertTrue(
-                    [SearchQueryError.unsupportedWildcard(position: 0), .bareWildcard(position: 0)].contains(
+                    [SearchQueryError.unsupportedWildcard(position: 1), .bareWildcard(position: 1)].contains(
                         error as? SearchQueryError), "\(query): \(error)")
             }
         }

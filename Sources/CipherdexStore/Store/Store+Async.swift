@@ -1,0 +1,20 @@
+extension Store {
+    /// The async form of `open(_:)`, for async code (named apart so that `try Store.open(…)`
+    /// keeps compiling inside async functions). The key provider, the key derivation (Argon2id
+    /// for a passphrase: the slow part) and the checks run on Cipherdex's own queue, never on
+    /// Swift's cooperative pool.
+    ///
+    /// Cancellation: the key derivation cannot be interrupted, so a cancelled task is not kept
+    /// waiting for it — it gets `CancellationError` at once, and the open is abandoned in the
+    /// background: it stops right after the derivation, before the database is touched (an
+    /// existing store is left byte-for-byte unchanged), or, if it got further, the store it
+    /// opened (or created) is closed.
+    /// Store only (see `open(_:)`); disfavoured so that `Cipherdex`'s (with search) is the one
+    /// called where it is imported.
+    @_disfavoredOverload
+    public static func openAsync(_ configuration: StoreConfiguration) async throws -> Store {
+        try await BlockingWork.run(whenCancelled: .abandon, discard: { $0.close() }) { cancellation in
+            try Store.open(configuration, cancellation: cancellation)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+/// Every error message has one style: it starts in lower case (unless with an acronym such as
+/// `SQLite`), has no trailing period, and is one line — so it reads the same alone and after a
+/// prefix (`could not write the index: …`, `cipherdex: error: name: …`).
+final class ErrorMessageStyleTests: XCTestCase {
+    private let samples: [any LocalizedError] = [
+        SearchQueryError.empty, SearchQueryError.tooLong(length: 2000, limit: 1000),
+        SearchQueryError.unterminatedQuote(position: 3), SearchQueryError.danglingOperator(position: 1),
+        SearchQueryError.bareWildcard(position: 1), SearchQueryError.onlyExclusions,
+        SearchQueryError.exclusionInAlternative(position: 4), SearchQueryError.noSearchableTerms,
+        SearchQueryError.tooManyTerms(count: 65, limit: 64), SearchQueryError.unsupportedWildcard(position: 1),
+        AttachmentError.notFound(id: "a1"), AttachmentError.badHeader(id: "a1", reason: "short"),
+        AttachmentError.unsupportedVersion(id: "a1", version: 9),
+        AttachmentError.headerAuthenticationFailed(id: "a1"),
+        AttachmentError.truncated(id: "a1", expectedBytes: 10, actualBytes: 5),
+        AttachmentError.trailingData(id: "a1", expectedBytes: 5, actualBytes: 10),
+        AttachmentError.chunkAuthenticationFailed(id: "a1", chunkIndex: 2),
+        AttachmentError.rangeOutOfBounds(id: "a1", range: 0..<20, length: 10),
+        AttachmentError.io(id: "a1", operation: "read", errno: EIO),
+        ExtractionError.locked, ExtractionError.damaged(reason: "no trailer"), ExtractionError.timedOut(seconds: 30),
+        ExtractionError.memoryLimitExceeded(bytes: 1 << 30), ExtractionError.helperCrashed(signal: 9, exitStatus: nil),
+        ExtractionError.helperCrashed(signal: nil, exitStatus: 3), ExtractionError.helperUnavailable(reason: "missing"),
+        ExtractionError.unsupportedFormat("xyz"),
+        StoreError.storeCorrupted(reason: "bad page"), StoreError.storeLocked(path: "/s"), StoreError.closed,
+        StoreError.notAStore(path: "/s", reason: "empty"), StoreError.diskFull(path: "/s"),
+        StoreError.insideTransaction(operation: "verify()"),
+        EncryptionError.keyRequired, EncryptionError.keyUnexpected, EncryptionError.keyInvalid,
+        EncryptionError.unsupportedScheme(found: 9, supported: 8), EncryptionError.metadataCorrupt(reason: "bad"),
+        DocumentError.notAnObject, DocumentError.unknownCollection("c"), DocumentError.transactionNotActive,
+        DocumentError.duplicateID(collection: "c", id: "a"), DocumentError.invalidID(reason: "the id is empty"),
+        SearchError.invalidUID(""), SearchError.notAFolder("/x"), SearchError.documentNotFound(uid: "u"),
+        SearchError.unreadable(path: "/x", reason: "gone"), SearchError.extractionHelperMissing(reason: "build it"),
+        KeyError.invalidLength(3), KeyError.emptyPassphrase, KeyError.invalidHex("odd"),
+        KeyError.unreadable(source: "/k", reason: "gone"), KeyError.unsupportedCost("ops 99"),
+    ]
+
+    func testEveryMessageHasOneStyle() {
+        for error in samples {
+            guard let message = error.errorDescription else {
+                XCTFail("\(error) has no description")
+                continue
+            }
+            let first = Array(message.prefix(2))
+            XCTAssertFalse(
+                first.count == 2 && first[0].isUppercase && !first[1].isUppercase,
+                "starts with a capital: \(message)")
+            XCTAssertFalse(message.hasSuffix("."), "ends with a period: \(message)")
+            XCTAssertFalse(message.contains("\n"), "spans lines: \(message)")
+        }
+    }
+}
