@@ -58,7 +58,9 @@ enum FixturePackage {
     static func build(_ arguments: [String], scratchPath: String = scratchPath) throws -> Result {
         try run(
             "/usr/bin/env",
-            ["swift", "build", "--package-path", path, "--scratch-path", scratchPath] + arguments,
+            // The plan is made anew each time: a cached one misses files added to the project since.
+            ["swift", "build", "--package-path", path, "--scratch-path", scratchPath, "--disable-build-manifest-caching"]
+                + arguments,
             timeout: 1200)
     }
 }
