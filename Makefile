@@ -21,6 +21,7 @@ demo: build
 	./scripts/demo
 
 test: setup
+	./scripts/bootstrap --recover-tool
 	swift build --build-tests
 	swift test --skip-build --disable-swift-testing
 
