@@ -132,6 +132,18 @@ final class ExportCommandTests: XCTestCase {
             XCTAssertEqual(tree(path(kind.store + ".recovered")), tree(path(kind.store + ".export")), kind.store)
             XCTAssertEqual(tree(path(kind.store)), before, "the tool never changes the store")
         }
+        // Re-encrypted (data generation 1: store.1.db, attachments.1/) and then rotated to
+        // another key: the same data, read from the generation the metadata names.
+        try cli.run(["keygen", "--out", "k2"])
+        XCTAssertEqual(try cli.run(["reencrypt", "raw", "--key-file", "k"]).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("raw/store.1.db")))
+        XCTAssertEqual(try cli.run(["rekey", "raw", "--key-file", "k", "--new-key-file", "k2"]).status, 0)
+        let rotated = try recover(["raw", "--key-file", "k2", "raw.rotated"])
+        XCTAssertEqual(rotated.status, 0, rotated.stderr)
+        XCTAssertEqual(tree(path("raw.rotated")), tree(path("raw.export")))
+        XCTAssertEqual(try recover(["raw", "--key-file", "k", "raw.old"]).status, 3, "the old key no longer opens")
+        try FileManager.default.removeItem(atPath: path("k"))
+        try FileManager.default.moveItem(atPath: path("k2"), toPath: path("k"))
         // A recovery key opens the same data.
         let added = try cli.run(["key", "add", "raw", "--key-file", "k", "--recovery"])
         XCTAssertEqual(added.status, 0)
@@ -142,7 +154,7 @@ final class ExportCommandTests: XCTestCase {
         // A wrong key is refused, and a flipped attachment byte is detected.
         try cli.run(["keygen", "--out", "wrong"])
         XCTAssertEqual(try recover(["raw", "--key-file", "wrong", "raw.wrong"]).status, 3)
-        let attachments = path("raw/attachments")
+        let attachments = path("raw/attachments.1")
         for name in try FileManager.default.contentsOfDirectory(atPath: attachments) {
             let file = attachments + "/" + name
             var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
