@@ -37,6 +37,7 @@ extension Store {
             let collections = try db.rows("SELECT name, indexed_fields FROM collections ORDER BY name")
             for row in collections {
                 let name = row[0].textValue ?? ""
+                try Self.checkFileName(name, what: "collection name")
                 var line = ExportLine()
                 line.string("name", name)
                 line.raw("indexedFields", Array((row[1].textValue ?? "[]").utf8))
@@ -76,6 +77,7 @@ extension Store {
                 "SELECT id, length, content_type, metadata FROM attachments ORDER BY id")
             for row in attachments {
                 let id = row[0].textValue ?? ""
+                try Self.checkFileName(id, what: "attachment id")
                 var line = ExportLine()
                 line.string("id", id)
                 line.integer("length", row[1].integerValue ?? 0)
@@ -164,6 +166,16 @@ extension Store {
             for element in elements { collectReferences(element, into: &ids) }
         default:
             break
+        }
+    }
+
+    /// Names that become file names must stay inside the export: a database that holds a `/`,
+    /// `.`, `..` or an empty name was not written by Cipherdex (which allows none of them).
+    private static func checkFileName(_ name: String, what: String) throws {
+        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")),
+            !name.utf8.contains(0)
+        else {
+            throw StoreError.storeCorrupted(reason: "the database holds an invalid \(what)")
         }
     }
 

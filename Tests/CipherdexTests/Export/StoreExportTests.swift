@@ -38,6 +38,16 @@ final class StoreExportTests: XCTestCase {
         XCTAssertEqual((mode as? NSNumber)?.intValue, 0o600)
     }
 
+    func testNamesThatWouldLeaveTheExportDirectoryAreRefused() throws {
+        let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: nil))
+        defer { store.close() }
+        try store.write { try $0.execute("INSERT INTO collections (name) VALUES ('../../escape')") }
+        let out = TestSupport.temporaryPath("out")
+        XCTAssertThrowsCase("storeCorrupted", try store.export(to: out))
+        let parent = (out as NSString).deletingLastPathComponent
+        XCTAssertFalse(FileManager.default.fileExists(atPath: parent + "/escape.jsonl"))
+    }
+
     func testRecoveryToolReadsACrashLeftWriteAheadLog() throws {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
