@@ -21,6 +21,7 @@ demo: build
 	./scripts/demo
 
 test: setup
+	./scripts/bootstrap --recover-tool
 	./scripts/build-checked
 	swift test --skip-build --disable-swift-testing
 

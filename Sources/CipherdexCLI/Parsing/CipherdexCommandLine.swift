@@ -6,9 +6,11 @@ enum CipherdexCommandLine {
     /// Every subcommand, in the order `--help` lists them.
     static var commands: [any Command.Type] {
         [
-            KeygenCommand.self, CreateCommand.self, InfoCommand.self, VerifyCommand.self, KeyCommand.self, RekeyCommand.self,
+            KeygenCommand.self, CreateCommand.self, InfoCommand.self, VerifyCommand.self, KeyCommand.self,
+            RekeyCommand.self,
             ReencryptCommand.self, EncryptCommand.self, DecryptCommand.self,
-            DeleteCommand.self, DocCommand.self, AttachCommand.self, CatCommand.self, DetachCommand.self,
+            DeleteCommand.self, ExportCommand.self, DocCommand.self, AttachCommand.self, CatCommand.self,
+            DetachCommand.self,
             AddCommand.self, IndexCommand.self, SearchCommand.self, StatusCommand.self, RemoveCommand.self,
         ]
     }

@@ -24,3 +24,13 @@ extension ExtractionError: CodedError {
     /// The case's name.
     var code: String { name }
 }
+
+extension ExportError: CodedError {
+    /// The case's name.
+    var code: String {
+        switch self {
+        case .destinationNotEmpty: return "destinationNotEmpty"
+        case .cannotWrite: return "cannotWrite"
+        }
+    }
+}

@@ -15,7 +15,7 @@ public struct CipherSettings: Codable, Equatable, Sendable {
     /// The page cipher SQLCipher uses (informational: both 3.x and 4.x use AES-256-CBC).
     public var cipher: String
 
-    /// The settings new stores get: 4 KiB pages, HMAC-SHA1 (the one algorithm both 3.x and 4.x
+    /// The settings new stores get: 16 KiB pages, HMAC-SHA1 (the one algorithm both 3.x and 4.x
     /// offer), fixed KDF parameters.
     public static let `default` = CipherSettings(
         pageSize: 16384, useHMAC: true, hmacAlgorithm: "HMAC_SHA1", kdfAlgorithm: "PBKDF2_HMAC_SHA1",

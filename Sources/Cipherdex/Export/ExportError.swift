@@ -1,0 +1,20 @@
+import Foundation
+
+/// Why `Store.export(to:)` refused or stopped.
+public enum ExportError: Error, LocalizedError, Equatable, Sendable {
+    /// The destination exists and is not an empty directory: an export never mixes with or
+    /// replaces other files.
+    case destinationNotEmpty(path: String)
+    /// A file or directory of the export could not be created or written.
+    case cannotWrite(path: String, reason: String)
+
+    /// A one-line description naming the path.
+    public var errorDescription: String? {
+        switch self {
+        case .destinationNotEmpty(let path):
+            return "\(path) exists and is not an empty directory; export writes only into a new or empty one"
+        case .cannotWrite(let path, let reason):
+            return "cannot write \(path): \(reason)"
+        }
+    }
+}
