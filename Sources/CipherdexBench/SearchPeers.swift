@@ -29,7 +29,10 @@ final class SearchPeers {
 
     /// Seconds for `recollindex` to index the folder into a fresh configuration directory
     /// (which replaces the previous round's).
-    func recollindex(round: Int) throws -> Double {
+    func recollindex(round: Int) throws -> Double { try recollindexMeasured(round: round).seconds }
+
+    /// `recollindex(round:)` with the peak RSS of `recollindex` (GNU time): (seconds, bytes).
+    func recollindexMeasured(round: Int) throws -> (seconds: Double, peakRSS: UInt64) {
         let config = scratch + "/recoll-\(round)"
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
         let settings = """
@@ -43,7 +46,12 @@ final class SearchPeers {
         guard measurement.status == 0 else { throw BenchError.failed("recollindex -c \(config)") }
         if let previous = recollConfig { try? FileManager.default.removeItem(atPath: previous) }
         recollConfig = config
-        return measurement.seconds
+        return (measurement.seconds, measurement.peakRSS)
+    }
+
+    /// Uses the recoll index already built in `config` (a configuration directory).
+    func reuseRecoll(config: String) {
+        recollConfig = config
     }
 
     /// Bytes of the last recoll index (its Xapian database).
