@@ -137,6 +137,7 @@ enum SearchScaleSuite {
             }
         }
         var warm = Array(repeating: [Double](), count: mix.count)
+        var ranking: (table: ResultTable, identical: Bool)?
         do {
             let opened = try Store.open(CipherdexIndexer.configuration(store))
             defer { opened.close() }
@@ -148,6 +149,7 @@ enum SearchScaleSuite {
                     warm[position].append(try Bench.time { _ = try opened.library.search(query.cipherdex) })
                 }
             }
+            ranking = try RankingComparison.measure(store: opened, queries: mix, runs: runs)
         }
         var summary = ResultTable(
             title: "Query mix: \(mix.count) queries × \(runs) runs, result cap 500",
@@ -192,7 +194,16 @@ enum SearchScaleSuite {
         lines.append(
             "commands: `cipherdex create STORE --key-file K`, `cipherdex index STORE CORPUS --key-file K` (GNU time for peak RSS); `recollindex -c CONF` (recoll.conf: topdirs, indexallfilenames = 0, noaspell = 1); per query `cipherdex search STORE --limit 500 --key-file K -- Q` and `recollq -c CONF -n 500 Q`, alternating, one warm-up round not counted; library: `library.search(Q)` default options on the open store"
         )
-        return [indexing.markdown, summary.markdown, perQuery.markdown, lines.joined(separator: "\n\n")]
-            .joined(separator: "\n") + "\n"
+        if let ranking {
+            lines.append(
+                ranking.identical
+                    ? "ranking: TopHits keeps the same rows, scores and order as ranking every row, for every query"
+                    : "ranking: TopHits DIFFERS from ranking every row (see the table)")
+        }
+        return [
+            indexing.markdown, summary.markdown, perQuery.markdown, ranking?.table.markdown ?? "",
+            lines.joined(separator: "\n\n"),
+        ]
+        .joined(separator: "\n") + "\n"
     }
 }
