@@ -11,7 +11,8 @@ import Foundation
 enum SearchScaleSuite {
     /// The query mix: common, phrase, rare, prefix, OR, exclusion and a one-page word.
     static func queries(documents: Int) -> [BenchQuery] {
-        let reference = SampleCorpus.reference(document: max(documents / 2, 1) - 1, page: 6)
+        // The last page's word: no other reference begins with it (prefix matching finds one page).
+        let reference = SampleCorpus.reference(document: max(documents / 2, 1) - 1, page: 99)
         return [
             BenchQuery("common", "the"),
             BenchQuery("phrase", "\"of the\""),
@@ -20,7 +21,7 @@ enum SearchScaleSuite {
             BenchQuery("AND", "patient dose"),
             BenchQuery("OR", "patient OR dose"),
             BenchQuery("exclusion", "patient -dose"),
-            BenchQuery("rare", "affidavit"),
+            BenchQuery("least frequent word", "settlement"),
             BenchQuery("one page", reference),
         ]
     }

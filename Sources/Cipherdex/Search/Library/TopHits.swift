@@ -1,8 +1,9 @@
 /// The best rows of a search (issue 12), without describing or sorting every match.
 ///
-/// The first stage reads only `docid` and `matchinfo(…, 'pcnalx')` of each matching row, in place
-/// (no join with `search_pages`, no per-row allocation), and scores it with `BM25` into flat
-/// arrays. A bounded min-heap of scores then finds the `maximumResults`-th best score; only the
+/// The first stage reads only `docid` and `matchinfo(…, 'pcnax')` of each matching row, in place
+/// (no join with `search_pages`, no per-row allocation), adds the rows' lengths read in bulk
+/// (`DocumentLengths`: the same values as matchinfo's `l`, without its lookup per row), and
+/// scores each with `BM25` into flat arrays. A bounded min-heap of scores then finds the `maximumResults`-th best score; only the
 /// rows at or above it (ties included) are looked up in `search_pages` and ranked in full by
 /// `SearchLibrary.rankAndLimit`. When the per-document cap or the page/annotation filter leaves
 /// fewer than `maximumResults`, the next rows by score are described in turn (twice as many each
@@ -28,29 +29,43 @@ package enum TopHits {
     {
         let (condition, arguments) = compiled.condition(table: "search_text")
         var docids: [Int64] = []
-        var scores: [Double] = []
         var infos: [UInt32] = []
         var stride = -1
+        var columns = 0
+        var malformed: Set<Int> = []
+        // 'pcnax' (no per-row `l`: DocumentLengths reads the lengths in bulk), stored in the
+        // 'pcnalx' layout BM25 scores: p, c, n, a[c], l[c], x[3cp].
         try db.forEachRowView(
-            "SELECT docid, matchinfo(search_text, 'pcnalx') FROM search_text WHERE \(condition)", arguments
+            "SELECT docid, matchinfo(search_text, 'pcnax') FROM search_text WHERE \(condition)", arguments
         ) { row in
+            let index = docids.count
             docids.append(row.integer(0))
             row.withBytes(1) { raw in
                 let count = raw.count / 4
-                if stride < 0 { stride = count }
-                let start = infos.count
-                for index in 0..<stride {
-                    infos.append(index < count ? raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self) : 0)
+                func word(_ offset: Int) -> UInt32 { raw.loadUnaligned(fromByteOffset: offset * 4, as: UInt32.self) }
+                if stride < 0 {
+                    columns = count >= 2 ? Int(word(1)) : 0
+                    stride = count + columns
                 }
-                // A row of another size (never with one statement) scores 0, as before.
-                let score =
-                    count != stride
-                    ? 0
-                    : infos.withUnsafeBufferPointer { all in
-                        (try? BM25.score(
-                            matchInfo: UnsafeBufferPointer(rebasing: all[start..<(start + stride)]), weights: [])) ?? 0
-                    }
-                scores.append(score)
+                // Every row of one statement has the same size; another (never seen) scores 0.
+                guard count >= 3 + columns, count + columns == stride, Int(word(1)) == columns else {
+                    malformed.insert(index)
+                    infos.append(contentsOf: repeatElement(0, count: max(stride, 0)))
+                    return
+                }
+                for offset in 0..<(3 + columns) { infos.append(word(offset)) }
+                infos.append(contentsOf: repeatElement(0, count: columns))
+                for offset in (3 + columns)..<count { infos.append(word(offset)) }
+            }
+        }
+        stride = max(stride, 0)
+        try DocumentLengths.fill(&infos, docids: docids, stride: stride, offset: 3 + columns, columns: columns, db: db)
+        var scores: [Double] = []
+        scores.reserveCapacity(docids.count)
+        infos.withUnsafeBufferPointer { all in
+            for index in docids.indices {
+                let row = UnsafeBufferPointer(rebasing: all[(index * stride)..<((index + 1) * stride)])
+                scores.append(malformed.contains(index) ? 0 : (try? BM25.score(matchInfo: row, weights: [])) ?? 0)
             }
         }
         var candidates: [SearchLibrary.Hit] = []
@@ -63,7 +78,7 @@ package enum TopHits {
             let chosen = scores.indices.filter { scores[$0] >= floor && scores[$0] < ceiling }
             described += chosen.count
             candidates += try describe(
-                chosen, docids: docids, scores: scores, infos: infos, stride: max(stride, 0), options: options, db: db)
+                chosen, docids: docids, scores: scores, infos: infos, stride: stride, options: options, db: db)
             let kept = SearchLibrary.rankAndLimit(candidates, options: options)
             if kept.count >= options.maximumResults || floor == -.infinity {
                 return Outcome(hits: kept, matchedRows: docids.count, describedRows: described)

@@ -74,6 +74,8 @@ final class TopHitsTests: XCTestCase {
     func testSameRankedRowsAsRankingEveryRow() throws {
         let queries = [
             "the", "\"of the\"", "patient", "ana*", "patient OR dose", "patient -dose", "patient dose", "record",
+            // Sparse rows (lengths looked up by docid) and a single row.
+            "ref1x1 OR ref12x20 OR ref6x3", "ref5x5",
         ]
         var compared = 0
         for query in queries {
