@@ -6,6 +6,8 @@ import Foundation
 /// `TopHits` (only the best rows described), with the FTS4 scan alone as the floor both share,
 /// and a check that both keep the same rows with the same scores in the same order.
 enum RankingComparison {
+    /// Times the ranking stage of each query `runs` times both ways on the open store; the table
+    /// and whether every query kept the same rows, scores and order.
     static func measure(store: Store, queries: [BenchQuery], runs: Int) throws -> (table: ResultTable, identical: Bool)
     {
         var table = ResultTable(

@@ -26,6 +26,8 @@ enum SearchScaleSuite {
         ]
     }
 
+    /// Parses `search-scale [--pages N] [--work DIR] [--runs R]`, runs the suite and prints its
+    /// markdown; the exit status.
     static func main(_ arguments: [String]) -> Int32 {
         var pages = 100_000
         var work: String?
@@ -53,6 +55,8 @@ enum SearchScaleSuite {
         }
     }
 
+    /// Generates (or reuses) the corpus, indexes it with both tools (unless reused), runs the
+    /// query mix and returns the markdown tables.
     static func run(pages: Int, work: String?, runs: Int) throws -> String {
         let documents = pages / 100
         let directory = work ?? Bench.scratchDirectory("search-scale")
