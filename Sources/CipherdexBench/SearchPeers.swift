@@ -29,7 +29,10 @@ final class SearchPeers {
 
     /// Seconds for `recollindex` to index the folder into a fresh configuration directory
     /// (which replaces the previous round's).
-    func recollindex(round: Int) throws -> Double {
+    func recollindex(round: Int) throws -> Double { try recollindexMeasured(round: round).seconds }
+
+    /// `recollindex(round:)` with the peak RSS of `recollindex` (GNU time): (seconds, bytes).
+    func recollindexMeasured(round: Int) throws -> (seconds: Double, peakRSS: UInt64) {
         let config = scratch + "/recoll-\(round)"
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
         let settings = """
@@ -43,7 +46,12 @@ final class SearchPeers {
         guard measurement.status == 0 else { throw BenchError.failed("recollindex -c \(config)") }
         if let previous = recollConfig { try? FileManager.default.removeItem(atPath: previous) }
         recollConfig = config
-        return measurement.seconds
+        return (measurement.seconds, measurement.peakRSS)
+    }
+
+    /// Uses the recoll index already built in `config` (a configuration directory).
+    func reuseRecoll(config: String) {
+        recollConfig = config
     }
 
     /// Bytes of the last recoll index (its Xapian database).
@@ -59,8 +67,10 @@ final class SearchPeers {
         guard measurement.status == 0 else { throw BenchError.failed(arguments.joined(separator: " ")) }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let count = text.split(separator: "\n").lazy.compactMap { line -> Int? in
-            guard line.hasSuffix(" results") else { return nil }
-            return Int(line.dropLast(" results".count))
+            // "N results" or "N results (printing  500 max):".
+            let words = line.split(separator: " ")
+            guard words.count >= 2, words[1].hasPrefix("results") else { return nil }
+            return Int(words[0])
         }.first
         return (measurement.seconds, count)
     }
@@ -68,7 +78,8 @@ final class SearchPeers {
     /// Runs `pdfgrep -r -i` over the folder: (seconds, matching lines).
     func pdfgrep(_ pattern: String) throws -> (Double, Int) {
         let output = scratch + "/pdfgrep.out"
-        let measurement = try ChildProcess.run(["pdfgrep", "-r", "-i", pattern, folder], stdoutPath: output, measureRSS: false)
+        let measurement = try ChildProcess.run(
+            ["pdfgrep", "-r", "-i", pattern, folder], stdoutPath: output, measureRSS: false)
         // 1: no match.
         guard measurement.status <= 1 else { throw BenchError.failed("pdfgrep -r -i '\(pattern)' \(folder)") }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""

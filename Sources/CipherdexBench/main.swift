@@ -5,6 +5,8 @@
 /// evaluates search against `pdftotext` on real PDFs; `extraction-agreement` compares the words.
 /// `cipherdex-bench page-text FILE` prints the page text Cipherdex extracts (in this process, form
 /// feed between pages, like `pdftotext -q -enc UTF-8 FILE -`) and its search tokens with `--tokens`.
+/// `cipherdex-bench search-scale [--pages N] [--work DIR] [--runs R]` compares search at scale
+/// with recoll (issue 12).
 import CipherdexPDFWriter
 import Foundation
 
@@ -28,6 +30,9 @@ if arguments.first == "generate-pdfs" {
 }
 if arguments.first == "page-text" {
     exit(PageTextCommand.main(Array(arguments.dropFirst())))
+}
+if arguments.first == "search-scale" {
+    exit(SearchScaleSuite.main(arguments))
 }
 if let first = arguments.first, first == "search-quality" || first == "extraction-agreement" {
     exit(SearchQualitySuite.main(arguments))

@@ -178,6 +178,17 @@ package final class Connection {
         }
     }
 
+    /// Visits each row of a query in place (`RowView`: nothing is copied unless `body` does),
+    /// for scans over many rows.
+    package func forEachRowView(_ sql: String, _ arguments: [SQLValue] = [], _ body: (RowView) throws -> Void) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() {
+            try body(statement.rowView)
+        }
+    }
+
     /// The first column of the first row, or nil when there is no row.
     package func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
         let statement = try Statement(connection: self, sql: sql)

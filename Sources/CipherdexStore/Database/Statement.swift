@@ -84,6 +84,9 @@ final class Statement {
         }
     }
 
+    /// The current row, read in place (valid until the next step or reset).
+    var rowView: RowView { RowView(handle: handle) }
+
     /// The current row as an array of values.
     func row() -> [SQLValue] {
         (0..<columnCount).map(column)

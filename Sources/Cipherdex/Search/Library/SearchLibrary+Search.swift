@@ -24,28 +24,8 @@ extension SearchLibrary {
                 let stemming = try SearchSchema.tokenizer(db) == .englishStemming
                 guard let query = try WordEndExpansion.expand(query, db: db) else { return empty }
                 let compiled = try query.compiled(stemming: stemming)
-                var (sql, arguments) = compiled.condition(table: "search_text")
-                if options.excludeAnnotations { sql += " AND p.kind = 0" }
-                if options.excludeDocumentText { sql += " AND p.kind = 1" }
-                var hits: [Hit] = []
-                try db.forEachRow(
-                    """
-                    SELECT search_text.docid, matchinfo(search_text, 'pcnalx'), p.uid, p.page_index, p.kind, p.ordinal
-                    FROM search_text JOIN search_pages p ON p.rowid = search_text.docid WHERE \(sql)
-                    """, arguments
-                ) { row in
-                    let info = row[1].blobValue ?? []
-                    let words = info.withUnsafeBytes { raw in
-                        (0..<(raw.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self) }
-                    }
-                    hits.append(
-                        Hit(
-                            docid: row[0].integerValue ?? 0, uid: row[2].textValue ?? "",
-                            pageIndex: Int(row[3].integerValue ?? 0),
-                            isAnnotation: row[4].integerValue == 1, ordinal: Int(row[5].integerValue ?? 0),
-                            score: (try? BM25.score(matchInfo: words)) ?? 0, matchInfo: words))
-                }
-                let kept = Self.rankAndLimit(hits, options: options)
+                // Only the best rows are described and ranked in full (TopHits).
+                let kept = try TopHits.select(compiled, options: options, db: db).hits
                 var previews = kept.map { hit in
                     SearchPreview(
                         uid: hit.uid, pageIndex: hit.pageIndex, preview: "", matchRanges: [], pageMatchRanges: [],

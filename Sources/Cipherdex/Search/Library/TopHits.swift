@@ -1,0 +1,157 @@
+/// The best rows of a search (issue 12), without describing or sorting every match.
+///
+/// The first stage reads only `docid` and `matchinfo(…, 'pcnax')` of each matching row, in place
+/// (no join with `search_pages`, no per-row allocation), adds the rows' lengths read in bulk
+/// (`DocumentLengths`: the same values as matchinfo's `l`, without its lookup per row), and
+/// scores each with `BM25` into flat arrays. A bounded min-heap of scores then finds the `maximumResults`-th best score; only the
+/// rows at or above it (ties included) are looked up in `search_pages` and ranked in full by
+/// `SearchLibrary.rankAndLimit`. When the per-document cap or the page/annotation filter leaves
+/// fewer than `maximumResults`, the next rows by score are described in turn (twice as many each
+/// round). Every row left out scores strictly below every row described, so the results are
+/// exactly those of ranking every row.
+package enum TopHits {
+    /// The kept hits, best first, and what it took.
+    package struct Outcome {
+        /// What `rankAndLimit` keeps: at most `maximumResults`, best first.
+        var hits: [SearchLibrary.Hit]
+        /// Rows that matched the query.
+        package var matchedRows: Int
+        /// Rows looked up in `search_pages` (the described candidates).
+        package var describedRows: Int
+
+        /// The kept rows, best first: FTS docid and BM25 score (for comparisons in benchmarks).
+        package var ranked: [(docid: Int64, score: Double)] { hits.map { ($0.docid, $0.score) } }
+    }
+
+    /// Runs `compiled` over `search_text` and returns the best rows under `options`' caps.
+    package static func select(_ compiled: CompiledSearchQuery, options: SearchOptions, db: Connection) throws
+        -> Outcome
+    {
+        let (condition, arguments) = compiled.condition(table: "search_text")
+        var docids: [Int64] = []
+        var infos: [UInt32] = []
+        var stride = -1
+        var columns = 0
+        var malformed: Set<Int> = []
+        // 'pcnax' (no per-row `l`: DocumentLengths reads the lengths in bulk), stored in the
+        // 'pcnalx' layout BM25 scores: p, c, n, a[c], l[c], x[3cp].
+        try db.forEachRowView(
+            "SELECT docid, matchinfo(search_text, 'pcnax') FROM search_text WHERE \(condition)", arguments
+        ) { row in
+            let index = docids.count
+            docids.append(row.integer(0))
+            row.withBytes(1) { raw in
+                let count = raw.count / 4
+                func word(_ offset: Int) -> UInt32 { raw.loadUnaligned(fromByteOffset: offset * 4, as: UInt32.self) }
+                if stride < 0 {
+                    columns = count >= 2 ? Int(word(1)) : 0
+                    stride = count + columns
+                }
+                // Every row of one statement has the same size; another (never seen) scores 0.
+                guard count >= 3 + columns, count + columns == stride, Int(word(1)) == columns else {
+                    malformed.insert(index)
+                    infos.append(contentsOf: repeatElement(0, count: max(stride, 0)))
+                    return
+                }
+                for offset in 0..<(3 + columns) { infos.append(word(offset)) }
+                infos.append(contentsOf: repeatElement(0, count: columns))
+                for offset in (3 + columns)..<count { infos.append(word(offset)) }
+            }
+        }
+        stride = max(stride, 0)
+        try DocumentLengths.fill(&infos, docids: docids, stride: stride, offset: 3 + columns, columns: columns, db: db)
+        var scores: [Double] = []
+        scores.reserveCapacity(docids.count)
+        infos.withUnsafeBufferPointer { all in
+            for index in docids.indices {
+                let row = UnsafeBufferPointer(rebasing: all[(index * stride)..<((index + 1) * stride)])
+                scores.append(malformed.contains(index) ? 0 : (try? BM25.score(matchInfo: row, weights: [])) ?? 0)
+            }
+        }
+        var candidates: [SearchLibrary.Hit] = []
+        var ceiling = Double.infinity
+        var wanted = options.maximumResults
+        var described = 0
+        while true {
+            // Scores are finite (BM25 of finite counts), so -infinity means "every row left".
+            let floor = threshold(scores, rank: wanted, below: ceiling)
+            let chosen = scores.indices.filter { scores[$0] >= floor && scores[$0] < ceiling }
+            described += chosen.count
+            candidates += try describe(
+                chosen, docids: docids, scores: scores, infos: infos, stride: stride, options: options, db: db)
+            let kept = SearchLibrary.rankAndLimit(candidates, options: options)
+            if kept.count >= options.maximumResults || floor == -.infinity {
+                return Outcome(hits: kept, matchedRows: docids.count, describedRows: described)
+            }
+            ceiling = floor
+            wanted = wanted > Int.max / 2 ? Int.max : wanted * 2
+        }
+    }
+
+    /// The `rank`-th best of the scores below `ceiling`, or -infinity when fewer are: a min-heap
+    /// of the best `rank` seen, so most rows cost one comparison.
+    static func threshold(_ scores: [Double], rank: Int, below ceiling: Double) -> Double {
+        guard rank > 0 else { return .infinity }
+        var heap: [Double] = []
+        heap.reserveCapacity(min(rank, scores.count))
+        for score in scores where score < ceiling {
+            if heap.count < rank {
+                heap.append(score)
+                var child = heap.count - 1
+                while child > 0 {
+                    let parent = (child - 1) / 2
+                    guard heap[child] < heap[parent] else { break }
+                    heap.swapAt(child, parent)
+                    child = parent
+                }
+            } else if score > heap[0] {
+                heap[0] = score
+                var parent = 0
+                while true {
+                    let left = 2 * parent + 1
+                    let right = left + 1
+                    var smallest = parent
+                    if left < heap.count && heap[left] < heap[smallest] { smallest = left }
+                    if right < heap.count && heap[right] < heap[smallest] { smallest = right }
+                    guard smallest != parent else { break }
+                    heap.swapAt(parent, smallest)
+                    parent = smallest
+                }
+            }
+        }
+        return heap.count < rank ? -.infinity : heap[0]
+    }
+
+    /// The hits of the chosen rows: their pages' facts from `search_pages`, in batches of 500,
+    /// without the pages or annotations `options` leaves out.
+    private static func describe(
+        _ chosen: [Int], docids: [Int64], scores: [Double], infos: [UInt32], stride: Int, options: SearchOptions,
+        db: Connection
+    ) throws -> [SearchLibrary.Hit] {
+        var position: [Int64: Int] = [:]
+        position.reserveCapacity(chosen.count)
+        for index in chosen { position[docids[index]] = index }
+        var hits: [SearchLibrary.Hit] = []
+        hits.reserveCapacity(chosen.count)
+        for start in Swift.stride(from: 0, to: chosen.count, by: 500) {
+            let slice = chosen[start..<min(start + 500, chosen.count)]
+            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
+            try db.forEachRow(
+                "SELECT rowid, uid, page_index, kind, ordinal FROM search_pages WHERE rowid IN (\(placeholders))",
+                slice.map { .integer(docids[$0]) }
+            ) { row in
+                let docid = row[0].integerValue ?? 0
+                guard let index = position[docid] else { return }
+                let isAnnotation = row[3].integerValue == 1
+                if options.excludeAnnotations && row[3].integerValue != 0 { return }
+                if options.excludeDocumentText && !isAnnotation { return }
+                hits.append(
+                    SearchLibrary.Hit(
+                        docid: docid, uid: row[1].textValue ?? "", pageIndex: Int(row[2].integerValue ?? 0),
+                        isAnnotation: isAnnotation, ordinal: Int(row[4].integerValue ?? 0), score: scores[index],
+                        matchInfo: Array(infos[(index * stride)..<((index + 1) * stride)])))
+            }
+        }
+        return hits
+    }
+}
