@@ -5,7 +5,9 @@
 #   make tsan   runs the tests under ThreadSanitizer (TSAN_FILTER narrows them)
 #   make crash  runs the full crash harness (200 kills per operation)
 #   make docs   builds the DocC documentation into .build/docs
-.PHONY: setup demo test bench build install stress tsan crash docs
+#   make fuzz   runs every libFuzzer target for FUZZ_SECONDS (default 60) each (FuzzTesting/)
+#   make asan   runs the tests under AddressSanitizer (ASAN_FILTER narrows them)
+.PHONY: setup demo test bench build install stress tsan crash docs fuzz asan
 
 # Where `make install` puts the CLI: PREFIX/bin/cipherdex (its own PDF extraction helper: it
 # re-runs itself in helper mode), bash and zsh completions.
@@ -61,6 +63,30 @@ tsan: setup
 		--filter '$(TSAN_FILTER)'; status=$$?; \
 	reports=$$(cat .build-tsan/reports/tsan.* 2>/dev/null | grep -c 'WARNING: ThreadSanitizer'); \
 	echo "ThreadSanitizer: $$reports report(s) in .build-tsan/reports"; \
+	test $$status -eq 0 -a $$reports -eq 0
+
+# libFuzzer targets (FuzzTesting/README.md), built in .build-fuzz; fails on any finding.
+# FUZZ_TARGETS narrows them ("JSON Query"); FUZZ_SECONDS=0 only replays the committed seeds.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= JSON Metadata RecoveryKey AttachmentHeader Query Tokenizer HelperAnswer
+fuzz: setup
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" ./scripts/fuzz
+
+# AddressSanitizer over the suite, in its own scratch path like tsan. The extraction helper is
+# run uninstrumented (its RLIMIT_AS cap leaves no room for ASan's shadow memory); leaks are not
+# checked (process-wide caches and the Swift runtime's own allocations would be reported).
+# Reports go to .build-asan/reports/asan.<pid>.
+ASAN_FILTER ?= .
+asan: setup
+	swift build --build-tests --sanitize=address --scratch-path .build-asan
+	swift build --product cipherdex-extract
+	cp .build/debug/cipherdex-extract .build-asan/debug/cipherdex-extract
+	rm -rf .build-asan/reports && mkdir -p .build-asan/reports
+	CIPHERDEX_SANITIZER=address ASAN_OPTIONS="detect_leaks=0 log_path=$(CURDIR)/.build-asan/reports/asan" \
+		swift test --skip-build --disable-swift-testing --sanitize=address --scratch-path .build-asan \
+		--filter '$(ASAN_FILTER)'; status=$$?; \
+	reports=$$(cat .build-asan/reports/asan.* 2>/dev/null | grep -c 'ERROR: AddressSanitizer'); \
+	echo "AddressSanitizer: $$reports report(s) in .build-asan/reports"; \
 	test $$status -eq 0 -a $$reports -eq 0
 
 # The full crash harness: 200 trials per operation (random kills and kills at the Nth fsync);

@@ -115,3 +115,25 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer targets (FuzzTesting/README.md): only in the manifest when CIPHERDEX_FUZZ=1, because
+// they link only with compiler-rt's libFuzzer and coverage instrumentation, which `make fuzz`
+// passes (scratch path .build-fuzz). Their sources use the libraries' internals via `@testable`.
+if Context.environment["CIPHERDEX_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependency: Target.Dependency)] = [
+        ("FuzzJSON", "CipherdexStore"), ("FuzzMetadata", "CipherdexStore"), ("FuzzRecoveryKey", "CipherdexStore"),
+        ("FuzzAttachmentHeader", "CipherdexStore"), ("FuzzQuery", "Cipherdex"), ("FuzzTokenizer", "Cipherdex"),
+        ("FuzzHelperAnswer", "CipherdexExtraction"),
+    ]
+    package.targets += [
+        .target(name: "CFuzzDriver", path: "FuzzTesting/Sources/CFuzzDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "FuzzTesting/Sources/FuzzSupport"),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(
+            .executableTarget(
+                name: target.name, dependencies: [target.dependency, "FuzzSupport"],
+                path: "FuzzTesting/Sources/\(target.name)"))
+        package.products.append(.executable(name: target.name, targets: [target.name]))
+    }
+}

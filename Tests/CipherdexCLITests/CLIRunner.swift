@@ -22,11 +22,11 @@ struct CLIRunner {
 
     private final class Marker {}
 
-    /// Whether the tests run under ThreadSanitizer (`make tsan` sets `CIPHERDEX_SANITIZER`):
-    /// its shadow memory adds to the resident set and needs an unlimited address space, so
-    /// memory bounds cannot be measured.
-    static var underThreadSanitizer: Bool {
-        ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"] == "thread"
+    /// Whether the tests run under ThreadSanitizer or AddressSanitizer (`make tsan` and `make asan`
+    /// set `CIPHERDEX_SANITIZER`): their shadow memory adds to the resident set and needs an
+    /// unlimited address space, so memory bounds cannot be measured.
+    static var underSanitizer: Bool {
+        ["thread", "address"].contains(ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"])
     }
 
     /// SIGPIPE ignored once for the test process, so that writing to a child that has already

@@ -25,7 +25,7 @@ final class InstallLayoutTests: XCTestCase {
     /// helper mode), from any directory.
     func testInstalledLayoutIsItsOwnHelperFromAnyDirectory() throws {
         // A sanitizer build cannot be its own helper (its shadow memory does not fit the cap).
-        try XCTSkipIf(CLIRunner.underThreadSanitizer, "a ThreadSanitizer build uses the standalone helper")
+        try XCTSkipIf(CLIRunner.underSanitizer, "a sanitizer build uses the standalone helper")
         let prefix = NSTemporaryDirectory() + "cipherdex-prefix-" + UUID().uuidString
         try copyExecutable("cipherdex", to: prefix + "/bin")
         let work = CLIRunner.temporary().directory

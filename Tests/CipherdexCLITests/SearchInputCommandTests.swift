@@ -36,7 +36,7 @@ final class SearchInputCommandTests: XCTestCase {
     }
 
     func testOversizedFileFailsQuicklyWithBoundedMemory() throws {
-        try XCTSkipIf(CLIRunner.underThreadSanitizer, "memory bounds are not measurable under ThreadSanitizer")
+        try XCTSkipIf(CLIRunner.underSanitizer, "memory bounds are not measurable under a sanitizer")
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { throw XCTSkip("no GNU time") }
         let size: Int64 = 3 << 30
         let fd = open(path("big.pdf"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)

@@ -122,6 +122,8 @@ final class ExtractionFailureTests: XCTestCase {
     /// Under `swift test` the helper is the test executable itself, re-run in helper mode (the
     /// constructor serves before XCTest's `main`), and it rejects bad arguments.
     func testThisExecutableIsItsOwnHelper() throws {
+        // A sanitizer build cannot be its own helper (`make tsan`, `make asan`).
+        try XCTSkipIf(ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"] != nil, "a sanitizer build")
         XCTAssertTrue(PDFExtractionHelper.isAvailableInThisExecutable)
         XCTAssertEqual(IsolatedPDFExtractor.locateHelper(), IsolatedPDFExtractor.selfHelperPath)
         // Not started as a helper: the explicit entry returns at once.
