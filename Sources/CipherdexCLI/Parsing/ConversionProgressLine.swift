@@ -6,7 +6,8 @@ import Foundation
 #endif
 
 /// The progress line of `reencrypt`, `encrypt` and `decrypt` on a terminal's standard error;
-/// silent otherwise. A terminal interrupt (Ctrl-C) cancels: the old generation stays current.
+/// silent otherwise. Ctrl-C ends the process like a crash: before the switch the old generation
+/// stays current and the next open removes the partial copy; after it the new one is complete.
 final class ConversionProgressLine {
     private let enabled = isatty(STDERR_FILENO) == 1
     private var lastPercent = -1
