@@ -72,8 +72,8 @@ struct TrialChecker {
         if operation.mayBeUnencrypted {
             // The open removed the other generation: an encrypted store now holds no plaintext,
             // and no store holds the keys.
-            let markers = try plaintextMarkers()
-            let leaks = StoreSnapshot(of: trial.store).files(containing: encrypted ? markers : Array(markers[3..<5]))
+            let markers = encrypted ? try plaintextMarkers() : try keyMarkers()
+            let leaks = StoreSnapshot(of: trial.store).files(containing: markers)
             if !leaks.isEmpty { problems.append("after the open, plaintext of user data or keys in \(leaks)") }
         }
         try commonChecks(store, into: &problems)
@@ -119,12 +119,17 @@ struct TrialChecker {
     /// contain.
     private func plaintextMarkers() throws -> [Data] {
         var markers = [Data("small document".utf8), Data(#""kind":"#.utf8), Data("zqtok".utf8)]
-        for key in [fixtures.keyA, fixtures.keyB] {
-            guard let bytes = FileManager.default.contents(atPath: key) else { throw HarnessError.setup("no \(key)") }
-            markers.append(bytes)
-        }
+        markers += try keyMarkers()
         if let small = FileManager.default.contents(atPath: fixtures.small(0)) { markers.append(small.prefix(64)) }
         return markers
+    }
+
+    /// The bytes of the key files: no store file may hold them, encrypted or not.
+    private func keyMarkers() throws -> [Data] {
+        try [fixtures.keyA, fixtures.keyB].map { key in
+            guard let bytes = FileManager.default.contents(atPath: key) else { throw HarnessError.setup("no \(key)") }
+            return bytes
+        }
     }
 
     /// The key that must open the store; for `rekey`, exactly one of A and B opens, and it

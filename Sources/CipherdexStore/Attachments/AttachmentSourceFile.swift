@@ -40,13 +40,10 @@ struct AttachmentSourceFile {
     /// Throws `StoreError.diskFull` when the disk holding the store has less free space than the
     /// encrypted file of `size` bytes needs (content plus a 16-byte tag per 64 KiB chunk).
     static func checkSpace(for size: UInt64, in layout: StoreLayout) throws {
-        var info = statvfs()
-        guard statvfs(layout.directory, &info) == 0 else { return }
-        let available = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
-        guard !available.overflow else { return }
+        guard let available = try? FileSystem.availableBytes(at: layout.directory) else { return }
         let chunks = size / UInt64(AttachmentCipherFormat.defaultChunkSize) + 1
         let needed = size.addingReportingOverflow(chunks * 16 + 4096)
-        if needed.overflow || needed.partialValue > available.partialValue {
+        if needed.overflow || needed.partialValue > available {
             throw StoreError.diskFull(path: layout.staging)
         }
     }

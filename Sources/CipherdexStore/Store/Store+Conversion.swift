@@ -221,7 +221,7 @@ extension Store {
             try report(.attachments)
             let hash = try destination.copy(id, from: source, recordedLength: length) { bytes in
                 done += UInt64(bytes)
-                if Task.isCancelled { throw StoreConversionError.cancelled }
+                try report(.attachments)
             }
             hashes.append((id, hash))
             try faultPoint(.attachmentCopied(number))

@@ -95,7 +95,8 @@ package enum FileSystem {
     static func availableBytes(at path: String) throws -> UInt64 {
         var info = statvfs()
         try FileDescriptor.retrying(operation: "statvfs", path: path) { statvfs(path, &info) }
-        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        let bytes = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        return bytes.overflow ? UInt64.max : bytes.partialValue
     }
 
     /// The folder part of a path.

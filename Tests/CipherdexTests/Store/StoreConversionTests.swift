@@ -116,15 +116,24 @@ final class StoreConversionTests: XCTestCase {
         XCTAssertFalse(try Store.open(TestSupport.configuration(path, key: nil)).isEncrypted)
     }
 
-    func testCancelAndShortDiskLeaveTheStoreAsItWas() throws {
+    func testACancelLeavesTheStoreAsItWas() throws {
         let path = TestSupport.temporaryPath()
         try populate(path, key: TestSupport.rawKey(1))
         try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()  // settles staging/
         let before = TestSupport.snapshot(path)
+        // Cancelled 1 MiB into the 3 MiB attachment: mid-file, with part of it written anew.
+        var attachmentsStart: UInt64?
         XCTAssertThrowsError(
             try Store.reencrypt(
-                TestSupport.configuration(path, key: TestSupport.rawKey(1)), progress: { $0.phase != .attachments })
+                TestSupport.configuration(path, key: TestSupport.rawKey(1)),
+                progress: { progress in
+                    guard progress.phase == .attachments else { return true }
+                    let start = attachmentsStart ?? progress.completedBytes
+                    attachmentsStart = start
+                    return progress.completedBytes < start + (1 << 20)
+                })
         ) { XCTAssertEqual($0 as? StoreConversionError, .cancelled) }
+        XCTAssertNotNil(attachmentsStart, "the cancel came during the attachments")
         XCTAssertEqual(
             Set(TestSupport.snapshot(path).keys).subtracting(["staging/"]), Set(before.keys).subtracting(["staging/"]),
             "nothing of the new generation is left")
