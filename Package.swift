@@ -89,6 +89,8 @@ let package = Package(
             name: "CipherdexCrashHarness",
             dependencies: ["Cipherdex", "CipherdexPDFWriter"]
         ),
+        // Test support shared by the test targets (temporary directories removed after each test).
+        .target(name: "CipherdexTestSupport", path: "Tests/CipherdexTestSupport"),
         .testTarget(
             name: "CipherdexCrashHarnessTests",
             dependencies: ["CipherdexCrashHarness", "CipherdexExtractHelper"]
@@ -99,11 +101,12 @@ let package = Package(
             // StoreFeatureTests.
             dependencies: [
                 "Cipherdex", "CipherdexPDFWriter", "CipherdexExtractHelper", "CipherdexCLI", "CipherdexStoreProbe",
+                "CipherdexTestSupport",
             ]
         ),
         .testTarget(
             name: "CipherdexCLITests",
-            dependencies: ["CipherdexCLI", "CipherdexPDFWriter"]
+            dependencies: ["CipherdexCLI", "CipherdexPDFWriter", "CipherdexTestSupport"]
         ),
         .testTarget(
             name: "CipherdexEvaluationTests",
@@ -111,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherdexExtractionTests",
-            dependencies: ["CipherdexExtraction", "CipherdexPDFWriter", "CipherdexExtractHelper"]
+            dependencies: ["CipherdexExtraction", "CipherdexPDFWriter", "CipherdexExtractHelper", "CipherdexTestSupport"]
         ),
     ]
 )

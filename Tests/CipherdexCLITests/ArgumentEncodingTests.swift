@@ -4,7 +4,7 @@ import XCTest
 /// Arguments that are not valid UTF-8 are refused (exit 64), never repaired into U+FFFD, so two
 /// different byte strings can never name one document or collection.
 final class ArgumentEncodingTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUpWithError() throws {
         cli = CLIRunner.temporary()

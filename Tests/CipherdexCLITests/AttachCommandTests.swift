@@ -3,7 +3,7 @@ import XCTest
 
 /// `attach --doc` and `detach` never overwrite a document member they do not own.
 final class AttachCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUpWithError() throws {
         cli = CLIRunner.temporary()

@@ -9,7 +9,7 @@ import XCTest
 /// attachment whose file was replaced by one: a typed error line naming the path or id within a
 /// second (each run is under `timeout 5`, so a regression that blocks fails instead of hanging).
 final class AttachmentFaultCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
     private var store = ""
     private let key = ["--key-env", "CIPHERDEX_TEST_KEY"]
     private let environment = ["CIPHERDEX_TEST_KEY": String(repeating: "3c", count: 32)]

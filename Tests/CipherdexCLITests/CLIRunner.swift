@@ -1,3 +1,4 @@
+import CipherdexTestSupport
 import Foundation
 import XCTest
 
@@ -45,7 +46,8 @@ struct CLIRunner {
         executable path: String? = nil
     ) throws -> Result {
         let process = Process()
-        let executable = path.map { URL(fileURLWithPath: $0) } ?? Self.productsDirectory.appendingPathComponent("cipherdex")
+        let executable =
+            path.map { URL(fileURLWithPath: $0) } ?? Self.productsDirectory.appendingPathComponent("cipherdex")
         if let first = launcher.first {
             process.executableURL = URL(fileURLWithPath: first)
             process.arguments = Array(launcher.dropFirst()) + [executable.path] + arguments
@@ -87,11 +89,13 @@ struct CLIRunner {
             signaled: process.terminationReason == .uncaughtSignal)
     }
 
-    /// A runner in a fresh temporary directory.
+    /// A stand-in for a test case's runner before `setUp` makes the real one (XCTest creates
+    /// every test case up front, so a temporary directory made here would outlive its test).
+    static let unassigned = CLIRunner(directory: "/nonexistent/cipherdex-cli-unassigned")
+
+    /// A runner in a fresh temporary directory, removed when the test has finished.
     static func temporary() -> CLIRunner {
-        let path = NSTemporaryDirectory() + "cipherdex-cli-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return CLIRunner(directory: path)
+        CLIRunner(directory: TemporaryDirectory.make(prefix: "cipherdex-cli-"))
     }
 }
 

@@ -3,7 +3,7 @@ import XCTest
 
 /// `cipherdex reencrypt`, `encrypt` and `decrypt` end to end.
 final class ConversionCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUp() {
         cli = CLIRunner.temporary()

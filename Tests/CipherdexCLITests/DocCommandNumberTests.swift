@@ -3,7 +3,7 @@ import XCTest
 
 /// `doc put`, `get` and `find` keep numbers exactly as written.
 final class DocCommandNumberTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUpWithError() throws {
         cli = CLIRunner.temporary()

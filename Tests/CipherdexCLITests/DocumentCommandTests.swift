@@ -3,7 +3,7 @@ import XCTest
 
 /// `doc`, `attach`, `cat` and `detach` end to end, plus memory and crash behaviour of attach.
 final class DocumentCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUpWithError() throws {
         cli = CLIRunner.temporary()

@@ -4,7 +4,7 @@ import XCTest
 /// `cipherdex export` end to end, and `tools/cipherdex-recover` (the independent Python reader
 /// written from FORMAT.md) against it: the same files, byte for byte, for every kind of store.
 final class ExportCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

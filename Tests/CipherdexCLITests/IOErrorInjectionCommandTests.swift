@@ -8,7 +8,7 @@ import XCTest
 /// signal; afterwards, with no fault, the store opens, `verify` passes and every write that was
 /// acknowledged is there. About three dozen injected runs, each checked by a `verify` (~12 s).
 final class IOErrorInjectionCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
     private var store = ""
     /// The environment holds both keys; `current` names the one the store has now.
     private let environment = [

@@ -1,4 +1,5 @@
 import CipherdexPDFWriter
+import CipherdexTestSupport
 import Foundation
 import XCTest
 
@@ -26,7 +27,7 @@ final class InstallLayoutTests: XCTestCase {
     func testInstalledLayoutIsItsOwnHelperFromAnyDirectory() throws {
         // A sanitizer build cannot be its own helper (its shadow memory does not fit the cap).
         try XCTSkipIf(CLIRunner.underSanitizer, "a sanitizer build uses the standalone helper")
-        let prefix = NSTemporaryDirectory() + "cipherdex-prefix-" + UUID().uuidString
+        let prefix = TemporaryDirectory.make(prefix: "cipherdex-prefix-")
         try copyExecutable("cipherdex", to: prefix + "/bin")
         let work = CLIRunner.temporary().directory
         _ = FileManager.default.createFile(
@@ -41,7 +42,7 @@ final class InstallLayoutTests: XCTestCase {
         XCTAssertTrue(added.stdout.contains("a.pdf: finished"), added.stdout)
         XCTAssertTrue(try run(cipherdex, ["search", "s", "installed"], in: work).stdout.contains("a.pdf"))
         // Moved after it started nothing: a copy of the copy, elsewhere, indexes too.
-        let moved = NSTemporaryDirectory() + "cipherdex-moved-" + UUID().uuidString
+        let moved = TemporaryDirectory.make(prefix: "cipherdex-moved-")
         try FileManager.default.createDirectory(atPath: moved, withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: cipherdex, toPath: moved + "/cipherdex")
         _ = FileManager.default.createFile(
@@ -55,7 +56,7 @@ final class InstallLayoutTests: XCTestCase {
     /// means no helper: `add` and `index` of PDFs fail at once, saying what to do, before
     /// anything is stored.
     func testAMissingHelperSaysWhatToDoBeforeStoringAnything() throws {
-        let alone = NSTemporaryDirectory() + "cipherdex-alone-" + UUID().uuidString
+        let alone = TemporaryDirectory.make(prefix: "cipherdex-alone-")
         try copyExecutable("cipherdex", to: alone)
         try copyExecutable("cipherdex-extract", to: alone + "/libexec")
         let work = CLIRunner.temporary().directory

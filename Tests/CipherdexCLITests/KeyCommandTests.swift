@@ -3,7 +3,7 @@ import XCTest
 
 /// `cipherdex key add|list|remove` and the recovery-key KEY forms, through the real executable.
 final class KeyCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUp() {
         cli = CLIRunner.temporary()

@@ -5,7 +5,7 @@ import XCTest
 /// `add`, `index`, `search`, `status` and `remove` end to end, through the real executable, on
 /// PDFs generated with known text.
 final class SearchCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUpWithError() throws {
         cli = CLIRunner.temporary()

@@ -5,7 +5,7 @@ import XCTest
 /// `add` and `index` on a store whose disk is full: exit 1 with `indexWriteFailed`, never
 /// "finished" or "unknown" with exit 0; after freeing space the same commands succeed.
 final class SearchDiskFullCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
     private var disk: SmallFileSystem?
     private var store = ""
 

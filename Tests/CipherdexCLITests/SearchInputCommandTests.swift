@@ -9,7 +9,7 @@ import XCTest
 /// `add` and `index` on awkward input: oversized files, and folders with entries that cannot be
 /// indexed.
 final class SearchInputCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUpWithError() throws {
         cli = CLIRunner.temporary()

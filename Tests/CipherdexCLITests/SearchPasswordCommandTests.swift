@@ -4,7 +4,7 @@ import XCTest
 /// `add` and `index` with `--passwords` and `--password-file`: protected PDFs are unlocked, the
 /// passwords never stored nor printed.
 final class SearchPasswordCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
     /// A corpus PDF encrypted with AES-128 whose user password is `foo`.
     private var protectedPDF = ""
 

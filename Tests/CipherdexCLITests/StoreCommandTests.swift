@@ -4,7 +4,7 @@ import XCTest
 /// The store commands end to end, through the real executable: exit statuses, error lines, key
 /// sources.
 final class StoreCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUp() {
         cli = CLIRunner.temporary()

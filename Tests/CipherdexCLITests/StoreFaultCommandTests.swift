@@ -10,7 +10,7 @@ import XCTest
 /// `storeCorrupted` (15) — with no file created or changed, and everything there once the
 /// fault is gone. The permission cases run as `nobody` through `setpriv` (root ignores modes).
 final class StoreFaultCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
     private var store = ""
     private var disk: SmallFileSystem?
     private let key = ["--key-env", "CIPHERDEX_TEST_KEY"]

@@ -1,4 +1,5 @@
 import CipherdexExtraction
+import CipherdexTestSupport
 import Foundation
 import XCTest
 
@@ -9,7 +10,8 @@ enum ExtractionTestSupport {
     static var corpusDirectory: String? {
         var candidates: [String] = []
         if let override = ProcessInfo.processInfo.environment["CIPHERDEX_PDF_CORPUS"] { candidates.append(override) }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         candidates.append(packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/pdfs").path)
         candidates.append("/work/shared/corpus/pdfs")
         return candidates.first { FileManager.default.fileExists(atPath: $0) }
@@ -36,8 +38,7 @@ enum ExtractionTestSupport {
 
     /// A helper stand-in: an executable shell script in a fresh temporary directory.
     static func script(_ body: String) throws -> String {
-        let directory = NSTemporaryDirectory() + "cipherdex-extract-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = TemporaryDirectory.make(prefix: "cipherdex-extract-tests-")
         let path = directory + "/fake-helper.sh"
         try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)

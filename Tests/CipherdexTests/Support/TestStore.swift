@@ -1,11 +1,13 @@
+import CipherdexTestSupport
 import Foundation
-#if canImport(Glibc)
-    import Glibc
-#endif
 import XCTest
 
 @testable import Cipherdex
 @testable import CipherdexStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Helpers shared by the store tests: temporary directories, keys and raw file snapshots.
 enum TestSupport {
@@ -17,9 +19,7 @@ enum TestSupport {
 
     /// A fresh directory path under the system temporary folder (not created).
     static func temporaryPath(_ name: String = "store") -> String {
-        let base = NSTemporaryDirectory() + "cipherdex-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        return base + "/" + name
+        TemporaryDirectory.make(prefix: "cipherdex-tests-") + "/" + name
     }
 
     /// 32 fixed bytes derived from `seed`.
