@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(Glibc)
-    import Glibc
-#endif
 import XCTest
 
 @testable import Cipherdex
 @testable import CipherdexStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Helpers shared by the store tests: temporary directories, keys and raw file snapshots.
 enum TestSupport {
@@ -136,6 +137,8 @@ func XCTAssertThrowsCase<T>(
     } catch let error as EncryptionError {
         XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
     } catch let error as StoreError {
+        XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
+    } catch let error as BackupError {
         XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
     } catch {
         XCTFail("expected \(name), got \(error)", file: file, line: line)
