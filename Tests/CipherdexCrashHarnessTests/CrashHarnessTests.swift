@@ -43,7 +43,11 @@ final class CrashHarnessTests: XCTestCase {
         print(run.output)
         XCTAssertEqual(run.status, 0, run.output)
         XCTAssertFalse(run.output.contains("FAIL"))
-        for name in ["docSmall", "attachLarge", "libraryAdd", "rekey", "delete", "create", "collect", "reencrypt", "encrypt", "decrypt"] {
+        for name in [
+            "docSmall", "attachLarge", "libraryAdd", "rekey", "delete", "create", "collect", "reencrypt", "encrypt",
+            "decrypt",
+            "backup", "restore",
+        ] {
             XCTAssertTrue(run.output.contains("\n" + name), "no row for \(name)")
         }
         XCTAssertLessThan(Date().timeIntervalSince(started), 180)
