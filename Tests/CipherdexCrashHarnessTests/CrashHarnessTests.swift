@@ -50,7 +50,8 @@ final class CrashHarnessTests: XCTestCase {
         ] {
             XCTAssertTrue(run.output.contains("\n" + name), "no row for \(name)")
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 180)
+        // 148 s measured on the shared machine under load with backup and restore (16 s of it).
+        XCTAssertLessThan(Date().timeIntervalSince(started), 210)
     }
 
     func testAUsageErrorExits64() throws {
