@@ -102,6 +102,22 @@ final class StoreBackupDestinationTests: XCTestCase {
         XCTAssertTrue(try reopened.verify().isHealthy)
     }
 
+    func testADamagedAttachmentFailsTheBackupAndLeavesThePreviousOne() throws {
+        let backup = TestSupport.temporaryPath("backup")
+        try store.backup(to: backup)
+        let previous = TestSupport.snapshot(backup)
+        let added = try store.addAttachment(Data(repeating: 0x41, count: 200_000))
+        // One flipped bit in the new file: the copy of it fails its authentication.
+        let file = store.attachmentStorage.path(of: added.id)
+        var bytes = try XCTUnwrap(FileManager.default.contents(atPath: file))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: file))
+        XCTAssertThrowsError(try store.backup(to: backup)) { error in
+            XCTAssertTrue(error is AttachmentError, "\(error)")
+        }
+        XCTAssertEqual(TestSupport.snapshot(backup), previous, "the previous backup, byte for byte")
+    }
+
     func testACancelledBackupLeavesNoDestinationAndNoBuildingFolder() throws {
         let backup = TestSupport.temporaryPath("backup")
         let parent = FileSystem.parent(of: backup)
