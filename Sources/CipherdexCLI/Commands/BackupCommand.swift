@@ -12,7 +12,8 @@ struct BackupCommand: Command {
         a store: `cipherdex info DEST KEY`). DEST must not exist, be an empty directory or hold an
         earlier backup of STORE; then only the attachments it lacks are copied. The copy is
         checked before it replaces DEST's content in one atomic step: a failure or a kill leaves
-        DEST as it was. Nothing is written in plaintext. Progress is shown on a terminal.
+        DEST as it was. The backup of an encrypted store holds no plaintext. Progress is shown on
+        a terminal.
 
         KEY (one of; omit for an unencrypted store):
         \(KeyOptions.help())
