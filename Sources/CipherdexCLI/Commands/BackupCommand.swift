@@ -7,7 +7,9 @@ struct BackupCommand: Command {
     static let help = """
         USAGE: cipherdex backup STORE DEST [KEY]
 
-        Writes a copy of STORE to DEST while it may be in use: the database as of one commit,
+        Writes a consistent copy of STORE to DEST (a store open in another process is refused with
+        storeLocked: an application backs up its open store with `store.backup(to:)`, while it
+        keeps writing): the database as of one commit,
         every attachment it references and the keyslots, so DEST opens with the same keys (it is
         a store: `cipherdex info DEST KEY`). DEST must not exist, be an empty directory or hold an
         earlier backup of STORE; then only the attachments it lacks are copied. The copy is
