@@ -45,7 +45,7 @@ enum ConversionSuite {
     }
 
     /// Fills the store: documents, random attachments and indexed text; returns what it holds.
-    private static func populate(_ store: String, directory: String, quick: Bool) throws -> String {
+    static func populate(_ store: String, directory: String, quick: Bool) throws -> String {
         let key = directory + "/key"
         let configuration = StoreConfiguration(
             path: store, keyProvider: { try EncryptionKey.raw(contentsOfFile: key) })
@@ -86,7 +86,7 @@ enum ConversionSuite {
             + "\(attachmentSize >> 20) MiB, \(textCount) indexed text files of ~64 KiB"
     }
 
-    private static func bytes(under path: String) throws -> UInt64 {
+    static func bytes(under path: String) throws -> UInt64 {
         var total: UInt64 = 0
         let enumerator = FileManager.default.enumerator(atPath: path)
         while let name = enumerator?.nextObject() as? String {

@@ -1,5 +1,6 @@
 /// `cipherdex-bench [SUITE...] [--quick]`: runs benchmark suites and prints markdown for
-/// BENCHMARKS.md. Suites: store, attachments, search (default: these three), conversion.
+/// BENCHMARKS.md. Suites: store, attachments, search (default: these three), conversion, backup
+/// (backup, incremental backup and export).
 /// `cipherdex-bench generate-pdfs DIR [DOCUMENTS] [PAGES]` writes the sample corpus (the demo
 /// uses it). `cipherdex-bench search-quality [--corpus DIR] [--queries N] [--seed S] [--json]`
 /// evaluates search against `pdftotext` on real PDFs; `extraction-agreement` compares the words.
@@ -52,6 +53,7 @@ do {
         case "attachments": print(try AttachmentSuite.run(quick: quick))
         case "search": print(try SearchSuite.run(quick: quick))
         case "conversion": print(try ConversionSuite.run(quick: quick))
+        case "backup": print(try BackupSuite.run(quick: quick))
         default:
             FileHandle.standardError.write(Data("cipherdex-bench: unknown suite \(suite)\n".utf8))
             exit(64)

@@ -39,6 +39,12 @@ struct ChildWorkload {
             report("begin 0")
             try Store.decrypt(Fixtures.configuration(trial.store, keyFile: fixtures.keyA, create: false))
             report("ack 0")
+        case .restore:
+            report("begin 0")
+            try Store.restore(
+                Fixtures.configuration(trial.backup, keyFile: fixtures.keyA, create: false), to: trial.store,
+                replacingExistingStore: true)
+            report("ack 0")
         case .reencrypt:
             for step in 0..<operation.steps {
                 report("begin \(step)")
@@ -96,7 +102,13 @@ struct ChildWorkload {
             try store.rotateKey(to: { try EncryptionKey.raw(contentsOfFile: next) })
         case .collect:
             _ = try store.collectUnreferencedAttachments()
-        case .create, .delete, .reencrypt, .encrypt, .decrypt:
+        case .backup:
+            // Each backup differs from the last: one document more, one attachment fewer.
+            try store.collection("docs").insert(id: "k\(step)", json: Fixtures.smallDocument(step))
+            let id = try trial.templateIDs()[step]
+            guard try store.removeAttachment(id) else { throw HarnessError.setup("attachment \(id) missing") }
+            try store.backup(to: trial.backup)
+        case .create, .delete, .reencrypt, .encrypt, .decrypt, .restore:
             break
         }
         return nil

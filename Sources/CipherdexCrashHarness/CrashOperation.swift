@@ -34,6 +34,12 @@ enum CrashOperation: String, CaseIterable, Sendable {
     case encrypt
     /// `Store.decrypt` of a store encrypted with key A.
     case decrypt
+    /// `store.backup(to:)` of an open store, three times into the same destination (the
+    /// first builds it, the others are incremental), each after a document insert and an
+    /// attachment removal.
+    case backup
+    /// `Store.restore` of a backup over the (closed) store it was made from, confirmed.
+    case restore
 
     /// How many acknowledged writes the child performs.
     var steps: Int {
@@ -48,8 +54,8 @@ enum CrashOperation: String, CaseIterable, Sendable {
         case .folderIndex: return 6
         case .tokenizerChange: return 6
         case .rekey: return 12
-        case .reencrypt: return 3
-        case .delete, .create, .collect, .encrypt, .decrypt: return 1
+        case .reencrypt, .backup: return 3
+        case .delete, .create, .collect, .encrypt, .decrypt, .restore: return 1
         }
     }
 
@@ -58,6 +64,10 @@ enum CrashOperation: String, CaseIterable, Sendable {
 
     /// Whether the child converts a closed store (`Store.reencrypt`, `encrypt`, `decrypt`).
     var isConversion: Bool { self == .reencrypt || self == .encrypt || self == .decrypt }
+
+    /// Whether the operation writes a second store, `TrialLayout.backup` (`backup`), or reads
+    /// it (`restore`).
+    var usesBackup: Bool { self == .backup || self == .restore }
 
     /// Whether the store may be unencrypted after a kill (before an `encrypt` switch, after a
     /// `decrypt` one).

@@ -36,6 +36,9 @@ struct OperationChecks {
         case .tokenizerChange: try checkTokenizer(store, into: &problems)
         case .collect: try checkCollected(store, into: &problems)
         case .reencrypt, .encrypt, .decrypt: try checkConverted(store, into: &problems)
+        case .backup, .restore:
+            try BackupChecks(operation: operation, trial: trial, fixtures: fixtures, log: log).check(
+                store, into: &problems)
         case .rekey, .create, .delete: break
         }
     }

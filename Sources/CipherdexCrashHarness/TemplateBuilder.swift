@@ -19,6 +19,10 @@ struct TemplateBuilder {
     static let conversionAttachmentCount = 6
     /// Documents in the `docRemove` template.
     static let removableCount = 60
+    /// Small attachments in the `backup` and `restore` templates (and one large one).
+    static let backupAttachmentCount = 4
+    /// The document only the `restore` template's backup holds.
+    static let restoreMarker = "restored"
 
     /// The baseline document `index`.
     static func baselineDocument(_ index: Int) -> Data { Fixtures.smallDocument(1000 + index) }
@@ -69,6 +73,21 @@ struct TemplateBuilder {
             ids.append(try store.addAttachment(fromFile: fixtures.large(0)).id)
             for index in 0..<Self.indexedCount { try store.library.add(fileAt: fixtures.library(index)) }
             try store.library.waitUntilIndexed()
+        case .backup, .restore:
+            for index in 0..<Self.backupAttachmentCount {
+                ids.append(try store.addAttachment(fromFile: fixtures.small(index)).id)
+            }
+            ids.append(try store.addAttachment(fromFile: fixtures.large(0)).id)
+            for index in 0..<Self.indexedCount { try store.library.add(fileAt: fixtures.library(index)) }
+            try store.library.waitUntilIndexed()
+            if operation == .restore {
+                // The backup holds one document more than the store it is restored over.
+                try store.backup(to: layout.backup)
+                let backup = try Store.open(Fixtures.configuration(layout.backup, keyFile: fixtures.keyA))
+                defer { backup.close() }
+                try backup.collection("docs").insert(
+                    id: Self.restoreMarker, json: Fixtures.smallDocument(Fixtures.smallCount))
+            }
         default:
             break
         }

@@ -85,28 +85,30 @@ struct TrialChecker {
             store, into: &problems)
     }
 
-    /// A wrong key and no key fail with the right error and leave every byte as it was.
-    private func refusals(into problems: inout [String]) throws {
+    /// A wrong key and no key fail with the right error and leave every byte of the store at
+    /// `directory` (default: the trial's) as it was.
+    func refusals(of directory: String? = nil, into problems: inout [String]) throws {
+        let path = directory ?? trial.store
         let attempts: [(String, String?, EncryptionError)] = [
             ("a wrong key", fixtures.wrongKey, .keyInvalid), ("no key", nil, .keyRequired),
         ]
         // A conversion between plaintext and encrypted leaves the plaintext generation until the
         // next open removes it: for those the check runs after the open (`checkStore`).
         if !operation.mayBeUnencrypted {
-            let leaks = StoreSnapshot(of: trial.store).files(containing: try plaintextMarkers())
+            let leaks = StoreSnapshot(of: path).files(containing: try plaintextMarkers())
             if !leaks.isEmpty { problems.append("plaintext of user data or keys in \(leaks)") }
         }
         for (name, keyFile, expected) in attempts {
-            let before = StoreSnapshot(of: trial.store)
+            let before = StoreSnapshot(of: path)
             var outcome = "it opened"
             do {
-                try Store.open(Fixtures.configuration(trial.store, keyFile: keyFile, create: false)).close()
+                try Store.open(Fixtures.configuration(path, keyFile: keyFile, create: false)).close()
             } catch let error as EncryptionError where error == expected {
                 outcome = ""
             } catch {
                 outcome = Self.describe(error)
             }
-            if let change = StoreSnapshot(of: trial.store).difference(from: before) {
+            if let change = StoreSnapshot(of: path).difference(from: before) {
                 problems.append("opening with \(name) changed files: \(change)")
             }
             if !outcome.isEmpty {
@@ -117,7 +119,7 @@ struct TrialChecker {
 
     /// Bytes of the keys and of the documents' and library files' text that no store file may
     /// contain.
-    private func plaintextMarkers() throws -> [Data] {
+    func plaintextMarkers() throws -> [Data] {
         var markers = [Data("small document".utf8), Data(#""kind":"#.utf8), Data("zqtok".utf8)]
         markers += try keyMarkers()
         if let small = FileManager.default.contents(atPath: fixtures.small(0)) { markers.append(small.prefix(64)) }

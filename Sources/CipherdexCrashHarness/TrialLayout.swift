@@ -12,6 +12,8 @@ struct TrialLayout: Sendable {
     var ids: String { directory + "/ids" }
     /// The folder `folderIndex` fills and syncs.
     var folder: String { directory + "/folder" }
+    /// The backup `backup` writes and `restore` reads.
+    var backup: String { directory + "/backup" }
 
     /// The template's attachment ids.
     func templateIDs() throws -> [String] {

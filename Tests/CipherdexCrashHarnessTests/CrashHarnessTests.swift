@@ -43,10 +43,15 @@ final class CrashHarnessTests: XCTestCase {
         print(run.output)
         XCTAssertEqual(run.status, 0, run.output)
         XCTAssertFalse(run.output.contains("FAIL"))
-        for name in ["docSmall", "attachLarge", "libraryAdd", "rekey", "delete", "create", "collect", "reencrypt", "encrypt", "decrypt"] {
+        for name in [
+            "docSmall", "attachLarge", "libraryAdd", "rekey", "delete", "create", "collect", "reencrypt", "encrypt",
+            "decrypt",
+            "backup", "restore",
+        ] {
             XCTAssertTrue(run.output.contains("\n" + name), "no row for \(name)")
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 180)
+        // 148 s measured on the shared machine under load with backup and restore (16 s of it).
+        XCTAssertLessThan(Date().timeIntervalSince(started), 210)
     }
 
     func testAUsageErrorExits64() throws {

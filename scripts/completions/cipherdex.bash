@@ -3,7 +3,7 @@
 _cipherdex() {
     local cur prev words cword
     _init_completion 2>/dev/null || { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; cword=$COMP_CWORD; words=("${COMP_WORDS[@]}"); }
-    local commands="keygen create info verify key rekey delete export doc attach cat detach add index search status remove --help --version"
+    local commands="keygen create info verify key rekey delete export backup restore doc attach cat detach add index search status remove --help --version"
     local keys="--key-file --key-env --passphrase-file --passphrase-env --ask-passphrase --recovery-key-file --ask-recovery-key"
     if [[ $cword -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands" -- "$cur"))
@@ -23,7 +23,7 @@ _cipherdex() {
         key) [[ $cword -eq 2 ]] && { COMPREPLY=($(compgen -W "add list remove" -- "$cur")); return; }
              options+=" --new-key-file --new-key-env --new-passphrase-file --new-passphrase-env --new-ask-passphrase --recovery --label --kdf-seconds --slot --json" ;;
         rekey) options+=" --new-key-file --new-key-env --new-passphrase-file --new-passphrase-env --new-ask-passphrase" ;;
-        delete|export) options+=" --yes" ;;
+        delete|export|restore) options+=" --yes" ;;
         attach) options+=" --doc --json" ;;
         cat) options+=" --range" ;;
         add) options+=" --uid --passwords --password-file" ;;

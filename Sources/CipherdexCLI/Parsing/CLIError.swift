@@ -80,6 +80,9 @@ enum ExitStatus {
             case .tooManyKeyslots: return ("tooManyKeyslots", failure)
             case .invalidLabel: return ("invalidLabel", failure)
             }
+        case let error as BackupError:
+            if case .insufficientSpace = error { return (error.code, diskFull) }
+            return (error.code, failure)
         case let error as StoreConversionError:
             if case .insufficientSpace = error { return (error.code, diskFull) }
             return (error.code, failure)

@@ -9,7 +9,8 @@ enum CipherdexCommandLine {
             KeygenCommand.self, CreateCommand.self, InfoCommand.self, VerifyCommand.self, KeyCommand.self,
             RekeyCommand.self,
             ReencryptCommand.self, EncryptCommand.self, DecryptCommand.self,
-            DeleteCommand.self, ExportCommand.self, DocCommand.self, AttachCommand.self, CatCommand.self,
+            DeleteCommand.self, ExportCommand.self, BackupCommand.self, RestoreCommand.self, DocCommand.self,
+            AttachCommand.self, CatCommand.self,
             DetachCommand.self,
             AddCommand.self, IndexCommand.self, SearchCommand.self, StatusCommand.self, RemoveCommand.self,
         ]

@@ -54,7 +54,9 @@ extension StoreTransaction {
         return try savepoint {
             let storage = store.attachmentStorage
             guard try storage.recordRemoval(id, db: connection) else { return false }
-            afterCommit { storage.unlinkRemoved(id) }
+            let holds = store.backupHolds
+            // A running backup's snapshot may still list it: its file then waits for the backup.
+            afterCommit { if holds.mayUnlink(id) { storage.unlinkRemoved(id) } }
             return true
         }
     }

@@ -27,6 +27,8 @@ public final class Store: Sendable {
     let keyChange = Mutex(())
     /// Document change subscribers and the running document transaction.
     let changeObservers = ChangeObservers()
+    /// The backups running on this store (removed attachments' files wait for them).
+    let backupHolds = BackupHolds()
     /// The serial queue on which the async forms of writes run (GRDB's writer queue), so that
     /// waiting for the writer never blocks a thread of Swift's cooperative pool.
     let writerQueue = DispatchQueue(label: "cipherdex.store.writer", qos: .userInitiated)
@@ -201,7 +203,8 @@ public final class Store: Sendable {
     }
 
     /// The data key and the id of the first keyslot `key` opens; `keyInvalid` when none.
-    static func unwrapDataKey(metadata: StoreMetadata, key: EncryptionKey) throws -> (dataKey: SecureBytes, slotID: Int) {
+    static func unwrapDataKey(metadata: StoreMetadata, key: EncryptionKey) throws -> (dataKey: SecureBytes, slotID: Int)
+    {
         for slot in metadata.keyslots where slot.kind == key.kind {
             if let dataKey = try slot.unwrap(with: key, storeID: metadata.storeID) {
                 guard dataKey.count == 32 else {

@@ -137,6 +137,8 @@ func XCTAssertThrowsCase<T>(
         XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
     } catch let error as StoreError {
         XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
+    } catch let error as BackupError {
+        XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
     } catch {
         XCTFail("expected \(name), got \(error)", file: file, line: line)
     }

@@ -1,0 +1,44 @@
+import Cipherdex
+
+/// `cipherdex restore BACKUP STORE [KEY] [--yes]`.
+struct RestoreCommand: Command {
+    static let name = "restore"
+    static let summary = "copy a backup to STORE (replacing a store there only with --yes)"
+    static let help = """
+        USAGE: cipherdex restore BACKUP STORE [KEY] [--yes]
+
+        A backup is a store and opens as it is; restore copies it to STORE, checked, in one
+        atomic step (a kill leaves STORE as it was or the complete restored store). A store
+        already at STORE is refused unless --yes is given; with --yes it is replaced (its keys
+        too: the restored store opens with the backup's keys). KEY opens BACKUP.
+
+        OPTIONS:
+          --yes    replace a store at STORE
+        KEY (one of; omit for an unencrypted backup):
+        \(KeyOptions.help())
+        """
+
+    let backup: StoreArguments
+    let destination: String
+    let confirmed: Bool
+
+    init(parsing arguments: inout Arguments) throws {
+        confirmed = arguments.flag("--yes")
+        backup = try StoreArguments(parsing: &arguments)
+        destination = try arguments.positional("STORE")
+    }
+
+    func run() throws {
+        guard Store.exists(at: backup.path) else {
+            throw StoreError.notAStore(path: backup.path, reason: "no backup here")
+        }
+        let configuration = StoreConfiguration(
+            path: backup.path, keyProvider: try backup.key.provider(), createIfMissing: false)
+        let line = BackupProgressLine()
+        defer { line.finish() }
+        let summary = try Store.restore(
+            configuration, to: destination, replacingExistingStore: confirmed, progress: line.update)
+        line.finish()
+        Output.print("restored \(backup.path) to \(destination): \(summary.line)")
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a backup is written, and the one atomic step that makes it the destination's content.
+///
+/// - A new destination (missing, or an empty directory): the copy is built in a locked sibling
+///   directory `.<name>.backup-<random>` and renamed onto the destination once complete and
+///   synced. A crash before the rename leaves the destination as it was and the sibling, which
+///   the next backup to the same destination removes (its lock is free).
+/// - An earlier backup (or, for a confirmed restore, any store): the destination's lock is
+///   taken and the copy is written as a data generation the destination does not use
+///   (`store.N.db`, `attachments.N/`, N = 1 when the current one is 0, else 0), attachments the
+///   earlier backup of the same store already holds hard-linked from it; then `metadata.json` is
+///   replaced atomically (that rename is the switch) and the old generation removed. A crash
+///   leaves the old or the new backup current; the next open or backup removes the other.
+struct BackupDestination {
+    /// The destination path (trailing slashes removed).
+    let path: String
+    /// Where the new copy's database and attachments go.
+    let target: StoreLayout
+    /// The current generation of an earlier backup of the same store, whose attachment files
+    /// may be reused; nil when there is none.
+    let reusable: StoreLayout?
+    /// The earlier backup's metadata `generation` (0 for a new destination).
+    let previousMetadataGeneration: Int
+    /// Held while writing: the destination's lock, or the sibling directory's.
+    let lock: StoreLock
+    /// Whether the copy goes into a sibling directory renamed onto `path` at the end.
+    let isNew: Bool
+
+    /// The prefix of the sibling directories new destinations are built in.
+    static func siblingPrefix(of path: String) -> String {
+        FileSystem.parent(of: path) + "/." + (path.split(separator: "/").last.map(String.init) ?? "backup")
+            + ".backup-"
+    }
+
+    /// Inspects `path` and takes its lock. `source` and `dataKey` tell an earlier backup of this
+    /// store (same store id, metadata authenticated by the same data key) from another store,
+    /// which is refused unless `replacing`.
+    static func prepare(
+        path rawPath: String, source: StoreMetadata, dataKey: SecureBytes?, replacing: Bool
+    ) throws -> BackupDestination {
+        var path = rawPath
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        let kind = FileKind.of(path)
+        switch kind {
+        case .missing:
+            return try newDestination(path: path)
+        case .directory:
+            let names = FileSystem.contents(of: path)
+            if names.isEmpty {
+                try Store.checkAccess(path, mode: R_OK | W_OK | X_OK)
+                return try newDestination(path: path)
+            }
+            guard Store.exists(at: path) else {
+                throw BackupError.destinationNotAStore(
+                    path: path, reason: "a directory holding other files (\(names.count) entries)")
+            }
+            return try existingStore(path: path, source: source, dataKey: dataKey, replacing: replacing)
+        default:
+            throw BackupError.destinationNotAStore(path: path, reason: "it is \(kind.description)")
+        }
+    }
+
+    private static func newDestination(path: String) throws -> BackupDestination {
+        let parent = FileSystem.parent(of: path)
+        guard FileSystem.isDirectory(parent) else {
+            throw BackupError.destinationNotAStore(path: path, reason: "its parent \(parent) is not a directory")
+        }
+        try Store.checkAccess(parent, mode: W_OK | X_OK)
+        let prefix = siblingPrefix(of: path)
+        try Store.wrapSystem {
+            // Siblings an interrupted backup left (no one holds their lock): unneeded.
+            let prefixName = String(prefix.dropFirst(parent.count + 1))
+            for name in FileSystem.contents(of: parent) where name.hasPrefix(prefixName) {
+                let sibling = parent + "/" + name
+                guard let held = try? StoreLock(layout: StoreLayout(directory: sibling)) else { continue }
+                try FileSystem.removeTree(sibling)
+                held.release()
+            }
+        }
+        let directory = prefix + Sodium.randomBytes(6).map { String(format: "%02x", $0) }.joined()
+        _ = try Store.wrapSystem {
+            try FileDescriptor.retrying(operation: "mkdir", path: directory) { mkdir(directory, 0o700) }
+        }
+        do {
+            let lock = try StoreLock(layout: StoreLayout(directory: directory))
+            return BackupDestination(
+                path: path, target: StoreLayout(directory: directory), reusable: nil, previousMetadataGeneration: 0,
+                lock: lock, isNew: true)
+        } catch {
+            try? FileSystem.removeTree(directory)
+            throw error
+        }
+    }
+
+    private static func existingStore(
+        path: String, source: StoreMetadata, dataKey: SecureBytes?, replacing: Bool
+    ) throws -> BackupDestination {
+        try Store.checkAccess(path, mode: R_OK | W_OK | X_OK)
+        let layout = StoreLayout(directory: path)
+        let lock = try StoreLock(layout: layout)
+        let previous = try? StoreMetadata.parse(
+            FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize))
+        var sameStore = false
+        if let previous, previous.storeID == source.storeID, previous.encrypted == source.encrypted {
+            if let dataKey {
+                sameStore = (try? previous.verifyMAC(dataKey: dataKey)) != nil
+            } else {
+                sameStore = true
+            }
+        }
+        guard sameStore || replacing else {
+            lock.release()
+            throw BackupError.destinationIsAnotherStore(path: path)
+        }
+        let current = previous?.currentDataGeneration
+        let generation: Int
+        switch current {
+        case 0: generation = 1
+        case .some: generation = 0
+        case nil:
+            // Unreadable metadata (a confirmed replace): a generation with no file yet.
+            generation =
+                (0...2).first { candidate in
+                    let names = FileSystem.contents(of: path)
+                    return !names.contains { Store.generationOfDataFile($0) == candidate }
+                } ?? 3
+        }
+        let target = layout.withGeneration(generation)
+        try Store.wrapSystem { try Store.removeGenerationFiles(target) }
+        return BackupDestination(
+            path: path, target: target, reusable: sameStore ? current.map { layout.withGeneration($0) } : nil,
+            previousMetadataGeneration: previous?.generation ?? 0, lock: lock, isNew: false)
+    }
+
+    /// A path on the destination's file system, for the free-space check.
+    var spaceProbePath: String { target.directory }
+
+    /// Makes the copy the destination's content: writes `metadata` (naming the target
+    /// generation) and switches atomically, then removes what the previous content left.
+    func commit(_ metadataBytes: [UInt8], faultPoint: (BackupStep) throws -> Void) throws {
+        defer { lock.release() }
+        try Store.wrapSystem {
+            if isNew {
+                let file = try FileDescriptor(
+                    path: target.metadata, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+                try file.writeAll(metadataBytes)
+                try file.sync()
+                try FileSystem.syncDirectory(target.directory)
+                try faultPoint(.beforeSwitch)
+                // rename(2) replaces an empty directory atomically, and refuses a non-empty one.
+                try FileSystem.rename(target.directory, to: path)
+                try FileSystem.syncDirectory(FileSystem.parent(of: path))
+            } else {
+                try FileSystem.syncDirectory(target.directory)
+                try faultPoint(.beforeSwitch)
+                try FileSystem.writeAtomically(metadataBytes, to: target.metadata)
+            }
+        }
+        try faultPoint(.switched)
+        guard !isNew else { return }
+        // The new copy is current: what the old content left is provably unneeded.
+        try? Store.removeOtherGenerations(layout: target)
+        try? FileSystem.removeTree(target.staging)
+        try? FileSystem.removeFile(target.deletionTombstone)
+        try? FileSystem.syncDirectory(target.directory)
+    }
+
+    /// Removes what an unfinished backup wrote (the destination keeps its previous content).
+    func discard() {
+        if isNew {
+            try? FileSystem.removeTree(target.directory)
+        } else {
+            try? Store.removeGenerationFiles(target)
+            try? FileSystem.syncDirectory(target.directory)
+        }
+        lock.release()
+    }
+}
+
+/// A test hook: the instants of a backup at which a crash is injected.
+enum BackupStep: Sendable, Equatable {
+    case databaseCopied
+    case attachmentCopied(Int)
+    case beforeSwitch
+    case switched
+}

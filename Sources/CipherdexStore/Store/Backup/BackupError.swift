@@ -1,0 +1,53 @@
+import Foundation
+
+/// Why a backup or a restore did not happen. The destination is as it was: absent, the empty
+/// directory it was, or the previous backup (what a failed attempt wrote beside it is removed).
+/// The environment's failures keep `StoreError`'s cases (`diskFull`, `permissionDenied`,
+/// `ioError`, `storeLocked` when the destination is open elsewhere).
+public enum BackupError: Error, LocalizedError, Equatable, Sendable {
+    /// The destination exists and is neither an empty directory nor a store: a file, a FIFO, a
+    /// device, a link, or a directory holding other files.
+    case destinationNotAStore(path: String, reason: String)
+    /// The destination holds a store that is not a backup of this one (another store, or one
+    /// whose data key has changed since): a backup replaces only its own earlier backups.
+    case destinationIsAnotherStore(path: String)
+    /// A restore's destination already holds a store and replacing it was not confirmed.
+    case destinationExists(path: String)
+    /// The file system holding the destination has fewer bytes free than the backup needs.
+    case insufficientSpace(path: String, neededBytes: UInt64, availableBytes: UInt64)
+    /// The progress handler returned false, or the task was cancelled.
+    case cancelled
+    /// The copy did not check out before it was made current (the destination keeps its
+    /// previous state).
+    case verificationFailed(reason: String)
+
+    /// The case's name, as the CLI prints it.
+    public var name: String {
+        switch self {
+        case .destinationNotAStore: return "destinationNotAStore"
+        case .destinationIsAnotherStore: return "destinationIsAnotherStore"
+        case .destinationExists: return "destinationExists"
+        case .insufficientSpace: return "insufficientSpace"
+        case .cancelled: return "cancelled"
+        case .verificationFailed: return "verificationFailed"
+        }
+    }
+
+    /// One line naming the path; never key material.
+    public var errorDescription: String? {
+        switch self {
+        case .destinationNotAStore(let path, let reason):
+            return "\(path) cannot hold a backup: \(reason) (give a new path, an empty directory or an earlier backup)"
+        case .destinationIsAnotherStore(let path):
+            return "\(path) holds a store that is not a backup of this one; it is left as it is"
+        case .destinationExists(let path):
+            return "\(path) already holds a store; confirm to replace it (--yes)"
+        case .insufficientSpace(let path, let needed, let available):
+            return "\(path) needs \(needed) bytes free for the backup, \(available) are available; nothing was changed"
+        case .cancelled:
+            return "the backup was cancelled; the destination is as it was"
+        case .verificationFailed(let reason):
+            return "the backup copy failed its check (\(reason)); the destination is as it was"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Store {
+    /// A backup progress handler: return false to cancel (the destination stays as it was).
+    public typealias BackupProgressHandler = @Sendable (BackupProgress) -> Bool
+
+    /// Writes a consistent copy of this open store to `destination`, a store that opens with
+    /// `Store.open` and the same keys: the database as of one commit (copied page by page from a
+    /// read transaction, so writers go on meanwhile), every attachment that commit references,
+    /// and the metadata with the keyslots as they are when the backup starts.
+    ///
+    /// `destination` may be missing, an empty directory, or an earlier backup of this store:
+    /// then only the attachments it lacks are copied (they are immutable files) and the database
+    /// afresh. Anything else is refused (`BackupError`). The copy is checked before it becomes
+    /// the destination's content (database `quick_check`, every copied attachment authenticated)
+    /// in one atomic step; a failure, a cancellation (`progress` returning false, or the task's)
+    /// or a kill at any instant leaves the destination as it was or the complete new backup, and
+    /// never changes this store.
+    @discardableResult
+    public func backup(to destination: String, progress: BackupProgressHandler? = nil) throws -> BackupSummary {
+        try backup(to: destination, replacingAnotherStore: false, progress: progress, cancellation: nil)
+    }
+
+    /// The async form of `backup(to:progress:)`: runs on Cipherdex's own queue and stops at its
+    /// next check (between pages steps and attachment pieces) when the task is cancelled,
+    /// throwing `CancellationError` with the destination as it was.
+    @discardableResult
+    public func backupAsync(to destination: String, progress: BackupProgressHandler? = nil) async throws
+        -> BackupSummary
+    {
+        try await BlockingWork.run { cancellation in
+            try self.backup(
+                to: destination, replacingAnotherStore: false, progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// Restores the backup at `backup.path` (opened with its key) to `path`: the same copy a
+    /// backup makes, from the backup. A store already at `path` is replaced only when
+    /// `replacingExistingStore` (else `BackupError.destinationExists`); the replacement is one
+    /// atomic switch, so a kill leaves the old store or the restored one, complete.
+    @discardableResult
+    public static func restore(
+        _ backup: StoreConfiguration, to path: String, replacingExistingStore: Bool = false,
+        progress: BackupProgressHandler? = nil
+    ) throws -> BackupSummary {
+        if Store.exists(at: path) && !replacingExistingStore { throw BackupError.destinationExists(path: path) }
+        var configuration = backup
+        configuration.createIfMissing = false
+        let source = try Store.open(configuration)
+        defer { source.close() }
+        return try source.backup(
+            to: path, replacingAnotherStore: replacingExistingStore, progress: progress, cancellation: nil)
+    }
+
+    /// The backup; `faultPoint` is a test hook that may throw `InjectedFault` to leave things as
+    /// a kill would.
+    func backup(
+        to destinationPath: String, replacingAnotherStore: Bool, progress: BackupProgressHandler?,
+        cancellation: WorkCancellation?, faultPoint: (BackupStep) throws -> Void = { _ in }
+    ) throws -> BackupSummary {
+        try refuseInsideTransaction("backup")
+        guard isOpen else { throw StoreError.closed }
+        let source = metadata.withLock { $0 }
+        let destination = try BackupDestination.prepare(
+            path: destinationPath, source: source, dataKey: dataKey, replacing: replacingAnotherStore)
+        do {
+            let run = BackupRun(store: self, destination: destination, progress: progress, cancellation: cancellation)
+            backupHolds.begin()
+            let summary: BackupSummary
+            do {
+                defer {
+                    let storage = attachmentStorage
+                    for id in backupHolds.end() { storage.unlinkRemoved(id) }
+                }
+                summary = try Store.mappingDatabaseErrors {
+                    try pool.read { reader in try run.copy(from: reader, faultPoint: faultPoint) }
+                }
+            }
+            try run.report(.switching)
+            var updated = source
+            updated.dataGeneration = destination.target.generation == 0 ? nil : destination.target.generation
+            updated.generation = max(source.generation, destination.previousMetadataGeneration) + 1
+            let bytes = try updated.seal(dataKey: dataKey)
+            try destination.commit(bytes, faultPoint: faultPoint)
+            return summary
+        } catch {
+            if error is InjectedFault { destination.lock.release() } else { destination.discard() }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Destinations a backup must refuse, each with a typed error within a second, leaving the
+/// destination (and the store) exactly as they were.
+final class StoreBackupDestinationTests: XCTestCase {
+    private var store: Store!
+    private var storePath = ""
+
+    override func setUpWithError() throws {
+        storePath = TestSupport.temporaryPath()
+        _ = try StoreBackupTests.populate(storePath, key: TestSupport.rawKey(1))
+        store = try Store.open(TestSupport.configuration(storePath, key: TestSupport.rawKey(1)))
+    }
+
+    override func tearDown() {
+        store?.close()
+    }
+
+    /// `backup(to:)` fails with `name` quickly and changes nothing at `destination`.
+    private func expectRefusal(
+        _ name: String, _ destination: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let parent = FileSystem.parent(of: destination)
+        let before = TestSupport.snapshot(parent)
+        let started = Date()
+        XCTAssertThrowsCase(name, try store.backup(to: destination), file: file, line: line)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, file: file, line: line)
+        XCTAssertEqual(TestSupport.snapshot(parent), before, "nothing changed", file: file, line: line)
+    }
+
+    func testAFileAFIFOAndAForeignDirectoryAreRefused() throws {
+        let directory = TestSupport.temporaryPath("dir")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let file = directory + "/file"
+        try Data("not a store".utf8).write(to: URL(fileURLWithPath: file))
+        expectRefusal("destinationNotAStore", file)
+        let fifo = directory + "/fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        expectRefusal("destinationNotAStore", fifo)
+        let foreign = directory + "/foreign"
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
+        try Data("photo".utf8).write(to: URL(fileURLWithPath: foreign + "/photo.jpg"))
+        expectRefusal("destinationNotAStore", foreign)
+        expectRefusal("destinationNotAStore", file + "/inside")
+    }
+
+    func testAnotherStoreIsRefusedAndTheStoreItselfIsLocked() throws {
+        let other = TestSupport.temporaryPath("other")
+        try Store.open(TestSupport.configuration(other, key: TestSupport.rawKey(1))).close()
+        expectRefusal("destinationIsAnotherStore", other)
+        XCTAssertThrowsCase("storeLocked", try store.backup(to: storePath))
+        // A backup open elsewhere is locked too.
+        let backup = TestSupport.temporaryPath("backup")
+        try store.backup(to: backup)
+        let opened = try Store.open(TestSupport.configuration(backup, key: TestSupport.rawKey(1)))
+        defer { opened.close() }
+        expectRefusal("storeLocked", backup)
+    }
+
+    func testAStoreWhoseDataKeyChangedIsNotReused() throws {
+        let backup = TestSupport.temporaryPath("backup")
+        try store.backup(to: backup)
+        store.close()
+        try Store.reencrypt(TestSupport.configuration(storePath, key: TestSupport.rawKey(1)))
+        store = try Store.open(TestSupport.configuration(storePath, key: TestSupport.rawKey(1)))
+        // Same store id, new data key: its earlier backup's files are not this store's any more.
+        expectRefusal("destinationIsAnotherStore", backup)
+    }
+
+    func testAReadOnlyDestinationIsPermissionDenied() throws {
+        let directory = TestSupport.temporaryPath("dir")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try store.backup(to: directory + "/backup")
+        let view = try Mounts.readOnlyView(of: directory)
+        defer { Mounts.unmount(view) }
+        expectRefusal("permissionDenied", view + "/new")
+        expectRefusal("permissionDenied", view + "/backup")
+    }
+
+    func testAFullDiskIsRefusedAndThePreviousBackupKept() throws {
+        let mount = try Mounts.tmpfs(size: 12 << 20)
+        defer { Mounts.unmount(mount) }
+        let backup = mount + "/backup"
+        try store.backup(to: backup)
+        let previous = TestSupport.snapshot(backup)
+        _ = try store.addAttachment(Data((0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        _ = try Mounts.fill(mount, leaving: 3 << 20)
+        XCTAssertThrowsCase("insufficientSpace", try store.backup(to: backup))
+        XCTAssertThrowsCase("insufficientSpace", try store.backup(to: mount + "/new"))
+        XCTAssertEqual(TestSupport.snapshot(backup), previous, "the previous backup, byte for byte")
+        XCTAssertEqual(Set(FileSystem.contents(of: mount)).filter { !$0.hasPrefix("filler-") }, ["backup"])
+        let reopened = try Store.open(TestSupport.configuration(backup, key: TestSupport.rawKey(1)))
+        defer { reopened.close() }
+        XCTAssertTrue(try reopened.verify().isHealthy)
+    }
+
+    func testADamagedAttachmentFailsTheBackupAndLeavesThePreviousOne() throws {
+        let backup = TestSupport.temporaryPath("backup")
+        try store.backup(to: backup)
+        let previous = TestSupport.snapshot(backup)
+        let added = try store.addAttachment(Data(repeating: 0x41, count: 200_000))
+        // One flipped bit in the new file: the copy of it fails its authentication.
+        let file = store.attachmentStorage.path(of: added.id)
+        var bytes = try XCTUnwrap(FileManager.default.contents(atPath: file))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: file))
+        XCTAssertThrowsError(try store.backup(to: backup)) { error in
+            XCTAssertTrue(error is AttachmentError, "\(error)")
+        }
+        XCTAssertEqual(TestSupport.snapshot(backup), previous, "the previous backup, byte for byte")
+    }
+
+    func testACancelledBackupLeavesNoDestinationAndNoBuildingFolder() throws {
+        let backup = TestSupport.temporaryPath("backup")
+        let parent = FileSystem.parent(of: backup)
+        XCTAssertThrowsCase("cancelled", try store.backup(to: backup) { $0.phase != .attachments })
+        XCTAssertEqual(FileSystem.contents(of: parent), [], "no destination and no sibling left")
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import Synchronization
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+/// Online backups: a consistent copy that opens with the same keys, incremental on the second
+/// run, taken while the store is written, and never any plaintext in it.
+final class StoreBackupTests: XCTestCase {
+    static let secretText = "Patient Quokka-5521 has a confidential diagnosis"
+    static let attachmentText = "attachment body axolotl-9034 " + String(repeating: "y", count: 2 << 20)
+
+    /// A store with documents, two attachments and an indexed text file.
+    static func populate(_ path: String, key: KeyProvider?) throws -> [String] {
+        let store = try Store.open(TestSupport.configuration(path, key: key))
+        defer { store.close() }
+        let notes = try store.createCollection("notes", indexedFields: ["n"])
+        try notes.insert(JSONValue.object(["text": .string(secretText), "n": .number(JSONNumber(7))]), id: "a")
+        let big = try store.addAttachment(Data(attachmentText.utf8), contentType: "text/plain")
+        let small = try store.addAttachment(Data("small attachment marmoset-1187".utf8))
+        let file = TestSupport.temporaryPath("visit.txt")
+        try "the consultation mentions pangolinist".write(toFile: file, atomically: true, encoding: .utf8)
+        try store.library.add(fileAt: file, uid: "visit")
+        try store.library.waitUntilIndexed()
+        return [big.id, small.id]
+    }
+
+    private func allFiles(_ path: String) -> [String: [UInt8]] {
+        TestSupport.snapshot(path).filter { !$0.key.hasSuffix("/") }
+    }
+
+    func testBackupOpensWithTheSameKeysAndHoldsEverythingButNoPlaintext() throws {
+        let path = TestSupport.temporaryPath()
+        let ids = try Self.populate(path, key: TestSupport.rawKey(1))
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        let (recoverySlot, recovery) = try store.addRecoveryKey()
+        let destination = TestSupport.temporaryPath("backup")
+        var phases: [BackupProgress.Phase] = []
+        let recorded = Mutex<[BackupProgress.Phase]>([])
+        let summary = try store.backup(to: destination) { progress in
+            recorded.withLock { if $0.last != progress.phase { $0.append(progress.phase) } }
+            return true
+        }
+        phases = recorded.withLock { $0 }
+        store.close()
+        XCTAssertEqual(phases, [.database, .verifying, .attachments, .verifying, .switching])
+        XCTAssertEqual(summary.attachments, 3, "two attachments and the indexed file's copy")
+        XCTAssertEqual(summary.attachmentsCopied, 3)
+        XCTAssertFalse(summary.incremental)
+        XCTAssertGreaterThan(recoverySlot, 0)
+
+        // The backup is a store: opened with the data's key, and with the recovery key.
+        let typed = recovery.formatted
+        let recoveryProvider: KeyProvider = { try RecoveryKey(parsing: typed).key }
+        for key in [TestSupport.rawKey(1), recoveryProvider] {
+            let backup = try Store.open(TestSupport.configuration(destination, key: key))
+            XCTAssertEqual(
+                try backup.collection("notes").get(id: "a")?.value.objectValue?["text"]?.stringValue, Self.secretText)
+            XCTAssertEqual(Array(try backup.attachment(ids[0]).readAll()), Array(Self.attachmentText.utf8))
+            XCTAssertEqual(try backup.library.search("pangolinist").documents.keys.sorted(), ["visit"])
+            XCTAssertTrue(try backup.verify().isHealthy)
+            backup.close()
+        }
+        XCTAssertThrowsCase(
+            "keyInvalid", try Store.open(TestSupport.configuration(destination, key: TestSupport.rawKey(2))))
+        // No plaintext of a document, an attachment or the page text in any file of the backup.
+        let files = allFiles(destination)
+        XCTAssertNotNil(files["metadata.json"])
+        XCTAssertNotNil(files["store.db"])
+        for (name, bytes) in files {
+            for marker in ["Quokka-5521", "axolotl-9034", "marmoset-1187", "pangolinist", "notes"] {
+                XCTAssertFalse(TestSupport.contains(bytes, Array(marker.utf8)), "\(marker) in \(name)")
+            }
+        }
+        XCTAssertTrue(
+            FileSystem.contents(of: FileSystem.parent(of: destination)).allSatisfy { !$0.contains(".backup-") },
+            "no building directory is left")
+    }
+
+    func testSecondBackupCopiesOnlyNewAttachmentsAndSwitchesAtomically() throws {
+        let path = TestSupport.temporaryPath()
+        let ids = try Self.populate(path, key: TestSupport.rawKey(1))
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let destination = TestSupport.temporaryPath("backup")
+        try store.backup(to: destination)
+        let added = try store.addAttachment(Data("new attachment wombat-2290".utf8))
+        XCTAssertTrue(try store.removeAttachment(ids[1]))
+        try store.collection("notes").insert(JSONValue.object(["n": .number(JSONNumber(8))]), id: "b")
+        let second = try store.backup(to: destination)
+        XCTAssertTrue(second.incremental)
+        XCTAssertEqual(second.attachmentsCopied, 1, "only the new attachment is copied")
+        XCTAssertEqual(second.attachmentsReused, 2)
+        XCTAssertEqual(second.attachmentBytesCopied, FileSystem.size(store.attachmentStorage.path(of: added.id)))
+        let names = Set(FileSystem.contents(of: destination))
+        XCTAssertEqual(names, ["metadata.json", "store.1.db", "attachments.1"], "the first generation is gone")
+        // A third run goes back to generation 0.
+        try store.backup(to: destination)
+        XCTAssertEqual(Set(FileSystem.contents(of: destination)), ["metadata.json", "store.db", "attachments"])
+
+        let backup = try Store.open(TestSupport.configuration(destination, key: TestSupport.rawKey(1)))
+        defer { backup.close() }
+        XCTAssertNotNil(try backup.collection("notes").get(id: "b"))
+        XCTAssertEqual(Array(try backup.attachment(added.id).readAll()), Array("new attachment wombat-2290".utf8))
+        XCTAssertThrowsError(try backup.attachment(ids[1]))
+        XCTAssertTrue(try backup.verify().isHealthy)
+    }
+
+    func testBackupIsOneCommitWhileWritersGoOn() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(3)))
+        defer { store.close() }
+        let log = try store.createCollection("log")
+        // Enough pages that the copy takes several steps.
+        for number in 0..<400 {
+            try log.insert(
+                JSONValue.object([
+                    "n": .number(JSONNumber(number)), "pad": .string(String(repeating: "p", count: 2000)),
+                ]), id: String(format: "%06d", number))
+        }
+        let running = Atomic<Bool>(true)
+        let written = Atomic<Int>(400)
+        let writer = Thread {
+            var number = 400
+            while running.load(ordering: .acquiring) {
+                // Each transaction: a document and the attachment it names, together or not at all.
+                try? store.transaction { transaction in
+                    let token = try transaction.addAttachment(Data("entry \(number)".utf8))
+                    try transaction.collection("log").insert(
+                        JSONValue.object(["n": .number(JSONNumber(number)), "file": .string(token.id)]),
+                        id: String(format: "%06d", number))
+                }
+                number += 1
+                written.store(number, ordering: .releasing)
+            }
+        }
+        writer.start()
+        defer { running.store(false, ordering: .releasing) }
+        while written.load(ordering: .acquiring) < 420 { usleep(1000) }
+        let destination = TestSupport.temporaryPath("backup")
+        let before = written.load(ordering: .acquiring)
+        let stepsSeen = Atomic<Int>(0)
+        try store.backup(to: destination) { _ in
+            stepsSeen.add(1, ordering: .relaxed)
+            usleep(2000)  // a slow disk: writers must go on meanwhile
+            return true
+        }
+        let after = written.load(ordering: .acquiring)
+        running.store(false, ordering: .releasing)
+        XCTAssertGreaterThan(
+            after - before, 5, "writers committed during the backup (\(stepsSeen.load(ordering: .relaxed)) steps)")
+
+        let backup = try Store.open(TestSupport.configuration(destination, key: TestSupport.rawKey(3)))
+        defer { backup.close() }
+        let documents = try backup.collection("log").find(where: [])
+        let numbers = documents.compactMap { Int($0.id) }.sorted()
+        XCTAssertEqual(numbers, Array(0..<numbers.count), "a prefix of the commits: one snapshot")
+        XCTAssertGreaterThanOrEqual(numbers.count, 420)
+        for document in documents {
+            guard let file = document.value.objectValue?["file"]?.stringValue else { continue }
+            XCTAssertEqual(
+                String(decoding: try backup.attachment(file).readAll(), as: UTF8.self),
+                "entry \(Int(document.id)!)")
+        }
+        XCTAssertTrue(try backup.verify().isHealthy)
+    }
+
+    func testAttachmentRemovedDuringTheBackupIsStillInIt() throws {
+        let path = TestSupport.temporaryPath()
+        let ids = try Self.populate(path, key: TestSupport.rawKey(1))
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let destination = TestSupport.temporaryPath("backup")
+        let removed = Atomic<Bool>(false)
+        try store.backup(to: destination) { progress in
+            if progress.phase == .database && !removed.exchange(true, ordering: .relaxed) {
+                XCTAssertTrue((try? store.removeAttachment(ids[1])) == true)
+            }
+            return true
+        }
+        XCTAssertFalse(FileSystem.exists(store.attachmentStorage.path(of: ids[1])), "unlinked once the backup ended")
+        let backup = try Store.open(TestSupport.configuration(destination, key: TestSupport.rawKey(1)))
+        defer { backup.close() }
+        XCTAssertEqual(Array(try backup.attachment(ids[1]).readAll()), Array("small attachment marmoset-1187".utf8))
+    }
+
+    func testUnencryptedStoreBacksUpAndRestores() throws {
+        let path = TestSupport.temporaryPath()
+        let ids = try Self.populate(path, key: nil)
+        let destination = TestSupport.temporaryPath("backup")
+        let store = try Store.open(TestSupport.configuration(path, key: nil))
+        try store.backup(to: destination)
+        store.close()
+        let restored = TestSupport.temporaryPath("restored")
+        try Store.restore(TestSupport.configuration(destination, key: nil), to: restored)
+        let reopened = try Store.open(TestSupport.configuration(restored, key: nil))
+        defer { reopened.close() }
+        XCTAssertFalse(reopened.isEncrypted)
+        XCTAssertEqual(Array(try reopened.attachment(ids[0]).readAll()), Array(Self.attachmentText.utf8))
+        XCTAssertTrue(try reopened.verify().isHealthy)
+    }
+
+    func testRestoreRefusesAnExistingStoreUnlessConfirmedThenReplacesIt() throws {
+        let path = TestSupport.temporaryPath()
+        _ = try Self.populate(path, key: TestSupport.rawKey(1))
+        let destination = TestSupport.temporaryPath("backup")
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.backup(to: destination)
+        store.close()
+        let other = TestSupport.temporaryPath("other")
+        let otherStore = try Store.open(TestSupport.configuration(other, key: TestSupport.rawKey(5)))
+        try otherStore.createCollection("other").insert(JSONValue.object([:]), id: "x")
+        otherStore.close()
+        let before = TestSupport.snapshot(other)
+        XCTAssertThrowsCase(
+            "destinationExists",
+            try Store.restore(TestSupport.configuration(destination, key: TestSupport.rawKey(1)), to: other))
+        XCTAssertEqual(TestSupport.snapshot(other), before, "refused: nothing changed")
+        let summary = try Store.restore(
+            TestSupport.configuration(destination, key: TestSupport.rawKey(1)), to: other, replacingExistingStore: true)
+        XCTAssertFalse(summary.incremental, "another store's files are never reused")
+        XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(other, key: TestSupport.rawKey(5))))
+        let restored = try Store.open(TestSupport.configuration(other, key: TestSupport.rawKey(1)))
+        defer { restored.close() }
+        XCTAssertEqual(
+            try restored.collection("notes").get(id: "a")?.value.objectValue?["text"]?.stringValue, Self.secretText)
+        XCTAssertTrue(try restored.verify().isHealthy)
+        XCTAssertEqual(Set(FileSystem.contents(of: other)).intersection(["store.db", "store.1.db"]).count, 1)
+    }
+
+    func testAsyncBackupCancelsAndLeavesNoDestination() async throws {
+        let path = TestSupport.temporaryPath()
+        _ = try Self.populate(path, key: TestSupport.rawKey(1))
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let destination = TestSupport.temporaryPath("backup")
+        let summary = try await store.backupAsync(to: destination)
+        XCTAssertEqual(summary.attachments, 3)
+        let before = TestSupport.snapshot(destination)
+        try store.collection("notes").insert(JSONValue.object([:]), id: "later")
+        let started = Atomic<Bool>(false)
+        let task = Task {
+            try await store.backupAsync(to: destination) { _ in
+                started.store(true, ordering: .releasing)
+                usleep(20_000)
+                return true
+            }
+        }
+        while !started.load(ordering: .acquiring) { try await Task.sleep(nanoseconds: 1_000_000) }
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("the backup finished despite the cancellation")
+        } catch {
+            XCTAssertTrue(error is CancellationError || error as? BackupError == .cancelled, "\(error)")
+        }
+        XCTAssertEqual(TestSupport.snapshot(destination), before, "the previous backup, byte for byte")
+    }
+}
