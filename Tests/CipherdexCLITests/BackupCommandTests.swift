@@ -5,7 +5,7 @@ import XCTest
 /// the second run is incremental, restore refuses an existing store without --yes, and a bad
 /// destination is a typed error.
 final class BackupCommandTests: XCTestCase {
-    private var cli: CLIRunner!
+    private var cli = CLIRunner.unassigned
 
     override func setUp() {
         cli = CLIRunner.temporary()
