@@ -19,7 +19,8 @@ enum PageTextCompression {
     static let compressedTag: UInt8 = 0x01
     /// Text shorter than this is stored as it is (the zlib header and length would eat the gain).
     static let minimumLength = 64
-    /// zlib's level: 6, its default (level 1 kept about 15% more bytes on the real corpus).
+    /// zlib's level: 6, its default (on the 1,320 pages of the real-PDF corpus, 2.18x smaller;
+    /// level 1 kept 5% more bytes).
     static let level: Int32 = 6
     /// The longest text a compressed value may claim (1 GiB): a damaged length is refused before
     /// anything is allocated for it.
