@@ -70,10 +70,36 @@ enum SearchSchema {
         return value?.textValue.flatMap(SearchTokenizerKind.init(rawValue:)) ?? .standard
     }
 
-    /// Rebuilds the full-text table with another tokenizer, in the caller's transaction.
+    /// Rows moved per statement by `rebuild`.
+    static let rebuildBatch = 1000
+
+    /// Rebuilds the full-text table with another tokenizer (and the current table options), in
+    /// the caller's transaction, from its own content. The old index is never read, so its
+    /// segments and lengths are deleted first and the new index reuses their pages; the text then
+    /// moves 1,000 rows at a time, each batch deleted from the old content table as it is copied:
+    /// the file grows by about the difference between the two tables, not by a second copy
+    /// (a 100,000-page store: BENCHMARKS.md, "Search at scale").
     static func rebuild(_ db: Connection, tokenizer: SearchTokenizerKind) throws {
         try createTextTable(db, name: "search_text_rebuild", tokenizer: tokenizer)
-        try db.execute("INSERT INTO search_text_rebuild (docid, body) SELECT docid, body FROM search_text")
+        for shadow in ["search_text_segments", "search_text_segdir", "search_text_docsize"] {
+            try db.execute("DELETE FROM \(shadow)")
+        }
+        var moved = Int64.min
+        while let upTo = try db.scalar(
+            """
+            SELECT max(docid) FROM (SELECT docid FROM search_text_content WHERE docid > ? ORDER BY docid LIMIT ?)
+            """, [.integer(moved), .integer(Int64(rebuildBatch))])?.integerValue
+        {
+            let range: [SQLValue] = [.integer(moved), .integer(upTo)]
+            try db.execute(
+                """
+                INSERT INTO search_text_rebuild (docid, body)
+                SELECT docid, \(PageTextCompression.uncompressName)(c0body) FROM search_text_content
+                WHERE docid > ? AND docid <= ? ORDER BY docid
+                """, range)
+            try db.execute("DELETE FROM search_text_content WHERE docid > ? AND docid <= ?", range)
+            moved = upTo
+        }
         let hasVocabulary =
             try db.scalar(
                 "SELECT count(*) FROM sqlite_master WHERE name = 'search_text_terms'")?.integerValue == 1

@@ -128,6 +128,36 @@ final class PageTextCompressionTests: XCTestCase {
         XCTAssertEqual(try storedKinds(reopened), ["blob"])
     }
 
+    /// Migration 1001 on a store of 400 pages: the rebuild moves the text in batches and reuses
+    /// the old index's pages, so the file does not grow (a second copy of the index would).
+    func testTheMigrationDoesNotGrowTheFile() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        let pages = (0..<400).map { "Page \($0): " + Self.longText.prefix(1500) }.joined(separator: "\u{0C}")
+        try addText(store, pages, uid: "book.txt")
+        try store.write { db in
+            try db.execute("DROP TABLE search_text_terms")
+            try db.execute("CREATE VIRTUAL TABLE search_text_old USING fts4(body, tokenize=cipherdex)")
+            try db.execute("INSERT INTO search_text_old (docid, body) SELECT docid, body FROM search_text")
+            try db.execute("DROP TABLE search_text")
+            try db.execute("ALTER TABLE search_text_old RENAME TO search_text")
+            try db.execute("CREATE VIRTUAL TABLE search_text_terms USING fts4aux(search_text)")
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = 1001")
+        }
+        try store.write { try $0.execute("VACUUM") }
+        store.close()
+        let database = path + "/store.db"
+        let before = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        XCTAssertEqual(try storedKinds(reopened).count, 400)
+        XCTAssertEqual(Set(try storedKinds(reopened)), ["blob"])
+        XCTAssertEqual(try reopened.library.search("\"page 399\"").documents.keys.sorted(), ["book.txt"])
+        reopened.close()
+        let after = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
+        // A few pages for the new tables and FTS4's merges; a second copy of the index would be ~+50%.
+        XCTAssertLessThanOrEqual(
+            after, before + before / 8, "the migration grew the file from \(before) to \(after) bytes")
+    }
+
     func testADamagedStoredValueIsAnErrorNotWrongText() throws {
         let (store, _) = try SearchLibraryTestSupport.store()
         defer { store.close() }
