@@ -42,6 +42,13 @@ let package = Package(
             dependencies: ["CPopplerCpp"]
         ),
         .systemLibrary(name: "CSystemShims"),
+        // zlib compresses the page text search keeps for previews (ARCHITECTURE.md, "Full-text
+        // search"): already a dependency of poppler, cairo and libpng, so no new library is loaded.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The store, documents and attachments: SQLCipher and libsodium only, no poppler.
         .target(
             name: "CipherdexStore",
@@ -50,7 +57,7 @@ let package = Package(
         // Full-text search above the store; re-exports CipherdexStore and CipherdexExtraction.
         .target(
             name: "Cipherdex",
-            dependencies: ["CipherdexStore", "CSQLCipher", "CipherdexExtraction"]
+            dependencies: ["CipherdexStore", "CSQLCipher", "CZlib", "CipherdexExtraction"]
         ),
         // The constructor that makes any executable linking CipherdexExtraction its own PDF
         // extraction helper (ARCHITECTURE.md, "Extraction isolation").

@@ -26,28 +26,33 @@ enum SearchScaleSuite {
         ]
     }
 
-    /// Parses `search-scale [--pages N] [--work DIR] [--runs R]`, runs the suite and prints its
-    /// markdown; the exit status.
+    /// Parses `search-scale [--pages N] [--work DIR] [--runs R] [--changes]`, runs the suite and
+    /// prints its markdown; the exit status.
     static func main(_ arguments: [String]) -> Int32 {
         var pages = 100_000
         var work: String?
         var runs = 5
+        var changes = false
         var index = 1
         while index < arguments.count {
             let value = index + 1 < arguments.count ? arguments[index + 1] : nil
             switch arguments[index] {
+            case "--changes":
+                changes = true
+                index += 1
+                continue
             case "--pages": pages = value.flatMap { Int($0) } ?? pages
             case "--work": work = value
             case "--runs": runs = value.flatMap { Int($0) } ?? runs
             default:
                 FileHandle.standardError.write(
-                    Data("usage: cipherdex-bench search-scale [--pages N] [--work DIR] [--runs R]\n".utf8))
+                    Data("usage: cipherdex-bench search-scale [--pages N] [--work DIR] [--runs R] [--changes]\n".utf8))
                 return 64
             }
             index += 2
         }
         do {
-            print(try run(pages: max(pages, 100), work: work, runs: max(runs, 1)))
+            print(try run(pages: max(pages, 100), work: work, runs: max(runs, 1), changes: changes))
             return 0
         } catch {
             FileHandle.standardError.write(Data("cipherdex-bench: error: \(error)\n".utf8))
@@ -57,7 +62,7 @@ enum SearchScaleSuite {
 
     /// Generates (or reuses) the corpus, indexes it with both tools (unless reused), runs the
     /// query mix and returns the markdown tables.
-    static func run(pages: Int, work: String?, runs: Int) throws -> String {
+    static func run(pages: Int, work: String?, runs: Int, changes: Bool = false) throws -> String {
         let documents = pages / 100
         let directory = work ?? Bench.scratchDirectory("search-scale")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -88,12 +93,14 @@ enum SearchScaleSuite {
         var indexing = ResultTable(
             title: "Indexing \(documents) PDFs, \(documents * 100) pages (\(SearchPeers.mebibytes(pdfBytes)))",
             columns: ["tool", "time", "peak RSS", "index size"])
+        var fullIndexSeconds: Double?
         if !FileManager.default.fileExists(atPath: store) {
             log("indexing with cipherdex")
             let create = try ChildProcess.run([executable, "create", store, "--key-file", keyFile], measureRSS: false)
             guard create.status == 0 else { throw BenchError.failed("cipherdex create") }
             let measured = try ChildProcess.run([executable, "index", store, folder, "--key-file", keyFile])
             guard measured.status == 0 else { throw BenchError.failed("cipherdex index") }
+            fullIndexSeconds = measured.seconds
             indexing.add([
                 "`cipherdex index`", String(format: "%.1f s", measured.seconds),
                 SearchPeers.mebibytes(measured.peakRSS),
@@ -205,10 +212,18 @@ enum SearchScaleSuite {
                     ? "ranking: TopHits keeps the same rows, scores and order as ranking every row, for every query"
                     : "ranking: TopHits DIFFERS from ranking every row (see the table)")
         }
-        return [
-            indexing.markdown, summary.markdown, perQuery.markdown, ranking?.table.markdown ?? "",
-            lines.joined(separator: "\n\n"),
-        ]
-        .joined(separator: "\n") + "\n"
+        var changeTables: [ResultTable] = []
+        if changes {
+            changeTables = try SearchScaleChanges.run(
+                corpus: folder, directory: directory, executable: executable, keyFile: keyFile, queries: mix,
+                fullIndexSeconds: fullIndexSeconds, log: log)
+            lines.append(
+                "changes: a new store indexed in the library (`library.sync(folder:)` on a hard-linked copy of the corpus) while `library.search(Q)` runs the query mix in turn, 20 ms apart; then 1% of the files replaced by copies of others and `cipherdex index STORE FOLDER --key-file K` (GNU time), then 1% deleted and the same command; share = time / the full `cipherdex index` above (this run's, – when reused)"
+            )
+        }
+        let sections =
+            [indexing.markdown, summary.markdown, perQuery.markdown, ranking?.table.markdown ?? ""]
+            + changeTables.map(\.markdown) + [lines.joined(separator: "\n\n")]
+        return sections.joined(separator: "\n") + "\n"
     }
 }

@@ -125,7 +125,15 @@ final class ExportCommandTests: XCTestCase {
         for kind in kinds {
             XCTAssertEqual(try cli.run(["create", kind.store] + kind.create).status, 0)
             try fill(kind.store, key: kind.key)
+            // A page long enough to be stored compressed (search migration 1001): the tool
+            // decompresses it as export does.
+            let long = String(repeating: "a longer page of text, stored compressed \u{2713}; ", count: 20)
+            try Data(long.utf8).write(to: URL(fileURLWithPath: path("long.txt")))
+            XCTAssertEqual(try cli.run(["add", kind.store, "long.txt"] + kind.key).status, 0)
             XCTAssertEqual(try cli.run(["export", kind.store, kind.store + ".export", "--yes"] + kind.key).status, 0)
+            let pages = String(
+                decoding: tree(path(kind.store + ".export"))["search/pages.jsonl"] ?? Data(), as: UTF8.self)
+            XCTAssertTrue(pages.contains(#""text":"\#(long)"}"#), pages)
             let before = tree(path(kind.store))
             let recovered = try recover([kind.store] + kind.key + [kind.store + ".recovered"])
             XCTAssertEqual(recovered.status, 0, recovered.stderr)

@@ -132,13 +132,14 @@ extension Store {
     }
 
     /// `search/pages.jsonl`: the stored text of every page and annotation, from FTS4's content
-    /// table (`search_text_content.c0body`, docid = `search_pages.rowid`).
+    /// table (`search_text_content.c0body`, docid = `search_pages.rowid`), decompressed
+    /// (`PageTextCompression`).
     private static func exportPages(db: Connection, writer: ExportWriter) throws -> Int {
         let file = try writer.open("search/pages.jsonl")
         var count = 0
         try db.forEachRow(
             """
-            SELECT p.uid, p.page_index, p.kind, p.ordinal, t.c0body
+            SELECT p.uid, p.page_index, p.kind, p.ordinal, cipherdex_uncompress(t.c0body)
             FROM search_pages p JOIN search_text_content t ON t.docid = p.rowid
             ORDER BY p.uid, p.page_index, p.kind, p.ordinal, p.rowid
             """

@@ -7,7 +7,7 @@ enum SearchFeature {
     static let identifier = "search"
 
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
-    /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3).
+    /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3, 1001: compressed page text).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -28,6 +28,12 @@ enum SearchFeature {
             // run directly followed by the start of another does; the Arabic tatweel is dropped;
             // Kangxi radicals are their ideographs. The index is cut again, as in 7.
             Migrator.Migration(version: 1000, name: "tokenizer revision 3") { db in
+                try SearchSchema.rebuild(db, tokenizer: try SearchSchema.tokenizer(db))
+            },
+            // Issue 12: the page text kept for previews is compressed (zlib) before SQLCipher
+            // encrypts it (`PageTextCompression`): the table is rebuilt with FTS4's compress and
+            // uncompress options, from its own content, in the open's transaction.
+            Migrator.Migration(version: 1001, name: "compressed page text") { db in
                 try SearchSchema.rebuild(db, tokenizer: try SearchSchema.tokenizer(db))
             },
         ],

@@ -155,9 +155,9 @@ extension SearchLibrary {
             // From FTS4's content shadow table (`search_text_content(docid INTEGER PRIMARY KEY,
             // c0body)`, renamed with the table): a `docid IN` on the FTS table itself is one
             // xFilter per docid, and SQLCipher 3.4.1's FTS4 prepares a new seek statement in each
-            // (~15% of a 500-result query).
+            // (~15% of a 500-result query). The text is stored compressed (`PageTextCompression`).
             try db.forEachRow(
-                "SELECT docid, c0body FROM search_text_content WHERE docid IN (\(placeholders))",
+                "SELECT docid, cipherdex_uncompress(c0body) FROM search_text_content WHERE docid IN (\(placeholders))",
                 slice.map { .integer($0) }
             ) { row in
                 if isCancelled() { return }

@@ -4,9 +4,12 @@
 /// search_documents(uid PRIMARY KEY, attachment_id, owns_attachment, file_extension, title, metadata, state,
 ///                  reason, page_count, source_root, source_size, source_mtime, content_hash)
 /// search_pages(rowid PRIMARY KEY, uid, page_index, kind /* 0 text, 1 annotation */, ordinal)
-/// search_text USING fts4(body, tokenize=<recorded tokenizer>)   -- docid = search_pages.rowid
+/// search_text USING fts4(body, tokenize=<recorded tokenizer>,
+///                         compress=cipherdex_compress, uncompress=cipherdex_uncompress)
+///                                                                  -- docid = search_pages.rowid
 /// ```
-/// `search_text` keeps the original text (FTS4's content table), from which previews are cut.
+/// `search_text` keeps the original text (FTS4's content table, compressed since migration 1001),
+/// from which previews are cut.
 enum SearchSchema {
     /// The setting that records the tokenizer.
     static let tokenizerSetting = "search.tokenizer"
@@ -46,8 +49,13 @@ enum SearchSchema {
             [.text(tokenizerSetting), .text(SearchTokenizerKind.standard.rawValue)])
     }
 
+    /// The FTS4 table, its page text compressed (`PageTextCompression`, search migration 1001).
     static func createTextTable(_ db: Connection, name: String, tokenizer: SearchTokenizerKind) throws {
-        try db.execute("CREATE VIRTUAL TABLE \(name) USING fts4(body, tokenize=\(tokenizer.ftsName))")
+        try db.execute(
+            """
+            CREATE VIRTUAL TABLE \(name) USING fts4(body, tokenize=\(tokenizer.ftsName), \
+            compress=\(PageTextCompression.compressName), uncompress=\(PageTextCompression.uncompressName))
+            """)
     }
 
     /// The vocabulary of `search_text` (an `fts4aux` view of its terms), for ends-with and inner
@@ -62,12 +70,39 @@ enum SearchSchema {
         return value?.textValue.flatMap(SearchTokenizerKind.init(rawValue:)) ?? .standard
     }
 
-    /// Rebuilds the full-text table with another tokenizer, in the caller's transaction.
+    /// Rows moved per statement by `rebuild`.
+    static let rebuildBatch = 1000
+
+    /// Rebuilds the full-text table with another tokenizer (and the current table options), in
+    /// the caller's transaction, from its own content. The old index is never read, so its
+    /// segments and lengths are deleted first and the new index reuses their pages; the text then
+    /// moves 1,000 rows at a time, each batch deleted from the old content table as it is copied:
+    /// the file grows by about the difference between the two tables, not by a second copy
+    /// (a 100,000-page store: BENCHMARKS.md, "Search at scale").
     static func rebuild(_ db: Connection, tokenizer: SearchTokenizerKind) throws {
         try createTextTable(db, name: "search_text_rebuild", tokenizer: tokenizer)
-        try db.execute("INSERT INTO search_text_rebuild (docid, body) SELECT docid, body FROM search_text")
-        let hasVocabulary = try db.scalar(
-            "SELECT count(*) FROM sqlite_master WHERE name = 'search_text_terms'")?.integerValue == 1
+        for shadow in ["search_text_segments", "search_text_segdir", "search_text_docsize"] {
+            try db.execute("DELETE FROM \(shadow)")
+        }
+        var moved = Int64.min
+        while let upTo = try db.scalar(
+            """
+            SELECT max(docid) FROM (SELECT docid FROM search_text_content WHERE docid > ? ORDER BY docid LIMIT ?)
+            """, [.integer(moved), .integer(Int64(rebuildBatch))])?.integerValue
+        {
+            let range: [SQLValue] = [.integer(moved), .integer(upTo)]
+            try db.execute(
+                """
+                INSERT INTO search_text_rebuild (docid, body)
+                SELECT docid, \(PageTextCompression.uncompressName)(c0body) FROM search_text_content
+                WHERE docid > ? AND docid <= ? ORDER BY docid
+                """, range)
+            try db.execute("DELETE FROM search_text_content WHERE docid > ? AND docid <= ?", range)
+            moved = upTo
+        }
+        let hasVocabulary =
+            try db.scalar(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'search_text_terms'")?.integerValue == 1
         if hasVocabulary { try db.execute("DROP TABLE search_text_terms") }
         try db.execute("DROP TABLE search_text")
         try db.execute("ALTER TABLE search_text_rebuild RENAME TO search_text")

@@ -1,0 +1,170 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+/// The page text kept for previews is stored compressed (search migration 1001): the values, the
+/// tables of a new store, a store converted at open, and damaged values.
+final class PageTextCompressionTests: XCTestCase {
+    private static let longText = String(
+        repeating: "The patient’s dose was measured twice; 東京都の病院 — résumé of the analysis.\n", count: 40)
+
+    private func compressed(_ text: String) -> [UInt8]? {
+        Array(text.utf8).withUnsafeBytes { PageTextCompression.compressed($0) }
+    }
+
+    private func decompressed(_ bytes: [UInt8]) throws -> [UInt8] {
+        try bytes.withUnsafeBytes { try PageTextCompression.decompressed($0) }
+    }
+
+    private func addText(_ store: Store, _ text: String, uid: String) throws {
+        try store.library.add(data: Data(text.utf8), uid: uid, fileExtension: "txt")
+        store.library.waitUntilIdle()
+    }
+
+    /// `typeof(c0body)` of every stored page text, in docid order.
+    private func storedKinds(_ store: Store) throws -> [String] {
+        try store.read { db in
+            try db.rows("SELECT typeof(c0body) FROM search_text_content ORDER BY docid").map { $0[0].textValue ?? "" }
+        }
+    }
+
+    func testValuesRoundTripAndShortOrIncompressibleTextIsKeptAsItIs() throws {
+        let stored = try XCTUnwrap(compressed(Self.longText))
+        XCTAssertEqual(stored.first, PageTextCompression.compressedTag)
+        XCTAssertLessThan(stored.count, Self.longText.utf8.count / 4)
+        XCTAssertEqual(try decompressed(stored), Array(Self.longText.utf8))
+        XCTAssertNil(compressed("short page text"))
+        var generator = SystemRandomNumberGenerator()
+        let noise = String(
+            decoding: (0..<4000).map { _ in UInt8.random(in: 0x21...0x7E, using: &generator) }, as: UTF8.self)
+        if let noisy = compressed(noise) {
+            XCTAssertLessThan(noisy.count, noise.utf8.count)
+            XCTAssertEqual(try decompressed(noisy), Array(noise.utf8))
+        }
+    }
+
+    func testDamagedValuesAreRefused() throws {
+        let stored = try XCTUnwrap(compressed(Self.longText))
+        var wrongTag = stored
+        wrongTag[0] = 2
+        var wrongLength = stored
+        wrongLength[1] ^= 1
+        var flipped = stored
+        flipped[stored.count / 2] ^= 0x40
+        var huge = stored
+        huge[4] = 0x7F
+        for damaged in [Array(stored.prefix(5)), Array(stored.dropLast(3)), wrongTag, wrongLength, flipped, huge] {
+            XCTAssertThrowsError(try decompressed(damaged)) {
+                XCTAssertEqual($0 as? PageTextCompression.Failure, .malformed)
+            }
+        }
+    }
+
+    func testANewStoreKeepsLongPageTextCompressedAndGivesItBackExactly() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        try addText(store, Self.longText, uid: "long.txt")
+        try addText(store, "a short note about a dose", uid: "short.txt")
+        XCTAssertEqual(try storedKinds(store), ["blob", "text"])
+        let bodies = try store.read { db in
+            try db.rows("SELECT body FROM search_text ORDER BY docid").map { $0[0].textValue ?? "" }
+        }
+        XCTAssertEqual(bodies, [Self.longText, "a short note about a dose"])
+        let results = try store.library.search("dose")
+        XCTAssertEqual(Set(results.documents.keys), ["long.txt", "short.txt"])
+        let preview = try XCTUnwrap(results.previews.first { $0.uid == "long.txt" })
+        // Every mark is the word (the last one may be cut by the preview's end).
+        let marked = preview.matchRanges.map { SearchLibraryTestSupport.substring(preview.preview, $0) }
+        XCTAssertFalse(marked.isEmpty)
+        XCTAssertTrue(marked.allSatisfy { !$0.isEmpty && "dose".hasPrefix($0) }, "\(marked)")
+        XCTAssertEqual(try store.library.search("東京").documents.keys.sorted(), ["long.txt"])
+        // Export decompresses: the page text comes out exactly as it went in.
+        let output = TestSupport.temporaryPath("export")
+        try store.export(to: output)
+        let pages = try String(contentsOfFile: output + "/search/pages.jsonl", encoding: .utf8)
+        let texts = try pages.split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["text"] as? String
+        }
+        XCTAssertEqual(Set(texts.compactMap { $0 }), [Self.longText, "a short note about a dose"])
+        _ = path
+    }
+
+    func testAStoreWrittenBeforeMigration1001IsCompressedAtOpen() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        try addText(store, Self.longText, uid: "long.txt")
+        // The table as migration 1000 left it: no compress/uncompress options, the text as TEXT.
+        try store.write { db in
+            try db.execute("DROP TABLE search_text_terms")
+            try db.execute("CREATE VIRTUAL TABLE search_text_old USING fts4(body, tokenize=cipherdex)")
+            try db.execute("INSERT INTO search_text_old (docid, body) SELECT docid, body FROM search_text")
+            try db.execute("DROP TABLE search_text")
+            try db.execute("ALTER TABLE search_text_old RENAME TO search_text")
+            try db.execute("CREATE VIRTUAL TABLE search_text_terms USING fts4aux(search_text)")
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = 1001")
+        }
+        XCTAssertEqual(try storedKinds(store), ["text"])
+        store.close()
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        defer { reopened.close() }
+        XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, TestSupport.latestSchemaVersion)
+        XCTAssertEqual(try storedKinds(reopened), ["blob"])
+        let sql = try reopened.read { try $0.scalar("SELECT sql FROM sqlite_master WHERE name = 'search_text'") }
+        XCTAssertTrue(sql?.textValue?.contains("compress=cipherdex_compress") ?? false)
+        XCTAssertEqual(try reopened.read { try $0.scalar("PRAGMA integrity_check")?.textValue }, "ok")
+        // New text goes into the rebuilt table compressed, and both are found.
+        try addText(reopened, Self.longText.uppercased(), uid: "upper.txt")
+        XCTAssertEqual(try storedKinds(reopened), ["blob", "blob"])
+        XCTAssertEqual(try reopened.library.search("measured").documents.keys.sorted(), ["long.txt", "upper.txt"])
+        let preview = try XCTUnwrap(reopened.library.search("measured").previews.first)
+        let marked = preview.matchRanges.map { SearchLibraryTestSupport.substring(preview.preview, $0) }
+        XCTAssertFalse(marked.isEmpty)
+        XCTAssertTrue(marked.allSatisfy { !$0.isEmpty && "measured".hasPrefix($0.lowercased()) }, "\(marked)")
+        XCTAssertEqual(try reopened.library.search("*ysis").documents.keys.sorted(), ["long.txt", "upper.txt"])
+        // Removing the document removes its text (FTS4 reads it back through uncompress).
+        try reopened.library.remove(uid: "long.txt")
+        XCTAssertEqual(try reopened.library.search("measured").documents.keys.sorted(), ["upper.txt"])
+        XCTAssertEqual(try storedKinds(reopened), ["blob"])
+    }
+
+    /// Migration 1001 on a store of 400 pages: the rebuild moves the text in batches and reuses
+    /// the old index's pages, so the file does not grow (a second copy of the index would).
+    func testTheMigrationDoesNotGrowTheFile() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        let pages = (0..<400).map { "Page \($0): " + Self.longText.prefix(1500) }.joined(separator: "\u{0C}")
+        try addText(store, pages, uid: "book.txt")
+        try store.write { db in
+            try db.execute("DROP TABLE search_text_terms")
+            try db.execute("CREATE VIRTUAL TABLE search_text_old USING fts4(body, tokenize=cipherdex)")
+            try db.execute("INSERT INTO search_text_old (docid, body) SELECT docid, body FROM search_text")
+            try db.execute("DROP TABLE search_text")
+            try db.execute("ALTER TABLE search_text_old RENAME TO search_text")
+            try db.execute("CREATE VIRTUAL TABLE search_text_terms USING fts4aux(search_text)")
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = 1001")
+        }
+        try store.write { try $0.execute("VACUUM") }
+        store.close()
+        let database = path + "/store.db"
+        let before = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        XCTAssertEqual(try storedKinds(reopened).count, 400)
+        XCTAssertEqual(Set(try storedKinds(reopened)), ["blob"])
+        XCTAssertEqual(try reopened.library.search("\"page 399\"").documents.keys.sorted(), ["book.txt"])
+        reopened.close()
+        let after = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
+        // A few pages for the new tables and FTS4's merges; a second copy of the index would be ~+50%.
+        XCTAssertLessThanOrEqual(
+            after, before + before / 8, "the migration grew the file from \(before) to \(after) bytes")
+    }
+
+    func testADamagedStoredValueIsAnErrorNotWrongText() throws {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        try addText(store, Self.longText, uid: "long.txt")
+        try store.write { db in
+            try db.execute("UPDATE search_text_content SET c0body = substr(c0body, 1, 40)")
+        }
+        XCTAssertThrowsError(try store.library.search("dose"))
+    }
+}
