@@ -159,6 +159,14 @@ enum AttachmentFileIO {
         }
     }
 
+    /// Asks the kernel to start reading `count` bytes at `offset` into the page cache without
+    /// waiting (`posix_fadvise(POSIX_FADV_WILLNEED)` on Linux; nothing elsewhere). A hint only.
+    static func prefetch(_ fd: Int32, offset: UInt64, count: UInt64) {
+        #if os(Linux)
+            _ = posix_fadvise(fd, off_t(offset), off_t(count), POSIX_FADV_WILLNEED)
+        #endif
+    }
+
     /// Closes `fd`; errors are ignored because nothing useful can be done about them here.
     static func close(_ fd: Int32) {
         #if canImport(Glibc)
