@@ -1,16 +1,32 @@
 import Foundation
 
-/// Issue 3's suite: attachment write and read throughput on one file beside `age` (encrypt,
+/// Issues 3 and 16: attachment write and read throughput on one file beside `age` (encrypt,
 /// decrypt) and a plain copy, all as child processes on the same disk in the same run, each
-/// output made durable (`sync FILE`; `cipherdex attach` fsyncs by itself), with peak RSS.
+/// output made durable (`sync FILE`; `cipherdex attach` fsyncs by itself), with peak RSS and the
+/// user/system CPU split of every run.
+///
+/// Every round gets fresh content (a new seed), and every timed command is preceded by an
+/// untimed `sync`, so no earlier write-back is charged to it. The two writers and the two readers
+/// swap places every round (which of them runs first decides who gets the memory the other just
+/// freed), and both readers start cold: the bench drops `out.age` and the attachment file from
+/// the page cache first (`dd iflag=nocache count=0`), since `cipherdex attach` no longer leaves
+/// its file cached. `--mib=N` and `--rounds=N` change the size (default 1024, quick 256) and the
+/// number of rounds (default 10, quick 2).
 enum AttachmentSuite {
+    /// The timed operations, in report order.
+    static let operations = [
+        "cipherdex write (attach)", "age encrypt", "cipherdex read (cat)", "age decrypt", "plain copy (cp)",
+    ]
+
     static func run(quick: Bool) throws -> String {
-        let size = quick ? 256 << 20 : 1 << 30
-        let rounds = quick ? 2 : 5
+        func option(_ name: String) -> Int? {
+            CommandLine.arguments.first { $0.hasPrefix(name) }.flatMap { Int($0.dropFirst(name.count)) }
+        }
+        let size = (option("--mib=") ?? (quick ? 256 : 1024)) << 20
+        let rounds = max(1, option("--rounds=") ?? (quick ? 2 : 10))
         let directory = Bench.scratchDirectory("attachments")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let input = directory + "/input.bin"
-        try writeRandomFile(input, size: size)
         let cipherdex = Bench.sibling("cipherdex")
         guard ChildProcess.available("age"), ChildProcess.available("age-keygen") else {
             return "### Attachments\n\n`age` is not installed (run `scripts/bootstrap --bench`); skipped.\n"
@@ -28,60 +44,109 @@ enum AttachmentSuite {
             return measurement
         }
         var samples: [String: [ChildProcess.Measurement]] = [:]
-        var attachmentID = ""
-        for _ in 0..<rounds {
-            let attach = try shell(
-                "'\(cipherdex)' attach store input.bin --key-file key", stdout: directory + "/id.txt")
-            attachmentID = try String(contentsOfFile: directory + "/id.txt", encoding: .utf8).trimmingCharacters(
-                in: .whitespacesAndNewlines)
-            samples["cipherdex write (attach)", default: []].append(attach)
-            samples["cipherdex read (cat)", default: []].append(
-                try shell("'\(cipherdex)' cat store \(attachmentID) --key-file key > out.bin && sync out.bin"))
-            samples["age encrypt", default: []].append(
-                try shell("age -r \(recipient) -o out.age input.bin && sync out.age"))
-            samples["age decrypt", default: []].append(
-                try shell("age -d -i age.key -o out.dec out.age && sync out.dec"))
-            samples["plain copy (cp)", default: []].append(try shell("cp input.bin out.copy && sync out.copy"))
-            // Untimed: detach, so the next round's attach stores new content (rename, row and
-            // all) rather than finding the same content already stored and dropping its copy.
+        func timed(_ name: String, _ command: String, stdout: String? = nil) throws {
+            _ = try shell("sync")
+            samples[name, default: []].append(try shell(command, stdout: stdout))
+        }
+        var perRound = ResultTable(
+            title:
+                "Attachments, every round: \(size >> 20) MiB of fresh random bytes per round; wall s (user s / system s)",
+            columns: ["round", "first"] + operations)
+        for round in 0..<rounds {
+            try writeRandomFile(input, size: size, seed: 0x5EED_0000 + UInt64(round))
+            let ourFirst = round % 2 == 0
+            var attachmentID = ""
+            let attach = {
+                try timed(
+                    "cipherdex write (attach)", "'\(cipherdex)' attach store input.bin --key-file key",
+                    stdout: directory + "/id.txt")
+                attachmentID = try String(contentsOfFile: directory + "/id.txt", encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let encrypt = { try timed("age encrypt", "age -r \(recipient) -o out.age input.bin && sync out.age") }
+            if ourFirst {
+                try attach()
+                try encrypt()
+            } else {
+                try encrypt()
+                try attach()
+            }
+            // Both readers start from storage, not from the page cache.
+            _ = try shell(
+                "dd if=out.age iflag=nocache count=0 status=none && dd if=store/attachments/\(attachmentID) "
+                    + "iflag=nocache count=0 status=none")
+            let cat = {
+                try timed(
+                    "cipherdex read (cat)",
+                    "'\(cipherdex)' cat store \(attachmentID) --key-file key > out.bin && sync out.bin")
+            }
+            let decrypt = { try timed("age decrypt", "age -d -i age.key -o out.dec out.age && sync out.dec") }
+            if ourFirst {
+                try cat()
+                try decrypt()
+            } else {
+                try decrypt()
+                try cat()
+            }
+            try timed("plain copy (cp)", "cp input.bin out.copy && sync out.copy")
+            // Untimed: detach, so the next round stores new content (rename, row and all).
             _ = try shell("'\(cipherdex)' detach store \(attachmentID) --key-file key")
             for name in ["out.bin", "out.age", "out.dec", "out.copy"] {
                 try? FileManager.default.removeItem(atPath: directory + "/" + name)
             }
+            perRound.add(
+                ["\(round + 1)", ourFirst ? "cipherdex" : "age"]
+                    + operations.map { name in
+                        let run = samples[name]!.last!
+                        return String(format: "%.2f (%.2f / %.2f)", run.seconds, run.userSeconds, run.systemSeconds)
+                    })
         }
-        let order = [
-            "cipherdex write (attach)", "cipherdex read (cat)", "age encrypt", "age decrypt", "plain copy (cp)",
-        ]
+        return perRound.markdown + "\n" + summary(samples, size: size, rounds: rounds)
+    }
+
+    /// The median and slowest round of each operation, and the issue 16 ratios.
+    private static func summary(_ samples: [String: [ChildProcess.Measurement]], size: Int, rounds: Int) -> String {
         var table = ResultTable(
-            title: "Attachments: one \(size >> 20) MiB file of random bytes, median of \(rounds) alternating rounds",
-            columns: ["operation", "time", "throughput", "peak RSS"])
-        var throughput: [String: Double] = [:]
-        for name in order {
-            let measurements = samples[name]!
-            let seconds = Bench.median(measurements.map(\.seconds))
-            throughput[name] = Double(size) / seconds / 1e6
-            let rss = measurements.map(\.peakRSS).max() ?? 0
+            title: "Attachments: one \(size >> 20) MiB file of random bytes, \(rounds) alternating rounds",
+            columns: [
+                "operation", "median", "slowest", "median throughput", "median user", "median system", "peak RSS",
+            ])
+        func median(_ name: String, _ value: (ChildProcess.Measurement) -> Double) -> Double {
+            Bench.median(samples[name]!.map(value))
+        }
+        func slowest(_ name: String) -> Double { samples[name]!.map(\.seconds).max()! }
+        for name in operations {
+            let rss = samples[name]!.map(\.peakRSS).max() ?? 0
             table.add([
-                name, Bench.ms(seconds), String(format: "%.0f MB/s", throughput[name]!),
+                name, Bench.ms(median(name, \.seconds)), Bench.ms(slowest(name)),
+                String(format: "%.0f MB/s", Double(size) / median(name, \.seconds) / 1e6),
+                String(format: "%.2f s", median(name, \.userSeconds)),
+                String(format: "%.2f s", median(name, \.systemSeconds)),
                 String(format: "%.1f MiB", Double(rss) / 1_048_576),
             ])
         }
-        let write = throughput["cipherdex write (attach)"]!
-        let read = throughput["cipherdex read (cat)"]!
-        let copy = throughput["plain copy (cp)"]!
+        func ratios(_ ours: String, _ peer: String) -> String {
+            String(
+                format: "throughput %.2fx median, %.2fx slowest round (target ≥ 1.2); system time %.2fx (target ≤ 1.5)",
+                median(peer, \.seconds) / median(ours, \.seconds), slowest(peer) / slowest(ours),
+                median(ours, \.systemSeconds) / max(median(peer, \.systemSeconds), 0.001))
+        }
+        let copy = median("plain copy (cp)", \.seconds)
         return table.markdown
-            + String(
-                format:
-                    "\nsame run: write / age encrypt %.2fx, read / age decrypt %.2fx (target ≥ 1); write / copy %.2fx, read / copy %.2fx (target ≥ 0.5)\n",
-                write / throughput["age encrypt"]!, read / throughput["age decrypt"]!, write / copy, read / copy)
-                + """
+            + """
 
-                per round, in this order: `cipherdex attach store input.bin --key-file key` (new content: the \
-                previous round's attachment is detached, untimed); `cipherdex cat store ID > out.bin && sync out.bin`; \
-                `age -r RECIPIENT -o out.age input.bin && sync out.age`; `age -d -i age.key -o out.dec out.age && \
-                sync out.dec`; `cp input.bin out.copy && sync out.copy`; peak RSS from `wait4`
+            same run: write / age encrypt: \(ratios("cipherdex write (attach)", "age encrypt"))
+            read / age decrypt: \(ratios("cipherdex read (cat)", "age decrypt"))
+            write / copy \(Bench.ratio(copy / median("cipherdex write (attach)", \.seconds))), \
+            read / copy \(Bench.ratio(copy / median("cipherdex read (cat)", \.seconds))) (target ≥ 0.5)
 
-                """
+            per round (`sync` before each timed command, fresh input each round; the pairs swap order \
+            every round): `cipherdex attach store input.bin --key-file key` and `age -r RECIPIENT -o out.age \
+            input.bin && sync out.age`; both inputs dropped from the page cache; `cipherdex cat store ID > \
+            out.bin && sync out.bin` and `age -d -i age.key -o out.dec out.age && sync out.dec`; `cp input.bin \
+            out.copy && sync out.copy`; then an untimed `detach`. Peak RSS from GNU time, CPU from `wait4`
+
+            """
     }
 
     /// Writes `size` pseudo-random bytes (SplitMix64, so every run has the same file).

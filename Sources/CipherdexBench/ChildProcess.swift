@@ -16,6 +16,10 @@ enum ChildProcess {
         let peakRSS: UInt64
         /// Exit status (or 128 + signal).
         let status: Int32
+        /// CPU seconds in user mode, of the command and every process it waited for.
+        var userSeconds: Double = 0
+        /// CPU seconds in the kernel, likewise.
+        var systemSeconds: Double = 0
     }
 
     /// Runs `arguments` (the first is the executable path) with stdout sent to `stdoutPath`
@@ -59,7 +63,10 @@ enum ChildProcess {
         {
             peak = kib * 1024
         }
-        return Measurement(seconds: seconds, peakRSS: peak, status: exit)
+        func cpu(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return Measurement(
+            seconds: seconds, peakRSS: peak, status: exit, userSeconds: cpu(usage.ru_utime),
+            systemSeconds: cpu(usage.ru_stime))
     }
 
     /// Whether an executable is on PATH.

@@ -13,8 +13,10 @@ struct Fixtures: Sendable {
     static let smallCount = 40
     /// Large attachment sources.
     static let largeCount = 2
-    /// Bytes in each large attachment.
-    static let largeLength = 20 << 20
+    /// Bytes in each large attachment: more than `(writebackLag + 1) × writebackBytes` (24 MiB),
+    /// so kills also land while the writer waits for write-back and drops written ranges from
+    /// the page cache (issue 16).
+    static let largeLength = 36 << 20
     /// Library files (even: two-page PDFs, odd: text files).
     static let libraryCount = 8
     /// Characters in the text of each large document.

@@ -45,7 +45,7 @@ struct CatCommand: Command {
         defer { store.close() }
         let reader = try store.attachment(id)
         guard let range else {
-            try reader.forEachChunk { Output.write($0) }
+            try reader.write(toFileDescriptor: STDOUT_FILENO)
             return
         }
         // HTTP semantics, clamped without overflow: an END past the last byte means the last.

@@ -8,15 +8,26 @@ import Synchronization
 ///
 /// Every `writebackBytes` written, it asks the kernel to start writing them to storage
 /// (`AttachmentFileIO.startWriteback`), so disk writes overlap the sealing and the final `fsync`
-/// of a large attachment has little left to do.
+/// of a large attachment has little left to do. Once `writebackLag` more such ranges have been
+/// started after a range, it waits for that range's write-back and drops its pages from the page
+/// cache (`AttachmentFileIO.finishWriteback`): a large attachment then cycles through about
+/// `(writebackLag + 1) × writebackBytes` of page cache, whose memory the next batches reuse,
+/// instead of touching fresh memory for every page it writes (which, on this project's virtual
+/// machines, cost a host page fault per page: BENCHMARKS.md, "Attachment writes and the page
+/// cache"). It also paces the writer to the disk instead of letting it run ahead by the whole
+/// file. Durability is unchanged: it still comes from the writer's closing `fsync`.
 ///
 /// A failed write is kept and rethrown by `checkFailure()`; later writes are skipped.
 final class AttachmentBackgroundWrites: @unchecked Sendable {
     /// Bytes written between two write-back requests.
     static let writebackBytes: UInt64 = 8 << 20
+    /// Write-back ranges left in flight before the oldest is waited for and dropped.
+    static let writebackLag = 2
     private let queue = DispatchQueue(label: "cipherdex.attachment-writer", qos: .userInitiated)
     /// Start of the written range not yet handed to write-back (touched only on `queue`).
     private var writebackStart: UInt64?
+    /// Ranges whose write-back was started but not yet waited for, oldest first (only on `queue`).
+    private var inFlight: [(offset: UInt64, count: UInt64)] = []
     /// One group per batch buffer: leaves when the buffer's write is done.
     private let groups: [DispatchGroup]
     private let failure = Mutex<AttachmentError?>(nil)
@@ -38,6 +49,12 @@ final class AttachmentBackgroundWrites: @unchecked Sendable {
                 if end - start >= Self.writebackBytes {
                     AttachmentFileIO.startWriteback(write.fd, offset: start, count: end - start)
                     writebackStart = end
+                    inFlight.append((start, end - start))
+                    if inFlight.count > Self.writebackLag {
+                        let oldest = inFlight.removeFirst()
+                        try AttachmentFileIO.finishWriteback(
+                            write.fd, offset: oldest.offset, count: oldest.count, id: write.id)
+                    }
                 } else {
                     writebackStart = start
                 }

@@ -167,6 +167,8 @@ final class AttachmentCipherReader {
 
     /// Chunks read with one `pread` and opened together by `readAll(into:)`.
     static let windowChunks = 16
+    /// Windows `readAll(into:)` asks the kernel to read ahead of the one it opens.
+    static let prefetchWindows: UInt64 = 4
 
     /// Streams the whole plaintext to `sink`, in windows of up to `windowChunks` authenticated
     /// chunks.
@@ -175,7 +177,9 @@ final class AttachmentCipherReader {
     /// helper thread together; `sink` gets the window only once every chunk in it verified, but
     /// a later window may still fail: on an error, discard what `sink` received. Empty windows
     /// are not delivered. The buffer passed to `sink` is valid only during the call, and is
-    /// wiped once the whole read ends.
+    /// wiped once the whole read ends. The next `prefetchWindows` windows are requested from
+    /// storage (`AttachmentFileIO.prefetch`) before each `pread`, so the disk reads them while
+    /// this window is opened and delivered, instead of one window at a time (issue 16).
     /// - Throws: `AttachmentError` from reading, or whatever `sink` throws.
     func readAll(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let tag = AttachmentCipherFormat.chunkTagBytes
@@ -189,6 +193,7 @@ final class AttachmentCipherReader {
             sealedWindow.deallocate()
         }
         var first: UInt64 = 0
+        var prefetched: UInt64 = 0
         while first < chunkCount {
             let count = Int(min(UInt64(windowChunks), chunkCount - first))
             var jobs: [ChunkAEADWork.Job] = []
@@ -208,6 +213,12 @@ final class AttachmentCipherReader {
                 sealedCount += chunkLength + tag
             }
             let offset = AttachmentCipherFormat.chunkOffset(first, chunkSize: UInt64(chunkSize))
+            let ahead = min(fileSize, offset + UInt64(sealedCount) * (1 + Self.prefetchWindows))
+            if ahead > max(prefetched, offset + UInt64(sealedCount)) {
+                let from = max(prefetched, offset + UInt64(sealedCount))
+                AttachmentFileIO.prefetch(fd, offset: from, count: ahead - from)
+                prefetched = ahead
+            }
             let got = try AttachmentFileIO.read(
                 fd, into: UnsafeMutableRawBufferPointer(rebasing: sealedWindow[0..<sealedCount]), at: offset,
                 id: attachmentID)

@@ -139,6 +139,34 @@ enum AttachmentFileIO {
         _ = cdx_start_writeback(fd, Int64(offset), Int64(count))
     }
 
+    /// Waits until the write-back of `count` bytes at `offset` is done, then drops those (now
+    /// clean) pages from the page cache (Linux `sync_file_range` with both waits, then
+    /// `posix_fadvise(POSIX_FADV_DONTNEED)`; nothing elsewhere). A long write then keeps reusing
+    /// the few MiB of page cache it just freed instead of taking fresh memory for every page,
+    /// which on a virtual machine can cost a host page fault per page (BENCHMARKS.md, issue 16).
+    ///
+    /// - Throws: `AttachmentError.io` when the wait reports a failed write-back (`EIO`, `ENOSPC`,
+    ///   `EDQUOT`); any other refusal (a file system without it) is ignored, since this is an
+    ///   optimisation and durability still comes from `synchronize`.
+    static func finishWriteback(_ fd: Int32, offset: UInt64, count: UInt64, id: String) throws(AttachmentError) {
+        while cdx_finish_writeback(fd, Int64(offset), Int64(count)) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == EIO || code == ENOSPC || code == EDQUOT {
+                throw .io(id: id, operation: "sync_file_range", errno: code)
+            }
+            return
+        }
+    }
+
+    /// Asks the kernel to start reading `count` bytes at `offset` into the page cache without
+    /// waiting (`posix_fadvise(POSIX_FADV_WILLNEED)` on Linux; nothing elsewhere). A hint only.
+    static func prefetch(_ fd: Int32, offset: UInt64, count: UInt64) {
+        #if os(Linux)
+            _ = posix_fadvise(fd, off_t(offset), off_t(count), POSIX_FADV_WILLNEED)
+        #endif
+    }
+
     /// Closes `fd`; errors are ignored because nothing useful can be done about them here.
     static func close(_ fd: Int32) {
         #if canImport(Glibc)

@@ -121,6 +121,19 @@ public final class AttachmentReader: Sendable {
         }
     }
 
+    /// Writes the whole content, in order, to `fileDescriptor` at its current offset (the
+    /// descriptor stays open; `cipherdex cat` passes standard output). Like `forEachChunk`, each
+    /// piece is authenticated before it is written, and a throw means the output is incomplete.
+    /// When the descriptor is a regular file, what is safely written is dropped from the page
+    /// cache as the write goes on, so a large attachment does not fill memory with its copy
+    /// (see `OutputWriteBehind`); the caller still syncs the file if it needs durability.
+    ///
+    /// - Throws: what `forEachChunk` throws, or `AttachmentError.io` for a failed write.
+    public func write(toFileDescriptor fileDescriptor: Int32) throws {
+        var output = OutputWriteBehind(fileDescriptor: fileDescriptor, id: id)
+        try forEachChunk { piece in try output.write(piece) }
+    }
+
     /// The whole content.
     public func readAll() throws -> Data {
         try readAll(cancellation: nil)

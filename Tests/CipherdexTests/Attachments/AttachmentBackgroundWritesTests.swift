@@ -57,4 +57,44 @@ final class AttachmentBackgroundWritesTests: XCTestCase {
         XCTAssertNoThrow(try background.checkFailure())
         XCTAssertEqual(try Array(Data(contentsOf: URL(fileURLWithPath: path))), content)
     }
+
+    /// A long write drops what is safely written from the page cache as it goes (issue 16): of
+    /// the first 8 MiB of a 48 MiB write, little is still cached once the write is done, while
+    /// the last range is (its write-back was only started).
+    func testALongWriteDropsItsWrittenPagesFromThePageCache() throws {
+        #if os(Linux)
+            let directory = FileManager.default.currentDirectoryPath + "/.build"
+            // tmpfs keeps its pages whatever: nothing to drop there.
+            try XCTSkipIf(PageCacheProbe.fileSystemType(of: directory) == "tmpfs", "\(directory) is on tmpfs")
+            let path = directory + "/cdx-drop-\(UUID().uuidString)"
+            defer { unlink(path) }
+            let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            defer { close(fd) }
+            let piece = 1 << 20
+            let pieces = 48
+            let buffers = (0..<2).map { index in [UInt8](repeating: UInt8(index + 1), count: piece) }
+            let background = AttachmentBackgroundWrites(buffers: 2)
+            for index in 0..<pieces {
+                background.waitForBuffer(index % 2)
+                buffers[index % 2].withUnsafeBytes { bytes in
+                    background.submit(
+                        fd: fd, bytes: bytes, offset: UInt64(index * piece), buffer: index % 2, id: "drop")
+                }
+            }
+            background.waitForAll()
+            XCTAssertNoThrow(try background.checkFailure())
+            XCTAssertLessThan(try PageCacheProbe.residentFraction(fd, offset: 0, count: 8 << 20), 0.5)
+            XCTAssertGreaterThan(
+                try PageCacheProbe.residentFraction(fd, offset: (pieces - 4) * piece, count: 4 * piece), 0.5)
+            // And the bytes are all there.
+            var check = [UInt8](repeating: 0, count: piece)
+            for index in [0, 1, 20, pieces - 1] {
+                XCTAssertEqual(pread(fd, &check, piece, off_t(index * piece)), piece)
+                XCTAssertEqual(check, buffers[index % 2], "piece \(index)")
+            }
+        #else
+            throw XCTSkip("page-cache dropping is Linux-only")
+        #endif
+    }
 }
