@@ -7,7 +7,8 @@
 #   make docs   builds the DocC documentation into .build/docs
 #   make fuzz   runs every libFuzzer target for FUZZ_SECONDS (default 60) each (FuzzTesting/)
 #   make asan   runs the tests under AddressSanitizer (ASAN_FILTER narrows them)
-.PHONY: setup demo test bench build install stress tsan crash docs fuzz asan
+#   make pdf-mutations  indexes PDF_MUTATIONS (default 1000) damaged corpus PDFs through the CLI
+.PHONY: setup demo test bench build install stress tsan crash docs fuzz asan pdf-mutations
 
 # Where `make install` puts the CLI: PREFIX/bin/cipherdex (its own PDF extraction helper: it
 # re-runs itself in helper mode), bash and zsh completions.
@@ -49,6 +50,16 @@ stress: setup
 	CIPHERDEX_STRESS_SECONDS=$(STRESS_SECONDS) swift test --skip-build --disable-swift-testing \
 		--filter 'StoreStressTests|StoreContentionCommandTests'
 
+# Damaged copies of the shared corpus's PDFs (../shared/corpus/pdfs) through `cipherdex add` and
+# `index` (MutatedPDFCommandTests; `make test` runs 40). MUTATION_SEED picks another set.
+PDF_MUTATIONS ?= 1000
+MUTATION_SEED ?= 14
+pdf-mutations: setup
+	swift build --build-tests
+	CIPHERDEX_MUTATED_PDFS=$(PDF_MUTATIONS) CIPHERDEX_MUTATION_SEED=$(MUTATION_SEED) \
+		CIPHERDEX_MUTATION_MAX_BYTES=4000000 swift test --skip-build \
+		--disable-swift-testing --filter MutatedPDFCommandTests
+
 # A separate scratch path, so the instrumented build never replaces the normal one. The
 # extraction helper is run uninstrumented: it caps its own address space (RLIMIT_AS), which
 # ThreadSanitizer's shadow memory cannot live in. Reports go to .build-tsan/reports/tsan.<pid>.
@@ -68,7 +79,7 @@ tsan: setup
 # libFuzzer targets (FuzzTesting/README.md), built in .build-fuzz; fails on any finding.
 # FUZZ_TARGETS narrows them ("JSON Query"); FUZZ_SECONDS=0 only replays the committed seeds.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= JSON Metadata RecoveryKey AttachmentHeader Query Tokenizer HelperAnswer
+FUZZ_TARGETS ?= JSON Metadata RecoveryKey AttachmentHeader Query Tokenizer HelperAnswer AttachmentChunks KeyFiles CLIArguments
 fuzz: setup
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" ./scripts/fuzz
 

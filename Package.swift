@@ -133,7 +133,8 @@ if Context.environment["CIPHERDEX_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependency: Target.Dependency)] = [
         ("FuzzJSON", "CipherdexStore"), ("FuzzMetadata", "CipherdexStore"), ("FuzzRecoveryKey", "CipherdexStore"),
         ("FuzzAttachmentHeader", "CipherdexStore"), ("FuzzQuery", "Cipherdex"), ("FuzzTokenizer", "Cipherdex"),
-        ("FuzzHelperAnswer", "CipherdexExtraction"),
+        ("FuzzHelperAnswer", "CipherdexExtraction"), ("FuzzAttachmentChunks", "CipherdexStore"),
+        ("FuzzKeyFiles", "CipherdexStore"), ("FuzzCLIArguments", "Cipherdex"),
     ]
     package.targets += [
         .target(name: "CFuzzDriver", path: "FuzzTesting/Sources/CFuzzDriver"),

@@ -50,8 +50,10 @@ final class CrashHarnessTests: XCTestCase {
         ] {
             XCTAssertTrue(run.output.contains("\n" + name), "no row for \(name)")
         }
-        // 148 s measured on the shared machine under load with backup and restore (16 s of it).
-        XCTAssertLessThan(Date().timeIntervalSince(started), 210)
+        // 148 s measured on the shared machine under load with backup and restore (16 s of it);
+        // under a sanitizer (`make asan`, `make tsan`) every child runs several times slower.
+        let budget: TimeInterval = ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"] == nil ? 210 : 900
+        XCTAssertLessThan(Date().timeIntervalSince(started), budget)
     }
 
     func testAUsageErrorExits64() throws {

@@ -28,8 +28,15 @@ final class IsolatedExtractorPoolTests: XCTestCase {
     }
 
     /// The path of the real helper: this test executable, which serves as its own helper (a
-    /// script cannot exec `/proc/self/exe`, which is the shell there).
+    /// script cannot exec `/proc/self/exe`, which is the shell there). Under a sanitizer
+    /// (`make asan`, `make tsan`), the uninstrumented standalone helper the library picks: an
+    /// instrumented one cannot map its shadow memory under the helper's 1 GiB address-space cap.
     private func realHelper() throws -> String {
+        if ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"] != nil {
+            let standalone = try XCTUnwrap(IsolatedPDFExtractor.locateHelper())
+            XCTAssertNotEqual(standalone, IsolatedPDFExtractor.selfHelperPath)
+            return standalone
+        }
         XCTAssertEqual(IsolatedPDFExtractor.locateHelper(), IsolatedPDFExtractor.selfHelperPath)
         return try FileManager.default.destinationOfSymbolicLink(atPath: IsolatedPDFExtractor.selfHelperPath)
     }
@@ -193,26 +200,31 @@ final class IsolatedExtractorPoolTests: XCTestCase {
         let deadline = Date() + 5
         while pool.statistics.idleHelpers > 0 && Date() < deadline { usleep(50_000) }
         XCTAssertEqual(pool.statistics.idleHelpers, 0)
+        // The sweep takes the helper off the idle list first and kills and reaps it after: on a
+        // loaded machine the count can be 0 a moment before the process is gone.
+        while !isGone(pid) && Date() < deadline + 5 { usleep(50_000) }
         XCTAssertTrue(isGone(pid))
     }
 
     /// The CPU budget is per request: one helper serves requests whose CPU time adds up to more
-    /// than `cpuSeconds`.
+    /// than `cpuSeconds`. (2 s, so the reading-order pass gets 1 s of wall clock per request: past
+    /// it, the helper answers with glib's text and exits, and a loaded machine took more than the
+    /// 0.5 s that 1 s gave it, so each request got a new helper.)
     func testCPUBudgetIsPerRequest() throws {
-        let pages = (0..<150).map { page in
+        let pages = (0..<50).map { page in
             (0..<30).map { "Page \(page) line \($0): encrypted searchable document store, quarterly invoice." }.joined(
                 separator: "\n")
         }
         let big = makePDF(pages: pages, title: nil)
         let pool = IsolatedExtractorPool(
-            limits: .init(wallClockSeconds: 60, cpuSeconds: 1),
+            limits: .init(wallClockSeconds: 60, cpuSeconds: 2),
             policy: .init(maximumIdleHelpers: 1, requestsPerHelper: 200))
         var pid: pid_t?
         var cpu = 0.0
         var requests = 0
-        while cpu < 2.0 && requests < 200 {
+        while cpu < 4.0 && requests < 200 {
             let (result, helper) = try pool.run(data: big, password: nil)
-            XCTAssertEqual(try result.get().pages.count, 150)
+            XCTAssertEqual(try result.get().pages.count, 50)
             if let pid { XCTAssertEqual(helper, pid) }
             pid = helper
             requests += 1
@@ -220,18 +232,18 @@ final class IsolatedExtractorPoolTests: XCTestCase {
             let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
             cpu = Double(Int(fields[11])! + Int(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
         }
-        print(String(format: "CPU BUDGET: one helper used %.2f s of CPU over %d requests (1 s each)", cpu, requests))
-        XCTAssertGreaterThanOrEqual(cpu, 2.0)
-        // The soft limit was moved to the time used before the last request plus 1 s; the hard
-        // cap is 200 requests × (1 + 1) s; the address space stays capped.
+        print(String(format: "CPU BUDGET: one helper used %.2f s of CPU over %d requests (2 s each)", cpu, requests))
+        XCTAssertGreaterThanOrEqual(cpu, 4.0)
+        // The soft limit was moved to the time used before the last request plus 2 s; the hard
+        // cap is 200 requests × (2 + 1) s; the address space stays capped.
         let limits = try String(contentsOfFile: "/proc/\(pid!)/limits", encoding: .utf8).split(separator: "\n")
         let cpuLimit = try XCTUnwrap(limits.first { $0.hasPrefix("Max cpu time") }).split(separator: " ").compactMap {
             Int($0)
         }
         XCTAssertEqual(cpuLimit.count, 2)
-        XCTAssertGreaterThanOrEqual(Double(cpuLimit[0]), cpu.rounded(.down) + 1)
-        XCTAssertLessThanOrEqual(Double(cpuLimit[0]), cpu.rounded(.up) + 1)
-        XCTAssertEqual(cpuLimit[1], 400)
+        XCTAssertGreaterThanOrEqual(Double(cpuLimit[0]), cpu.rounded(.down) + 2)
+        XCTAssertLessThanOrEqual(Double(cpuLimit[0]), cpu.rounded(.up) + 2)
+        XCTAssertEqual(cpuLimit[1], 600)
         let addressSpace = try XCTUnwrap(limits.first { $0.hasPrefix("Max address space") }).split(separator: " ")
             .compactMap { Int($0) }
         XCTAssertEqual(addressSpace, [1 << 30, 1 << 30])

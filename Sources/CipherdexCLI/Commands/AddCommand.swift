@@ -46,7 +46,7 @@ struct AddCommand: Command {
             guard paths.count == 1 else { throw CLIError.usage("--uid needs exactly one FILE") }
             guard !uid.isEmpty else { throw CLIError.usage("--uid needs a non-empty UID") }
         }
-        files = paths.map { ($0, uid ?? ($0 as NSString).lastPathComponent) }
+        files = paths.map { ($0, uid ?? PathName.lastComponent(of: $0)) }
         var seen: [String: String] = [:]
         for file in files {
             if let other = seen[file.uid] {

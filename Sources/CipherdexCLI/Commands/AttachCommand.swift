@@ -48,7 +48,7 @@ struct AttachCommand: Command {
         guard FileManager.default.isReadableFile(atPath: file) else {
             throw CLIError.failed(code: "io", message: "cannot read \(file)")
         }
-        let metadata = ["filename": (file as NSString).lastPathComponent]
+        let metadata = ["filename": PathName.lastComponent(of: file)]
         let token: AttachmentToken
         if let document {
             // One transaction: the attachment exists only if the document takes its token.

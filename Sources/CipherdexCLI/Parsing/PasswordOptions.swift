@@ -49,7 +49,7 @@ struct PasswordOptions {
     var provider: (@Sendable (String) -> String?)? {
         guard let entries else { return nil }
         return { uid in
-            let fileName = (uid as NSString).lastPathComponent
+            let fileName = PathName.lastComponent(of: uid)
             return entries.first { $0.name == uid || $0.name == fileName || $0.name == "*" }?.password
         }
     }

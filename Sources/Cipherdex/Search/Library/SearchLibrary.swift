@@ -81,7 +81,7 @@ public final class SearchLibrary: @unchecked Sendable {
     /// Stores the file as an encrypted attachment and queues it for indexing under `uid`
     /// (default: the file's name). A document whose content did not change is not re-indexed.
     public func add(fileAt path: String, uid: String? = nil) throws {
-        let name = (path as NSString).lastPathComponent
+        let name = PathName.lastComponent(of: path)
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw SearchError.unreadable(path: path, reason: "no such readable file")
         }

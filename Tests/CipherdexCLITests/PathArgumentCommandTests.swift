@@ -1,0 +1,33 @@
+import Foundation
+import XCTest
+
+/// File paths that made Foundation's `lastPathComponent` trap (`///o//`; found by
+/// `FuzzCLIArguments`): `add` and `attach` refuse them with a typed error instead of dying.
+final class PathArgumentCommandTests: XCTestCase {
+    private var cli = CLIRunner.temporary()
+
+    override func setUpWithError() throws {
+        cli = CLIRunner.temporary()
+        try cli.run(["keygen", "--out", "k"])
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k"]).status, 0)
+    }
+
+    func testSlashHeavyPathsAreTypedErrors() throws {
+        for path in ["///o//", "////////////////o////////"] {
+            for command in [["add", "s", path], ["attach", "s", path]] {
+                let result = try cli.run(command + ["--key-file", "k"])
+                XCTAssertFalse(result.signaled, "\(command) died: \(result.stderr)")
+                XCTAssertEqual(result.status, 1, "\(command): \(result.stderr)")
+                XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: "), result.stderr)
+            }
+        }
+        // The same name through a real file: the UID is its last component.
+        try FileManager.default.createDirectory(atPath: cli.directory + "/dir", withIntermediateDirectories: true)
+        try Data("text in o".utf8).write(to: URL(fileURLWithPath: cli.directory + "/dir/o.txt"))
+        let added = try cli.run(["add", "s", cli.directory + "///dir/o.txt//", "--key-file", "k"])
+        XCTAssertFalse(added.signaled, added.stderr)
+        let again = try cli.run(["add", "s", "dir/o.txt", "--key-file", "k"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stdout.hasPrefix("o.txt: finished"), again.stdout)
+    }
+}
