@@ -185,10 +185,19 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
                     // One OpenMP thread per Tesseract page: pages run in parallel, one per worker.
                     "SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local", "OMP_THREAD_LIMIT=1",
                     PDFExtractionHelper.modeEnvironmentKey + "=1",
-                ]
+                ] + Self.languageDataEnvironment
             ))
         lock.withLock { counters.helpersStarted += 1 }
         return helper
+    }
+
+    /// Where the helper finds Tesseract's language data: this process's `TESSDATA_PREFIX`, when
+    /// set, so both sides agree on which languages are installed.
+    private static var languageDataEnvironment: [String] {
+        guard let folder = ProcessInfo.processInfo.environment[OCRLanguageData.environmentKey], !folder.isEmpty else {
+            return []
+        }
+        return [OCRLanguageData.environmentKey + "=" + folder]
     }
 
     /// Keeps a helper that answered for the next request, unless it must retire.

@@ -16,8 +16,10 @@ public enum ScannedPDFWriter {
         /// Seed of the noise, so a page is the same each run.
         public var seed: UInt64
 
-        /// Creates a degradation; the default is 1.5°, one blur pass, noise 24, seed 1.
-        public init(skewDegrees: Double = 1.5, blurPasses: Int = 1, noise: Double = 24, seed: UInt64 = 1) {
+        /// Creates a degradation; the default is 1.5°, one blur pass, noise 12, seed 1. (Noise
+        /// of 24 on every pixel makes Tesseract's layout analysis run for minutes on a page that
+        /// is mostly background: the per-page limits are for such pages.)
+        public init(skewDegrees: Double = 1.5, blurPasses: Int = 1, noise: Double = 12, seed: UInt64 = 1) {
             self.skewDegrees = skewDegrees
             self.blurPasses = max(0, blurPasses)
             self.noise = max(0, noise)
@@ -28,8 +30,11 @@ public enum ScannedPDFWriter {
         public static let none = Degradation(skewDegrees: 0, blurPasses: 0, noise: 0)
     }
 
-    /// The PDF: one image-only A4 page per string, rendered at `dpi`.
-    public static func make(pages: [String], dpi: Int = 300, degradation: Degradation = Degradation()) -> [UInt8] {
+    /// The PDF: one image-only A4 page per string, rendered at `dpi`, except the pages in
+    /// `textLayerPages`, drawn as ordinary text (a text layer, no image).
+    public static func make(
+        pages: [String], dpi: Int = 300, degradation: Degradation = Degradation(), textLayerPages: Set<Int> = []
+    ) -> [UInt8] {
         let sink = ScanSink()
         let context = Unmanaged.passRetained(sink)
         defer { context.release() }
@@ -45,6 +50,15 @@ public enum ScannedPDFWriter {
             context.toOpaque(), PDFWriter.pageWidth, PDFWriter.pageHeight)
         let cr = cairo_create(surface)
         for (index, text) in (pages.isEmpty ? [""] : pages).enumerated() {
+            if textLayerPages.contains(index) {
+                cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
+                cairo_set_font_size(cr, 12)
+                cairo_set_source_rgb(cr, 0, 0, 0)
+                cairo_move_to(cr, PDFWriter.margin, PDFWriter.margin + 12)
+                cairo_show_text(cr, text)
+                cairo_show_page(cr)
+                continue
+            }
             var pageDegradation = degradation
             pageDegradation.seed = degradation.seed &+ UInt64(index)
             let image = pageImage(text, dpi: dpi, degradation: pageDegradation)

@@ -18,7 +18,7 @@ final class StoreFeatureTests: XCTestCase {
 
     /// The records of a store made with search today: the legacy ones and search's later ones.
     private static let currentRecords: [[SQLValue]] =
-        legacyRecords + [[.integer(1000), .text("tokenizer revision 3")]]
+        legacyRecords + [[.integer(1000), .text("tokenizer revision 3")], [.integer(1001), .text("ocr")]]
 
     private func configuration(_ path: String) -> StoreConfiguration {
         TestSupport.configuration(path, key: TestSupport.rawKey(5))
@@ -65,6 +65,8 @@ final class StoreFeatureTests: XCTestCase {
         // The check sees these libraries where they are linked: the CLI (Cipherdex) has them.
         let cli = try run("/usr/bin/ldd", [TestProducts.url("cipherdex").path])
         XCTAssertTrue(cli.output.contains("libpoppler"), cli.output)
+        // Tesseract is loaded by the extraction helper when it recognises a page, never linked.
+        XCTAssertFalse(cli.output.contains("libtesseract"), cli.output)
     }
 
     // MARK: Stores across the two products
@@ -75,7 +77,7 @@ final class StoreFeatureTests: XCTestCase {
         let store = try Store.open(configuration(path))
         defer { store.close() }
         XCTAssertEqual(try records(store), Self.currentRecords)
-        XCTAssertEqual(try store.info().schemaVersion, 1000)
+        XCTAssertEqual(try store.info().schemaVersion, 1001)
     }
 
     func testStoreAtVersion8OpensUnchangedByBothProducts() throws {
@@ -116,7 +118,7 @@ final class StoreFeatureTests: XCTestCase {
         defer { store.close() }
         XCTAssertEqual(
             try records(store), Self.currentRecords)
-        XCTAssertEqual(try records(store).count, 9)
+        XCTAssertEqual(try records(store).count, 10)
         XCTAssertTrue(try tableExists(store, "search_text_terms"))
         XCTAssertEqual(try store.collection("notes").get(id: "n1")?.value, .object(["title": .string("kept")]))
         try store.library.add(data: Data("difference engine".utf8), uid: "babbage.txt", fileExtension: "txt")
@@ -140,13 +142,13 @@ final class StoreFeatureTests: XCTestCase {
             XCTAssertEqual(try store.attachmentData(token.id), content)
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try store.verify().problems, [])
-            XCTAssertEqual(try store.info().schemaVersion, 1000)
+            XCTAssertEqual(try store.info().schemaVersion, 1001)
             // The index holds an attachment the store-only program cannot see: nothing is
             // taken for unreferenced.
             XCTAssertThrowsError(try store.collectUnreferencedAttachments()) {
                 XCTAssertEqual(
                     $0 as? StoreError,
-                    .featureUnavailable(operation: "collectUnreferencedAttachments()", versions: [4, 7, 8, 1000]))
+                    .featureUnavailable(operation: "collectUnreferencedAttachments()", versions: [4, 7, 8, 1000, 1001]))
             }
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try records(store), Self.currentRecords)
@@ -218,10 +220,10 @@ final class StoreFeatureTests: XCTestCase {
         // A newer search migration: the store-only product opens it, search refuses.
         let newerSearch = TestSupport.temporaryPath()
         try makeStoreWithSearch(newerSearch)
-        try recordMigration(1001, in: newerSearch)
+        try recordMigration(1002, in: newerSearch)
         before = TestSupport.snapshot(newerSearch)
         XCTAssertThrowsError(try Store.open(configuration(newerSearch))) {
-            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1001, supported: 1000))
+            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1002, supported: 1001))
         }
         XCTAssertEqual(TestSupport.snapshot(newerSearch), before)
         let storeOnly = try openStoreOnly(newerSearch)

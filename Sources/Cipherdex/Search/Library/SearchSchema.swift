@@ -7,6 +7,9 @@
 /// search_text USING fts4(body, tokenize=<recorded tokenizer>)   -- docid = search_pages.rowid
 /// ```
 /// `search_text` keeps the original text (FTS4's content table), from which previews are cut.
+///
+/// Migration 1001 (OCR) adds `search_pages.is_ocr`, `search_documents.ocr_languages` and
+/// `.ocr_pages`, and the OCR results kept per content (see `createOCR`).
 enum SearchSchema {
     /// The setting that records the tokenizer.
     static let tokenizerSetting = "search.tokenizer"
@@ -46,6 +49,35 @@ enum SearchSchema {
             [.text(tokenizerSetting), .text(SearchTokenizerKind.standard.rawValue)])
     }
 
+    /// Migration 1001: what OCR needs.
+    ///
+    /// ```sql
+    /// search_pages.is_ocr INTEGER NOT NULL DEFAULT 0      -- 1: the row's text was recognised (OCR)
+    /// search_documents.ocr_languages TEXT                -- `eng+fra` when the last indexing ran OCR, else NULL
+    /// search_documents.ocr_pages TEXT                    -- JSON array of the pages that qualify for OCR
+    /// search_ocr(content_hash BLOB, page_index INTEGER, languages TEXT, body TEXT, failure TEXT,
+    ///            PRIMARY KEY (content_hash, page_index, languages)) WITHOUT ROWID
+    /// ```
+    /// `search_ocr` keeps each recognised page (or why it failed) by document content, page and
+    /// languages, so an unchanged document is never recognised twice and other languages
+    /// recognise only the pages concerned; its rows go with the last document of that content.
+    static func createOCR(_ db: Connection) throws {
+        try db.execute(
+            """
+            ALTER TABLE search_pages ADD COLUMN is_ocr INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE search_documents ADD COLUMN ocr_languages TEXT;
+            ALTER TABLE search_documents ADD COLUMN ocr_pages TEXT;
+            CREATE TABLE search_ocr (
+                content_hash BLOB NOT NULL,
+                page_index INTEGER NOT NULL,
+                languages TEXT NOT NULL,
+                body TEXT,
+                failure TEXT,
+                PRIMARY KEY (content_hash, page_index, languages)
+            ) WITHOUT ROWID;
+            """)
+    }
+
     static func createTextTable(_ db: Connection, name: String, tokenizer: SearchTokenizerKind) throws {
         try db.execute("CREATE VIRTUAL TABLE \(name) USING fts4(body, tokenize=\(tokenizer.ftsName))")
     }
@@ -66,8 +98,9 @@ enum SearchSchema {
     static func rebuild(_ db: Connection, tokenizer: SearchTokenizerKind) throws {
         try createTextTable(db, name: "search_text_rebuild", tokenizer: tokenizer)
         try db.execute("INSERT INTO search_text_rebuild (docid, body) SELECT docid, body FROM search_text")
-        let hasVocabulary = try db.scalar(
-            "SELECT count(*) FROM sqlite_master WHERE name = 'search_text_terms'")?.integerValue == 1
+        let hasVocabulary =
+            try db.scalar(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'search_text_terms'")?.integerValue == 1
         if hasVocabulary { try db.execute("DROP TABLE search_text_terms") }
         try db.execute("DROP TABLE search_text")
         try db.execute("ALTER TABLE search_text_rebuild RENAME TO search_text")
