@@ -61,20 +61,28 @@ enum SearchSchema {
     /// `search_ocr` keeps each recognised page (or why it failed) by document content, page and
     /// languages, so an unchanged document is never recognised twice and other languages
     /// recognise only the pages concerned; its rows go with the last document of that content.
+    /// Columns already there are left alone (a store whose migration records were rewritten, as
+    /// tests do to replay older migrations, may have them).
     static func createOCR(_ db: Connection) throws {
+        let columns: [(table: String, column: String, definition: String)] = [
+            ("search_pages", "is_ocr", "INTEGER NOT NULL DEFAULT 0"),
+            ("search_documents", "ocr_languages", "TEXT"),
+            ("search_documents", "ocr_pages", "TEXT"),
+        ]
+        for (table, column, definition) in columns {
+            let present = try db.rows("PRAGMA table_info(\(table))").contains { $0[1].textValue == column }
+            if !present { try db.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(definition)") }
+        }
         try db.execute(
             """
-            ALTER TABLE search_pages ADD COLUMN is_ocr INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE search_documents ADD COLUMN ocr_languages TEXT;
-            ALTER TABLE search_documents ADD COLUMN ocr_pages TEXT;
-            CREATE TABLE search_ocr (
+            CREATE TABLE IF NOT EXISTS search_ocr (
                 content_hash BLOB NOT NULL,
                 page_index INTEGER NOT NULL,
                 languages TEXT NOT NULL,
                 body TEXT,
                 failure TEXT,
                 PRIMARY KEY (content_hash, page_index, languages)
-            ) WITHOUT ROWID;
+            ) WITHOUT ROWID
             """)
     }
 
