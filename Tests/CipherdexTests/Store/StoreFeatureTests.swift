@@ -18,7 +18,7 @@ final class StoreFeatureTests: XCTestCase {
 
     /// The records of a store made with search today: the legacy ones and search's later ones.
     private static let currentRecords: [[SQLValue]] =
-        legacyRecords + [[.integer(1000), .text("tokenizer revision 3")], [.integer(1001), .text("ocr")]]
+        legacyRecords + [[.integer(1000), .text("tokenizer revision 3")], [.integer(1002), .text("ocr")]]
 
     private func configuration(_ path: String) -> StoreConfiguration {
         TestSupport.configuration(path, key: TestSupport.rawKey(5))
@@ -77,7 +77,7 @@ final class StoreFeatureTests: XCTestCase {
         let store = try Store.open(configuration(path))
         defer { store.close() }
         XCTAssertEqual(try records(store), Self.currentRecords)
-        XCTAssertEqual(try store.info().schemaVersion, 1001)
+        XCTAssertEqual(try store.info().schemaVersion, 1002)
     }
 
     func testStoreAtVersion8OpensUnchangedByBothProducts() throws {
@@ -142,13 +142,13 @@ final class StoreFeatureTests: XCTestCase {
             XCTAssertEqual(try store.attachmentData(token.id), content)
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try store.verify().problems, [])
-            XCTAssertEqual(try store.info().schemaVersion, 1001)
+            XCTAssertEqual(try store.info().schemaVersion, 1002)
             // The index holds an attachment the store-only program cannot see: nothing is
             // taken for unreferenced.
             XCTAssertThrowsError(try store.collectUnreferencedAttachments()) {
                 XCTAssertEqual(
                     $0 as? StoreError,
-                    .featureUnavailable(operation: "collectUnreferencedAttachments()", versions: [4, 7, 8, 1000, 1001]))
+                    .featureUnavailable(operation: "collectUnreferencedAttachments()", versions: [4, 7, 8, 1000, 1002]))
             }
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try records(store), Self.currentRecords)
@@ -220,10 +220,10 @@ final class StoreFeatureTests: XCTestCase {
         // A newer search migration: the store-only product opens it, search refuses.
         let newerSearch = TestSupport.temporaryPath()
         try makeStoreWithSearch(newerSearch)
-        try recordMigration(1002, in: newerSearch)
+        try recordMigration(1003, in: newerSearch)
         before = TestSupport.snapshot(newerSearch)
         XCTAssertThrowsError(try Store.open(configuration(newerSearch))) {
-            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1002, supported: 1001))
+            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1003, supported: 1002))
         }
         XCTAssertEqual(TestSupport.snapshot(newerSearch), before)
         let storeOnly = try openStoreOnly(newerSearch)

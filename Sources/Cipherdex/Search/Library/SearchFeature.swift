@@ -7,7 +7,7 @@ enum SearchFeature {
     static let identifier = "search"
 
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
-    /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3, 1001: OCR).
+    /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3, 1002: OCR).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -32,7 +32,7 @@ enum SearchFeature {
             },
             // OCR of scanned pages (issue 15): the OCR flag of a page row, the OCR languages and
             // candidate pages of a document, and the kept OCR results (SearchSchema.createOCR).
-            Migrator.Migration(version: 1001, name: "ocr") { db in
+            Migrator.Migration(version: 1002, name: "ocr") { db in
                 try SearchSchema.createOCR(db)
             },
         ],

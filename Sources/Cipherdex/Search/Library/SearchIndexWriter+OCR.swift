@@ -1,6 +1,6 @@
 import Foundation
 
-/// The SQL of OCR (migration 1001): kept results by content, page and languages, a document's
+/// The SQL of OCR (migration 1002): kept results by content, page and languages, a document's
 /// candidate pages, and the OCR text of a page written into the index.
 extension SearchIndexWriter {
     /// The kept OCR results of `contentHash` in `languages`, by page: the text, or nil for a

@@ -8,7 +8,7 @@
 /// ```
 /// `search_text` keeps the original text (FTS4's content table), from which previews are cut.
 ///
-/// Migration 1001 (OCR) adds `search_pages.is_ocr`, `search_documents.ocr_languages` and
+/// Migration 1002 (OCR) adds `search_pages.is_ocr`, `search_documents.ocr_languages` and
 /// `.ocr_pages`, and the OCR results kept per content (see `createOCR`).
 enum SearchSchema {
     /// The setting that records the tokenizer.
@@ -49,7 +49,7 @@ enum SearchSchema {
             [.text(tokenizerSetting), .text(SearchTokenizerKind.standard.rawValue)])
     }
 
-    /// Migration 1001: what OCR needs.
+    /// Migration 1002: what OCR needs.
     ///
     /// ```sql
     /// search_pages.is_ocr INTEGER NOT NULL DEFAULT 0      -- 1: the row's text was recognised (OCR)
