@@ -41,6 +41,13 @@ let package = Package(
             name: "CPopplerText",
             dependencies: ["CPopplerCpp"]
         ),
+        // Tesseract's C API for OCR of scanned pages: its header only (no pkg-config, so nothing
+        // links libtesseract); the extraction helper dlopens it for its first page to recognise
+        // (ARCHITECTURE.md, "OCR of scanned pages").
+        .systemLibrary(
+            name: "CTesseract",
+            providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]
+        ),
         .systemLibrary(name: "CSystemShims"),
         // zlib compresses the page text search keeps for previews (ARCHITECTURE.md, "Full-text
         // search"): already a dependency of poppler, cairo and libpng, so no new library is loaded.
@@ -64,7 +71,7 @@ let package = Package(
         .target(name: "CExtractHelperEntry"),
         .target(
             name: "CipherdexExtraction",
-            dependencies: ["CPoppler", "CPopplerText", "CExtractHelperEntry"]
+            dependencies: ["CPoppler", "CPopplerText", "CExtractHelperEntry", "CTesseract"]
         ),
         .target(
             name: "CipherdexPDFWriter",

@@ -7,7 +7,8 @@
 /// `cipherdex-bench page-text FILE` prints the page text Cipherdex extracts (in this process, form
 /// feed between pages, like `pdftotext -q -enc UTF-8 FILE -`) and its search tokens with `--tokens`.
 /// `cipherdex-bench search-scale [--pages N] [--work DIR] [--runs R]` compares search at scale
-/// with recoll (issue 12).
+/// with recoll (issue 12). `cipherdex-bench ocr [--pages N] [--corpus DIR]` measures OCR against
+/// pdftoppm + tesseract and on a corpus's image-only pages (issue 15).
 import CipherdexPDFWriter
 import Foundation
 
@@ -31,6 +32,9 @@ if arguments.first == "generate-pdfs" {
 }
 if arguments.first == "page-text" {
     exit(PageTextCommand.main(Array(arguments.dropFirst())))
+}
+if arguments.first == "ocr" {
+    exit(OCRSuite.main(Array(arguments.dropFirst())))
 }
 if arguments.first == "search-scale" {
     exit(SearchScaleSuite.main(arguments))

@@ -6,7 +6,9 @@ import Foundation
 /// frames of `tag (1 byte) | length (UInt32, big-endian) | payload`, ending with an empty `E`
 /// frame so a truncated stream (a crash mid-write) is detected.
 ///
-/// - Request: optional `P` frame (the password, UTF-8), one `D` frame (the PDF bytes), `E`.
+/// - Request: optional `P` frame (the password, UTF-8), optional `O` frame
+///   (`HelperRequestOptions` as JSON: OCR candidates, or the OCR of one page), one `D` frame (the
+///   PDF bytes), `E`.
 /// - Answer: one `J` frame (`ExtractedDocument` as JSON) or one `X` frame (`ExtractionError` as
 ///   JSON), then `E`.
 ///
@@ -24,15 +26,17 @@ package enum HelperProtocol {
     /// Frame tags.
     package enum Tag: UInt8, Sendable {
         /// The password (request).
-        case password = 0x50 // P
+        case password = 0x50  // P
         /// The document bytes (request).
-        case document = 0x44 // D
+        case document = 0x44  // D
+        /// `HelperRequestOptions` as JSON (request).
+        case options = 0x4F  // O
         /// The extracted document as JSON (answer).
-        case result = 0x4A // J
+        case result = 0x4A  // J
         /// An `ExtractionError` as JSON (answer).
-        case error = 0x58 // X
+        case error = 0x58  // X
         /// End of stream, empty payload (both).
-        case end = 0x45 // E
+        case end = 0x45  // E
     }
 
     /// One decoded frame.
@@ -62,7 +66,10 @@ package enum HelperProtocol {
     package static func header(_ tag: Tag, length: Int) -> [UInt8] {
         precondition(length >= 0 && length <= maximumFrameLength, "frame too large")
         let value = UInt32(length)
-        return [tag.rawValue, UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+        return [
+            tag.rawValue, UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF),
+            UInt8(value & 0xFF),
+        ]
     }
 
     /// A request ready to send, in three parts so that the document bytes are never copied
@@ -98,20 +105,25 @@ package enum HelperProtocol {
         package var bytes: [UInt8] { head + document + tail }
     }
 
-    /// A request for `document` and `password`, without copying the document.
-    package static func request(document: [UInt8], password: String?) -> Request {
+    /// A request for `document`, `password` and `options`, without copying the document.
+    package static func request(document: [UInt8], password: String?, options: HelperRequestOptions? = nil) -> Request {
         var head = requestMagic
         if let password {
             let utf8 = Array(password.utf8)
             head += header(.password, length: utf8.count) + utf8
+        }
+        if let options, let json = try? JSONEncoder().encode(options) {
+            head += header(.options, length: json.count) + [UInt8](json)
         }
         head += header(.document, length: document.count)
         return Request(head: head, document: document, tail: header(.end, length: 0))
     }
 
     /// A whole request: magic, password, document and end frames.
-    package static func encodeRequest(document: [UInt8], password: String?) -> [UInt8] {
-        request(document: document, password: password).bytes
+    package static func encodeRequest(
+        document: [UInt8], password: String?, options: HelperRequestOptions? = nil
+    ) -> [UInt8] {
+        request(document: document, password: password, options: options).bytes
     }
 
     /// A whole answer carrying `outcome`.
@@ -135,7 +147,9 @@ package enum HelperProtocol {
         var index = magic.count
         while index < bytes.count {
             guard bytes.count - index >= 5 else { throw ProtocolError("truncated frame header") }
-            guard let tag = Tag(rawValue: bytes[index]) else { throw ProtocolError("unknown frame tag \(bytes[index])") }
+            guard let tag = Tag(rawValue: bytes[index]) else {
+                throw ProtocolError("unknown frame tag \(bytes[index])")
+            }
             let length = bytes[(index + 1)...(index + 4)].reduce(0) { $0 << 8 | Int($1) }
             index += 5
             guard bytes.count - index >= length else { throw ProtocolError("truncated frame") }
@@ -194,11 +208,15 @@ package enum HelperProtocol {
         package mutating func append(_ bytes: [UInt8]) -> Status {
             buffer += bytes
             let magicCount = min(buffer.count, answerMagic.count)
-            guard buffer[0..<magicCount].elementsEqual(answerMagic[0..<magicCount]) else { return .malformed("bad magic") }
+            guard buffer[0..<magicCount].elementsEqual(answerMagic[0..<magicCount]) else {
+                return .malformed("bad magic")
+            }
             guard buffer.count >= answerMagic.count else { return .incomplete }
             index = max(index, answerMagic.count)
             while buffer.count - index >= 1 {
-                guard let tag = Tag(rawValue: buffer[index]) else { return .malformed("unknown frame tag \(buffer[index])") }
+                guard let tag = Tag(rawValue: buffer[index]) else {
+                    return .malformed("unknown frame tag \(buffer[index])")
+                }
                 switch (answerFrame, tag) {
                 case (nil, .result), (nil, .error), (.some, .end): break
                 default: return .malformed("unexpected frame \(tag)")
@@ -237,26 +255,34 @@ package enum HelperProtocol {
     /// Reads one request frame by frame with `read(count)`, which returns up to `count` bytes and
     /// fewer only at end of file. Returns nil at end of file before the first byte (no more
     /// requests); throws for a truncated or malformed request. The same rules as `decodeRequest`.
-    package static func readRequest(_ read: (Int) -> [UInt8]) throws -> (document: [UInt8], password: String?)? {
+    package static func readRequest(_ read: (Int) -> [UInt8]) throws -> (
+        document: [UInt8], password: String?, options: HelperRequestOptions?
+    )? {
         let magic = read(requestMagic.count)
         if magic.isEmpty { return nil }
         guard magic == requestMagic else { throw ProtocolError("bad magic") }
         var password: String?
+        var options: HelperRequestOptions?
         var document: [UInt8]?
         while true {
             let header = read(5)
-            guard header.count == 5 else { throw ProtocolError(header.isEmpty ? "missing end frame" : "truncated frame header") }
+            guard header.count == 5 else {
+                throw ProtocolError(header.isEmpty ? "missing end frame" : "truncated frame header")
+            }
             guard let tag = Tag(rawValue: header[0]) else { throw ProtocolError("unknown frame tag \(header[0])") }
             let length = header[1...4].reduce(0) { $0 << 8 | Int($1) }
             switch tag {
             case .end:
                 guard length == 0 else { throw ProtocolError("non-empty end frame") }
                 guard let document else { throw ProtocolError("no document frame") }
-                return (document, password)
-            case .password, .document:
+                return (document, password, options)
+            case .password, .document, .options:
                 let payload = read(length)
                 guard payload.count == length else { throw ProtocolError("truncated frame") }
-                if tag == .password {
+                if tag == .options {
+                    guard options == nil else { throw ProtocolError("two options frames") }
+                    options = try decodeOptions(payload)
+                } else if tag == .password {
                     guard password == nil else { throw ProtocolError("two password frames") }
                     password = String(decoding: payload, as: UTF8.self)
                 } else {
@@ -269,13 +295,27 @@ package enum HelperProtocol {
         }
     }
 
-    /// Decodes a request stream into the document bytes and the optional password.
-    package static func decodeRequest(_ bytes: [UInt8]) throws -> (document: [UInt8], password: String?) {
+    /// Decodes an options frame's JSON.
+    private static func decodeOptions(_ payload: [UInt8]) throws -> HelperRequestOptions {
+        guard let options = try? JSONDecoder().decode(HelperRequestOptions.self, from: Data(payload)) else {
+            throw ProtocolError("undecodable options JSON")
+        }
+        return options
+    }
+
+    /// Decodes a request stream into the document bytes, the optional password and options.
+    package static func decodeRequest(_ bytes: [UInt8]) throws -> (
+        document: [UInt8], password: String?, options: HelperRequestOptions?
+    ) {
         let frames = try decodeFrames(bytes, magic: requestMagic)
         var password: String?
+        var options: HelperRequestOptions?
         var document: [UInt8]?
         for frame in frames {
             switch frame.tag {
+            case .options:
+                guard options == nil else { throw ProtocolError("two options frames") }
+                options = try decodeOptions(frame.payload)
             case .password:
                 guard password == nil else { throw ProtocolError("two password frames") }
                 password = String(decoding: frame.payload, as: UTF8.self)
@@ -289,6 +329,6 @@ package enum HelperProtocol {
             }
         }
         guard let document else { throw ProtocolError("no document frame") }
-        return (document, password)
+        return (document, password, options)
     }
 }

@@ -132,15 +132,15 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
     }
 
     /// Extracts the PDF in `data` in a helper, under `limits`.
-    func extract(data: [UInt8], password: String?) throws -> ExtractedDocument {
-        try run(data: data, password: password).result.get()
+    func extract(data: [UInt8], password: String?, options: HelperRequestOptions? = nil) throws -> ExtractedDocument {
+        try run(data: data, password: password, options: options).result.get()
     }
 
     /// Extracts in a helper and tells which one answered (its pid; 0 when none could start).
-    func run(data: [UInt8], password: String?) throws -> (
+    func run(data: [UInt8], password: String?, options: HelperRequestOptions? = nil) throws -> (
         result: Result<ExtractedDocument, ExtractionError>, helper: pid_t
     ) {
-        let request = HelperProtocol.request(document: data, password: password)
+        let request = HelperProtocol.request(document: data, password: password, options: options)
         var helper = try checkOut(reuse: true)
         while true {
             let deadline = ContinuousClock.now + .nanoseconds(Int64(max(limits.wallClockSeconds, 0) * 1_000_000_000))
@@ -182,12 +182,22 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
                 ],
                 // The mode marker makes a re-executed host (`/proc/self/exe`) serve as the helper.
                 environment: [
-                    "SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local",
+                    // One OpenMP thread per Tesseract page: pages run in parallel, one per worker.
+                    "SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local", "OMP_THREAD_LIMIT=1",
                     PDFExtractionHelper.modeEnvironmentKey + "=1",
-                ]
+                ] + Self.languageDataEnvironment
             ))
         lock.withLock { counters.helpersStarted += 1 }
         return helper
+    }
+
+    /// Where the helper finds Tesseract's language data: this process's `TESSDATA_PREFIX`, when
+    /// set, so both sides agree on which languages are installed.
+    private static var languageDataEnvironment: [String] {
+        guard let folder = ProcessInfo.processInfo.environment[OCRLanguageData.environmentKey], !folder.isEmpty else {
+            return []
+        }
+        return [OCRLanguageData.environmentKey + "=" + folder]
     }
 
     /// Keeps a helper that answered for the next request, unless it must retire.

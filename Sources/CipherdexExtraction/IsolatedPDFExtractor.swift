@@ -81,6 +81,41 @@ public struct IsolatedPDFExtractor: PDFExtractor {
             data: data, password: password)
     }
 
+    /// Extracts the PDF in `data` like `extract(data:password:)`, flagging `needsOCR` on the
+    /// pages whose text layer has fewer than `ocrCandidatesBelow` non-white-space characters and
+    /// that hold an image.
+    public func extract(data: [UInt8], password: String?, ocrCandidatesBelow: Int) throws -> ExtractedDocument {
+        guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
+        guard data.count < HelperProtocol.maximumFrameLength else {
+            throw ExtractionError.memoryLimitExceeded(bytes: limits.memoryBytes)
+        }
+        return try (pool ?? IsolatedExtractorPool.shared(helperPath: helperPath, limits: limits)).extract(
+            data: data, password: password, options: HelperRequestOptions(ocrCandidatesBelow: ocrCandidatesBelow))
+    }
+
+    /// Recognises page `pageIndex` of the PDF in `data` with Tesseract in a helper process, in
+    /// `settings.languages` at `settings.dpi`: the page (`isOCR` set). The request is under this
+    /// extractor's `limits` (give it `OCRSettings.pageLimits`); Tesseract itself stops a little
+    /// before the wall-clock limit, so a slow page is `.timedOut` without losing the helper.
+    public func recognizePage(_ pageIndex: Int, of data: [UInt8], password: String?, settings: OCRSettings) throws
+        -> ExtractedPage
+    {
+        guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
+        guard data.count < HelperProtocol.maximumFrameLength else {
+            throw ExtractionError.memoryLimitExceeded(bytes: limits.memoryBytes)
+        }
+        let wall = limits.wallClockSeconds
+        let page = OCRPageRequest(
+            pageIndex: pageIndex, languages: settings.languageString, dpi: settings.dpi,
+            maximumPixels: settings.maximumPixels, deadlineSeconds: max(wall - min(5, wall / 10), wall / 2))
+        let document = try (pool ?? IsolatedExtractorPool.shared(helperPath: helperPath, limits: limits)).extract(
+            data: data, password: password, options: HelperRequestOptions(ocrPage: page))
+        guard let result = document.pages.first, result.index == pageIndex else {
+            throw ExtractionError.helperCrashed(signal: nil, exitStatus: nil)
+        }
+        return result
+    }
+
     /// Maps a request that got no answer to an error.
     static func interpret(_ exchange: HelperProcess.Exchange, limits: Limits) -> ExtractionError {
         switch exchange {

@@ -37,6 +37,10 @@ public struct PDFTextExtractor: PDFExtractor {
     /// extraction helper exits after such a document, in process it keeps running.
     public var readingOrderTimeLimit: Double?
 
+    /// Pages whose text has fewer non-white-space characters than this and that hold an image
+    /// are flagged `needsOCR` (nil: none is); the OCR itself is `PageRecognizer`'s, in the helper.
+    public var ocrCandidatesBelow: Int?
+
     /// Creates an extractor that takes page text in reading order, or, with `readingOrderText`
     /// false, where poppler-cpp fails, or past `readingOrderTimeLimit` seconds, from glib with
     /// words split at glyph gaps of `wordGapRatio` of the glyph height.
@@ -63,7 +67,7 @@ public struct PDFTextExtractor: PDFExtractor {
         document: ExtractedDocument, readingOrderStalled: Bool
     ) {
         guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
-        let document = try Self.open(data, password: password)
+        let document = try Self.openDocument(data, password: password)
         defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(document)) }
 
         let pageCount = Int(poppler_document_get_n_pages(document))
@@ -86,9 +90,12 @@ public struct PDFTextExtractor: PDFExtractor {
             }
             defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(page)) }
             let text = texts?[index] ?? pageText(page)
+            let needsOCR = ocrCandidatesBelow.map { Self.qualifiesForOCR(page, text: text, below: $0) } ?? false
             // Annotations build the same form fields that stalled the reading-order text.
             pages.append(
-                ExtractedPage(index: index, text: text, annotations: stalled ? [] : Self.annotations(of: page)))
+                ExtractedPage(
+                    index: index, text: text, annotations: stalled ? [] : Self.annotations(of: page),
+                    needsOCR: needsOCR))
         }
         let title = Self.takeString(poppler_document_get_title(document)).flatMap(Self.nonBlank)
         return (ExtractedDocument(title: title, metadata: Self.metadata(of: document), pages: pages), stalled)
@@ -134,7 +141,7 @@ public struct PDFTextExtractor: PDFExtractor {
     /// seen with the corpus's AES and RC4 files). So a password goes through
     /// `poppler_document_new_from_stream` over a `GMemoryInputStream` on the same GBytes, which
     /// behaves correctly and is still memory-only.
-    private static func open(_ data: [UInt8], password: String?) throws -> OpaquePointer {
+    static func openDocument(_ data: [UInt8], password: String?) throws -> OpaquePointer {
         let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
         defer { g_bytes_unref(bytes) }
         var error: UnsafeMutablePointer<GError>?
@@ -159,6 +166,19 @@ public struct PDFTextExtractor: PDFExtractor {
         guard hasPDFHeader(data) else { throw ExtractionError.unsupportedFormat("not a PDF (no %PDF- header)") }
         let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
         throw ExtractionError.damaged(reason: message)
+    }
+
+    /// Whether `page`, whose text layer is `text`, has fewer than `minimum` characters that are
+    /// not white space and holds at least one image.
+    static func qualifiesForOCR(_ page: OpaquePointer, text: String, below minimum: Int) -> Bool {
+        var count = 0
+        for scalar in text.unicodeScalars where !scalar.properties.isWhitespace {
+            count += 1
+            if count >= minimum { return false }
+        }
+        guard let images = poppler_page_get_image_mapping(page) else { return false }
+        poppler_page_free_image_mapping(images)
+        return true
     }
 
     /// The non-empty text of each annotation on `page` (pop-ups are skipped: they repeat their

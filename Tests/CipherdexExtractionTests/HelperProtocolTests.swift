@@ -1,5 +1,6 @@
-@testable import CipherdexExtraction
 import XCTest
+
+@testable import CipherdexExtraction
 
 /// The framed helper protocol round-trips and rejects truncated or malformed streams.
 final class HelperProtocolTests: XCTestCase {
@@ -10,8 +11,10 @@ final class HelperProtocolTests: XCTestCase {
         let decoded = try HelperProtocol.decodeRequest(encoded)
         XCTAssertEqual(decoded.document, document)
         XCTAssertEqual(decoded.password, "pässwörd")
-        XCTAssertNil(try HelperProtocol.decodeRequest(HelperProtocol.encodeRequest(document: document, password: nil)).password)
-        XCTAssertEqual(try HelperProtocol.decodeRequest(HelperProtocol.encodeRequest(document: [], password: "")).password, "")
+        XCTAssertNil(
+            try HelperProtocol.decodeRequest(HelperProtocol.encodeRequest(document: document, password: nil)).password)
+        XCTAssertEqual(
+            try HelperProtocol.decodeRequest(HelperProtocol.encodeRequest(document: [], password: "")).password, "")
     }
 
     /// A request is sent in pieces of at most the asked length, straight from the document's own
@@ -27,7 +30,9 @@ final class HelperProtocolTests: XCTestCase {
             request.withBytes(from: sent.count, maximumLength: 7) { piece in
                 XCTAssertLessThanOrEqual(piece.count, 7)
                 XCTAssertGreaterThan(piece.count, 0)
-                if UInt(bitPattern: piece.baseAddress) >= documentStart, UInt(bitPattern: piece.baseAddress) < documentStart + 1000 {
+                if UInt(bitPattern: piece.baseAddress) >= documentStart,
+                    UInt(bitPattern: piece.baseAddress) < documentStart + 1000
+                {
                     touchedDocumentStorage = true
                 }
                 sent += piece
@@ -39,10 +44,16 @@ final class HelperProtocolTests: XCTestCase {
 
     /// Answers carry a document or an error.
     func testAnswerRoundTrip() throws {
-        let document = ExtractedDocument(title: "T", metadata: ["author": "A"], pages: [ExtractedPage(index: 0, text: "x", annotations: ["n"])])
-        XCTAssertEqual(try HelperProtocol.decodeAnswer(HelperProtocol.encodeAnswer(.success(document))), .success(document))
-        for error in [ExtractionError.locked, .damaged(reason: "r"), .timedOut(seconds: 2), .helperCrashed(signal: 11, exitStatus: nil)] {
-            XCTAssertEqual(try HelperProtocol.decodeAnswer(HelperProtocol.encodeAnswer(.failure(error))), .failure(error))
+        let document = ExtractedDocument(
+            title: "T", metadata: ["author": "A"], pages: [ExtractedPage(index: 0, text: "x", annotations: ["n"])])
+        XCTAssertEqual(
+            try HelperProtocol.decodeAnswer(HelperProtocol.encodeAnswer(.success(document))), .success(document))
+        for error in [
+            ExtractionError.locked, .damaged(reason: "r"), .timedOut(seconds: 2),
+            .helperCrashed(signal: 11, exitStatus: nil),
+        ] {
+            XCTAssertEqual(
+                try HelperProtocol.decodeAnswer(HelperProtocol.encodeAnswer(.failure(error))), .failure(error))
         }
     }
 
@@ -54,12 +65,14 @@ final class HelperProtocolTests: XCTestCase {
         }
         XCTAssertThrowsError(try HelperProtocol.decodeAnswer(encoded + [0]))
         XCTAssertThrowsError(try HelperProtocol.decodeRequest(encoded))
-        XCTAssertThrowsError(try HelperProtocol.decodeRequest(HelperProtocol.requestMagic + HelperProtocol.header(.end, length: 0)))
+        XCTAssertThrowsError(
+            try HelperProtocol.decodeRequest(HelperProtocol.requestMagic + HelperProtocol.header(.end, length: 0)))
     }
 
     /// Requests read frame by frame; several back to back; end of input between requests.
     func testStreamedRequests() throws {
-        let stream = HelperProtocol.encodeRequest(document: Array("one".utf8), password: "pw")
+        let stream =
+            HelperProtocol.encodeRequest(document: Array("one".utf8), password: "pw")
             + HelperProtocol.encodeRequest(document: Array("two".utf8), password: nil)
         var offset = 0
         let read: (Int) -> [UInt8] = { count in
@@ -78,10 +91,11 @@ final class HelperProtocolTests: XCTestCase {
         for length in 1..<single.count {
             var position = 0
             let truncated = Array(single.prefix(length))
-            XCTAssertThrowsError(try HelperProtocol.readRequest { count in
-                defer { position = min(truncated.count, position + count) }
-                return Array(truncated[position..<min(truncated.count, position + count)])
-            }, "prefix \(length)")
+            XCTAssertThrowsError(
+                try HelperProtocol.readRequest { count in
+                    defer { position = min(truncated.count, position + count) }
+                    return Array(truncated[position..<min(truncated.count, position + count)])
+                }, "prefix \(length)")
         }
     }
 
@@ -106,6 +120,33 @@ final class HelperProtocolTests: XCTestCase {
         var garbage = HelperProtocol.AnswerReader(maximumLength: 1 << 20)
         guard case .malformed = garbage.append(Array("CDXB".utf8)) else { return XCTFail("bad magic") }
         var small = HelperProtocol.AnswerReader(maximumLength: 10)
-        guard case .tooLarge = small.append(HelperProtocol.answerMagic + HelperProtocol.header(.result, length: 11)) else { return XCTFail("too large") }
+        guard case .tooLarge = small.append(HelperProtocol.answerMagic + HelperProtocol.header(.result, length: 11))
+        else { return XCTFail("too large") }
+    }
+
+    /// The options frame (OCR candidates, one page's OCR) round-trips, by whole stream and frame
+    /// by frame; a second options frame or undecodable JSON is refused.
+    func testOptionsFrameRoundTrips() throws {
+        let options = HelperRequestOptions(
+            ocrCandidatesBelow: 16,
+            ocrPage: OCRPageRequest(
+                pageIndex: 2, languages: "eng+fra", dpi: 300, maximumPixels: 1 << 24, deadlineSeconds: 9))
+        let encoded = HelperProtocol.encodeRequest(document: Array("doc".utf8), password: "pw", options: options)
+        XCTAssertEqual(try HelperProtocol.decodeRequest(encoded).options, options)
+        var offset = 0
+        let read: (Int) -> [UInt8] = { count in
+            defer { offset = min(encoded.count, offset + count) }
+            return Array(encoded[offset..<min(encoded.count, offset + count)])
+        }
+        let streamed = try XCTUnwrap(try HelperProtocol.readRequest(read))
+        XCTAssertEqual(streamed.options, options)
+        XCTAssertEqual(streamed.document, Array("doc".utf8))
+        XCTAssertNil(
+            try HelperProtocol.decodeRequest(HelperProtocol.encodeRequest(document: [1], password: nil)).options)
+        let junk = Array("{not json".utf8)
+        let bad =
+            HelperProtocol.requestMagic + HelperProtocol.header(.options, length: junk.count) + junk
+            + HelperProtocol.header(.document, length: 1) + [1] + HelperProtocol.header(.end, length: 0)
+        XCTAssertThrowsError(try HelperProtocol.decodeRequest(bad))
     }
 }

@@ -35,6 +35,8 @@ final class ErrorMessageStyleTests: XCTestCase {
         DocumentError.duplicateID(collection: "c", id: "a"), DocumentError.invalidID(reason: "the id is empty"),
         SearchError.invalidUID(""), SearchError.notAFolder("/x"), SearchError.documentNotFound(uid: "u"),
         SearchError.unreadable(path: "/x", reason: "gone"), SearchError.extractionHelperMissing(reason: "build it"),
+        SearchError.ocrLanguageMissing(language: "fra", package: "tesseract-ocr-fra"),
+        SearchError.invalidOCRLanguage("../x"),
         KeyError.invalidLength(3), KeyError.emptyPassphrase, KeyError.invalidHex("odd"),
         KeyError.unreadable(source: "/k", reason: "gone"), KeyError.unsupportedCost("ops 99"),
     ]

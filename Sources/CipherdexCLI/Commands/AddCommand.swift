@@ -6,7 +6,8 @@ struct AddCommand: Command {
     static let name = "add"
     static let summary = "store files encrypted and index them for search"
     static let help = """
-        USAGE: cipherdex add STORE FILE… [--uid UID] [--passwords FILE | --password-file FILE] [KEY]
+        USAGE: cipherdex add STORE FILE… [--uid UID] [--ocr [--ocr-languages LIST]]
+                             [--passwords FILE | --password-file FILE] [KEY]
 
         Stores each FILE as an encrypted attachment and indexes its text for `cipherdex search`
         (PDF, .txt, .text, .md, .markdown), then waits until every file is indexed and prints one
@@ -15,6 +16,11 @@ struct AddCommand: Command {
           <uid>: finished (N pages)
           <uid>: failed: <reason>
           <uid>: locked (password-protected, not indexed)
+
+        With --ocr, a PDF's scanned pages are recognised after its text layer is indexed, and the
+        line ends with `; OCR: K of N scanned pages recognised` (and each page that failed, with
+        why); a page recognised before for the same content and languages is not recognised
+        again.
 
         A file's UID is its name unless --uid gives one; adding a UID again replaces its entry
         (a file whose content did not change is not re-indexed). Every FILE is checked before
@@ -26,6 +32,7 @@ struct AddCommand: Command {
 
         OPTIONS:
           --uid UID   the UID to index the file under (only with a single FILE)
+        \(OCROptions.help)
         PASSWORDS (of password-protected PDFs; never stored or printed):
         \(PasswordOptions.help)
         KEY (one of; omit for an unencrypted store):
@@ -34,10 +41,12 @@ struct AddCommand: Command {
 
     let target: StoreArguments
     let passwords: PasswordOptions
+    let ocr: OCROptions
     let files: [(path: String, uid: String)]
 
     init(parsing arguments: inout Arguments) throws {
         let uid = try arguments.option("--uid")
+        ocr = try OCROptions(parsing: &arguments)
         passwords = try PasswordOptions(parsing: &arguments)
         target = try StoreArguments(parsing: &arguments)
         let paths = arguments.remainingPositionals()
@@ -75,6 +84,7 @@ struct AddCommand: Command {
         defer { store.close() }
         let library = store.library
         if let provider = passwords.provider { library.configure { $0.passwordProvider = provider } }
+        try ocr.apply(to: library)
         for file in files {
             try library.add(fileAt: file.path, uid: file.uid)
         }
@@ -90,7 +100,9 @@ struct AddCommand: Command {
             case .locked: locked += 1
             default: break
             }
-            Output.print("\(SearchCLI.singleLine(file.uid)): \(SearchCLI.describe(status))")
+            Output.print(
+                "\(SearchCLI.singleLine(file.uid)): \(SearchCLI.describe(status))"
+                    + OCROptions.summary(uid: file.uid, library: library))
         }
         if locked > 0 {
             Output.printError(

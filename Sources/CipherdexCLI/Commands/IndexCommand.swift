@@ -6,7 +6,8 @@ struct IndexCommand: Command {
     static let name = "index"
     static let summary = "sync the search index with a folder (new, changed, deleted files)"
     static let help = """
-        USAGE: cipherdex index STORE FOLDER [--ext pdf,txt,md] [--passwords FILE | --password-file FILE] [KEY]
+        USAGE: cipherdex index STORE FOLDER [--ext pdf,txt,md] [--ocr [--ocr-languages LIST]]
+                               [--passwords FILE | --password-file FILE] [KEY]
 
         Syncs the search index with the files under FOLDER (recursively, hidden files left out):
         new files are indexed, changed ones (size or modification time, then content) re-indexed,
@@ -31,6 +32,7 @@ struct IndexCommand: Command {
 
         OPTIONS:
           --ext LIST   comma-separated file extensions to index (default: pdf,txt,md)
+        \(OCROptions.help)
         PASSWORDS (of password-protected PDFs; never stored or printed):
         \(PasswordOptions.help)
         KEY (one of; omit for an unencrypted store):
@@ -39,11 +41,13 @@ struct IndexCommand: Command {
 
     let target: StoreArguments
     let passwords: PasswordOptions
+    let ocr: OCROptions
     let folder: String
     let extensions: Set<String>
 
     init(parsing arguments: inout Arguments) throws {
         let ext = try arguments.option("--ext")
+        ocr = try OCROptions(parsing: &arguments)
         passwords = try PasswordOptions(parsing: &arguments)
         target = try StoreArguments(parsing: &arguments)
         folder = try arguments.positional("FOLDER")
@@ -75,6 +79,7 @@ struct IndexCommand: Command {
         defer { store.close() }
         let library = store.library
         if let provider = passwords.provider { library.configure { $0.passwordProvider = provider } }
+        try ocr.apply(to: library)
         let progress = ProgressLine(enabled: SearchCLI.stderrIsTerminal)
         // Subscribe before syncing: workers start as soon as the first file is queued.
         let events = library.events()
@@ -82,7 +87,8 @@ struct IndexCommand: Command {
             for await event in events {
                 switch event {
                 case .started(let uid): progress.started(uid)
-                case .finished(let uid, _), .failed(let uid, _), .locked(let uid), .unchanged(let uid): progress.ended(uid)
+                case .finished(let uid, _), .failed(let uid, _), .locked(let uid), .unchanged(let uid):
+                    progress.ended(uid)
                 case .pageIndexed, .removed: break
                 }
             }
@@ -112,7 +118,15 @@ struct IndexCommand: Command {
         for failure in failures.sorted(by: { $0.uid < $1.uid }) {
             Output.print("\(SearchCLI.singleLine(failure.uid)): \(SearchCLI.describe(.failed(reason: failure.reason)))")
         }
-        var skipped = summary.conflicts.map { (path: $0, reason: "the UID belongs to another document (added, or from another folder)") }
+        if ocr.languages != nil {
+            for uid in (summary.added + summary.changed).sorted() {
+                let ocrSummary = OCROptions.summary(uid: uid, library: library)
+                if !ocrSummary.isEmpty { Output.print("\(SearchCLI.singleLine(uid)): " + ocrSummary.dropFirst(2)) }
+            }
+        }
+        var skipped = summary.conflicts.map {
+            (path: $0, reason: "the UID belongs to another document (added, or from another folder)")
+        }
         skipped += summary.skipped.map { (path: $0.path, reason: $0.reason) }
         for entry in skipped.sorted(by: { $0.path < $1.path }) {
             Output.print("\(SearchCLI.singleLine(entry.path)): skipped: \(entry.reason)")
@@ -126,12 +140,15 @@ struct IndexCommand: Command {
         if !failures.isEmpty {
             throw CLIError.failed(
                 code: "indexingFailed",
-                message: "\(failures.count) of \(summary.added.count + summary.changed.count) file(s) could not be indexed")
+                message:
+                    "\(failures.count) of \(summary.added.count + summary.changed.count) file(s) could not be indexed")
         }
         if !summary.skipped.isEmpty {
             throw CLIError.failed(
                 code: "syncIncomplete",
-                message: "\(summary.skipped.count) entr\(summary.skipped.count == 1 ? "y" : "ies") of the folder could not be indexed (listed above)")
+                message:
+                    "\(summary.skipped.count) entr\(summary.skipped.count == 1 ? "y" : "ies") of the folder could not be indexed (listed above)"
+            )
         }
     }
 }

@@ -22,10 +22,11 @@ struct SearchCommand: Command {
 
           {"query": "…", "rankedUIDs": ["uid", …], "documents": {"uid": [pageIndex, …]},
            "results": [{"uid": "…", "pageIndex": 0, "preview": "…", "matchRanges": [[start, end]],
-                        "score": 1.5, "isAnnotation": false, "annotationIndex": 0}]}
+                        "score": 1.5, "isAnnotation": false, "annotationIndex": 0, "isOCR": false}]}
 
         pageIndex counts from 0; matchRanges are [start, end) UTF-16 offsets into preview;
-        annotationIndex is present only for annotation results. The output is one line. A malformed query exits with
+        annotationIndex is present only for annotation results; isOCR is true when the page's text
+        was recognised from its image (`--ocr`). The output is one line. A malformed query exits with
         status 1 and its error code (unterminatedQuote, danglingOperator, …) and position.
 
         OPTIONS:
@@ -73,7 +74,8 @@ struct SearchCommand: Command {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            Output.print(String(decoding: try encoder.encode(JSONResults(query: query, results: results)), as: UTF8.self))
+            Output.print(
+                String(decoding: try encoder.encode(JSONResults(query: query, results: results)), as: UTF8.self))
             return
         }
         let highlight = Output.isTerminal
@@ -83,6 +85,7 @@ struct SearchCommand: Command {
                 header += "  annotation"
                 if let index = preview.annotationIndex { header += " \(index + 1)" }
             }
+            if preview.isOCR { header += "  (OCR)" }
             Output.print(highlight ? "\u{1B}[1m\(header)\u{1B}[0m" : header)
             // An ellipsis where the preview cuts the page text (it starts ahead of the page's
             // first match, or is as long as a preview can be).
@@ -132,6 +135,7 @@ struct SearchCommand: Command {
             let score: Double
             let isAnnotation: Bool
             let annotationIndex: Int?
+            let isOCR: Bool
         }
 
         let query: String
@@ -147,7 +151,7 @@ struct SearchCommand: Command {
                 Result(
                     uid: $0.uid, pageIndex: $0.pageIndex, preview: $0.preview, matchRanges: $0.matchRanges,
                     score: $0.score.isFinite ? $0.score : 0, isAnnotation: $0.isAnnotation,
-                    annotationIndex: $0.isAnnotation ? $0.annotationIndex : nil)
+                    annotationIndex: $0.isAnnotation ? $0.annotationIndex : nil, isOCR: $0.isOCR)
             }
         }
     }

@@ -15,6 +15,10 @@ struct StatusCommand: Command {
           <uid>  failed: <reason>
           <uid>  locked (password-protected, not indexed)
 
+        A document indexed with OCR adds `; OCR: K of N scanned pages recognised` (pending and
+        failed pages named); in JSON, "ocr": {"languages", "candidatePages", "recognizedPages",
+        "failures": [{"pageIndex", "reason"}]}.
+
         (queued and indexing appear only while a process is indexing.) With --json, an object
         {"uid": …, "state": …, "pageCount": N, "reason": …} for UID, or an array of them;
         state is one of queued, indexing, finished, failed, locked. A UID not in the index exits
@@ -43,19 +47,41 @@ struct StatusCommand: Command {
             let status = try store.library.status(of: uid)
             guard status != .unknown else { throw SearchError.documentNotFound(uid: uid) }
             if json {
-                Output.print(SearchCLI.json(uid: uid, status: status).canonicalString)
+                Output.print(json(uid: uid, status: status, library: store.library).canonicalString)
             } else {
-                Output.print("\(SearchCLI.singleLine(uid))  \(SearchCLI.describe(status))")
+                Output.print(
+                    "\(SearchCLI.singleLine(uid))  \(SearchCLI.describe(status))"
+                        + OCROptions.summary(uid: uid, library: store.library))
             }
             return
         }
         let statuses = try store.library.statuses()
         if json {
-            Output.print(JSONValue.array(statuses.map { SearchCLI.json(uid: $0.uid, status: $0.status) }).canonicalString)
+            Output.print(
+                JSONValue.array(statuses.map { json(uid: $0.uid, status: $0.status, library: store.library) })
+                    .canonicalString)
         } else {
             for entry in statuses {
-                Output.print("\(SearchCLI.singleLine(entry.uid))  \(SearchCLI.describe(entry.status))")
+                Output.print(
+                    "\(SearchCLI.singleLine(entry.uid))  \(SearchCLI.describe(entry.status))"
+                        + OCROptions.summary(uid: entry.uid, library: store.library))
             }
         }
+    }
+
+    /// The status JSON, with an `ocr` member when the document was indexed with OCR.
+    private func json(uid: String, status: IndexStatus, library: SearchLibrary) -> JSONValue {
+        let value = SearchCLI.json(uid: uid, status: status)
+        guard case .object(var members) = value, let ocr = try? library.ocrStatus(of: uid) else { return value }
+        let failures = ocr.failures.map {
+            JSONValue.object(["pageIndex": .number(JSONNumber($0.pageIndex)), "reason": .string($0.reason)])
+        }
+        members["ocr"] = .object([
+            "languages": .array(ocr.languages.map(JSONValue.string)),
+            "candidatePages": .array(ocr.candidatePages.map { .number(JSONNumber($0)) }),
+            "recognizedPages": .array(ocr.recognizedPages.map { .number(JSONNumber($0)) }),
+            "failures": .array(failures),
+        ])
+        return .object(members)
     }
 }

@@ -71,8 +71,10 @@ public enum PDFExtractionHelper {
             report("cipherdex-extract: \(error)\n", to: 2)
             return 2
         }
+        // One Tesseract engine for the helper's life (its language data is loaded once).
+        var recognizer: PageRecognizer?
         for _ in 0..<options.requests {
-            let request: (document: [UInt8], password: String?)
+            let request: (document: [UInt8], password: String?, options: HelperRequestOptions?)
             do {
                 guard let next = try HelperProtocol.readRequest({ StandardStreams.read($0, from: 0) }) else { return 0 }
                 request = next
@@ -92,11 +94,20 @@ public enum PDFExtractionHelper {
             // Whether the reading-order text is still running in its thread (then this helper exits).
             var stalled = false
             do {
-                let extractor = PDFTextExtractor(
-                    readingOrderTimeLimit: options.readingOrderSeconds ?? Double(options.cpuSeconds) / 2)
-                let extracted = try extractor.extractNotingStall(data: request.document, password: request.password)
-                outcome = .success(extracted.document)
-                stalled = extracted.readingOrderStalled
+                if let page = request.options?.ocrPage {
+                    let engine = recognizer ?? PageRecognizer()
+                    recognizer = engine
+                    outcome = .success(
+                        try engine.recognize(data: request.document, password: request.password, request: page))
+                } else {
+                    var extractor = PDFTextExtractor(
+                        readingOrderTimeLimit: options.readingOrderSeconds ?? Double(options.cpuSeconds) / 2)
+                    extractor.ocrCandidatesBelow = request.options?.ocrCandidatesBelow
+                    let extracted = try extractor.extractNotingStall(
+                        data: request.document, password: request.password)
+                    outcome = .success(extracted.document)
+                    stalled = extracted.readingOrderStalled
+                }
             } catch let error as ExtractionError {
                 outcome = .failure(error)
             } catch {

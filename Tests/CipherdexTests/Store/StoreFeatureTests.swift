@@ -20,6 +20,7 @@ final class StoreFeatureTests: XCTestCase {
     private static let currentRecords: [[SQLValue]] =
         legacyRecords + [
             [.integer(1000), .text("tokenizer revision 3")], [.integer(1001), .text("compressed page text")],
+            [.integer(1002), .text("ocr")],
         ]
 
     private func configuration(_ path: String) -> StoreConfiguration {
@@ -67,6 +68,8 @@ final class StoreFeatureTests: XCTestCase {
         // The check sees these libraries where they are linked: the CLI (Cipherdex) has them.
         let cli = try run("/usr/bin/ldd", [TestProducts.url("cipherdex").path])
         XCTAssertTrue(cli.output.contains("libpoppler"), cli.output)
+        // Tesseract is loaded by the extraction helper when it recognises a page, never linked.
+        XCTAssertFalse(cli.output.contains("libtesseract"), cli.output)
     }
 
     // MARK: Stores across the two products
@@ -77,7 +80,7 @@ final class StoreFeatureTests: XCTestCase {
         let store = try Store.open(configuration(path))
         defer { store.close() }
         XCTAssertEqual(try records(store), Self.currentRecords)
-        XCTAssertEqual(try store.info().schemaVersion, 1001)
+        XCTAssertEqual(try store.info().schemaVersion, 1002)
     }
 
     func testStoreAtVersion8OpensUnchangedByBothProducts() throws {
@@ -142,13 +145,13 @@ final class StoreFeatureTests: XCTestCase {
             XCTAssertEqual(try store.attachmentData(token.id), content)
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try store.verify().problems, [])
-            XCTAssertEqual(try store.info().schemaVersion, 1001)
+            XCTAssertEqual(try store.info().schemaVersion, 1002)
             // The index holds an attachment the store-only program cannot see: nothing is
             // taken for unreferenced.
             XCTAssertThrowsError(try store.collectUnreferencedAttachments()) {
                 XCTAssertEqual(
                     $0 as? StoreError,
-                    .featureUnavailable(operation: "collectUnreferencedAttachments()", versions: [4, 7, 8, 1000, 1001]))
+                    .featureUnavailable(operation: "collectUnreferencedAttachments()", versions: [4, 7, 8, 1000, 1001, 1002]))
             }
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try records(store), Self.currentRecords)
@@ -220,10 +223,10 @@ final class StoreFeatureTests: XCTestCase {
         // A newer search migration: the store-only product opens it, search refuses.
         let newerSearch = TestSupport.temporaryPath()
         try makeStoreWithSearch(newerSearch)
-        try recordMigration(1002, in: newerSearch)
+        try recordMigration(1003, in: newerSearch)
         before = TestSupport.snapshot(newerSearch)
         XCTAssertThrowsError(try Store.open(configuration(newerSearch))) {
-            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1002, supported: 1001))
+            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1003, supported: 1002))
         }
         XCTAssertEqual(TestSupport.snapshot(newerSearch), before)
         let storeOnly = try openStoreOnly(newerSearch)

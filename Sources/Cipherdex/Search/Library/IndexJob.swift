@@ -45,4 +45,9 @@ struct IndexOutcome {
     /// same transaction as the index entry (`attachmentID` is then set), so a crash in between
     /// leaves no attachment that nothing holds.
     var staged: AttachmentStorage.Staged? = nil
+    /// The OCR languages (`eng+fra`) when the document was extracted with OCR candidates
+    /// flagged, nil when OCR is off for it.
+    var ocrLanguages: String? = nil
+    /// The OCR settings of that extraction (for the page jobs it queues).
+    var ocrSettings: OCRSettings? = nil
 }

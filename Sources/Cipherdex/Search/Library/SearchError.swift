@@ -21,6 +21,11 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     /// `CIPHERDEX_EXTRACT_HELPER` names no executable): nothing was queued. The reason says what
     /// to call, build or set.
     case extractionHelperMissing(reason: String)
+    /// OCR is enabled in a language whose Tesseract data is not installed: install `package`
+    /// (Debian `tesseract-ocr-LANG`, or point `TESSDATA_PREFIX` at the data). Nothing was queued.
+    case ocrLanguageMissing(language: String, package: String)
+    /// An OCR language code is not one (letters, digits and `_`, as `eng` or `chi_sim`).
+    case invalidOCRLanguage(String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -32,6 +37,8 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .unreadable: return "unreadable"
         case .indexWriteFailed: return "indexWriteFailed"
         case .extractionHelperMissing: return "extractionHelperMissing"
+        case .ocrLanguageMissing: return "ocrLanguageMissing"
+        case .invalidOCRLanguage: return "invalidOCRLanguage"
         }
     }
 
@@ -44,8 +51,14 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .notAFolder(let path): return "\(path) is not a folder"
         case .unreadable(let path, let reason): return "cannot read \(path): \(reason)"
         case .extractionHelperMissing(let reason): return reason
+        case .ocrLanguageMissing(let language, let package):
+            return "no OCR language data for '\(language)': install the package \(package) "
+                + "(or set TESSDATA_PREFIX to a folder holding \(language).traineddata)"
+        case .invalidOCRLanguage(let language):
+            return "'\(language.prefix(80))' is not an OCR language code (such as eng, fra or chi_sim)"
         case .indexWriteFailed(let uids, let reason):
-            let named = uids.prefix(3).map { "'\($0.prefix(80))'" }.joined(separator: ", ") + (uids.count > 3 ? ", …" : "")
+            let named =
+                uids.prefix(3).map { "'\($0.prefix(80))'" }.joined(separator: ", ") + (uids.count > 3 ? ", …" : "")
             return "the search index could not be written for \(uids.count) document(s) (\(named)): \(reason)"
         }
     }

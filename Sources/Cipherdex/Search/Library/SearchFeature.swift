@@ -7,7 +7,8 @@ enum SearchFeature {
     static let identifier = "search"
 
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
-    /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3, 1001: compressed page text).
+    /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3,
+    /// 1001: compressed page text, 1002: OCR).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -35,6 +36,11 @@ enum SearchFeature {
             // uncompress options, from its own content, in the open's transaction.
             Migrator.Migration(version: 1001, name: "compressed page text") { db in
                 try SearchSchema.rebuild(db, tokenizer: try SearchSchema.tokenizer(db))
+            },
+            // OCR of scanned pages (issue 15): the OCR flag of a page row, the OCR languages and
+            // candidate pages of a document, and the kept OCR results (SearchSchema.createOCR).
+            Migrator.Migration(version: 1002, name: "ocr") { db in
+                try SearchSchema.createOCR(db)
             },
         ],
         // FTS tokenizers and SQL functions are registered per connection.

@@ -2,10 +2,13 @@ import Foundation
 
 /// The SQL of the search index: writing an outcome, removing documents, reading status.
 enum SearchIndexWriter {
-    /// Whether `uid` is indexed with exactly this content.
-    static func isCurrent(uid: String, contentHash: [UInt8], db: Connection) throws -> Bool {
+    /// Whether `uid` is indexed with exactly this content, with OCR in `ocrLanguages` (nil: off)
+    /// and every OCR candidate page recognised (or failed) already.
+    static func isCurrent(uid: String, contentHash: [UInt8], ocrLanguages: String? = nil, db: Connection) throws -> Bool
+    {
         let row = try db.rows("SELECT state, content_hash FROM search_documents WHERE uid = ?", [.text(uid)]).first
-        return row?[0].textValue == "indexed" && row?[1].blobValue == contentHash
+        guard row?[0].textValue == "indexed" && row?[1].blobValue == contentHash else { return false }
+        return try isOCRCurrent(uid: uid, contentHash: contentHash, languages: ocrLanguages, db: db)
     }
 
     /// Writes one outcome in the caller's transaction; `progress(uid, pagesDone, pageCount)` is
@@ -15,7 +18,9 @@ enum SearchIndexWriter {
     ) throws -> [IndexingEvent] {
         let db = tx.connection
         let job = outcome.job
-        let previous = try db.rows("SELECT attachment_id, owns_attachment FROM search_documents WHERE uid = ?", [.text(job.uid)]).first
+        let previous = try db.rows(
+            "SELECT attachment_id, owns_attachment, content_hash FROM search_documents WHERE uid = ?", [.text(job.uid)]
+        ).first
         let previousAttachment = previous?[1].integerValue == 1 ? previous?[0].textValue : nil
         let owns: Int = {
             if case .attachment = job.source { return 0 }
@@ -34,13 +39,27 @@ enum SearchIndexWriter {
         var title: String?
         var metadata: [String: String] = [:]
         var pageCount = 0
+        var ocrPages: [Int] = []
         switch outcome.result {
         case .indexed(let document):
             title = document.title
             metadata = document.metadata
             pageCount = document.pages.count
+            // Pages recognised before (this content, these languages) get their kept text.
+            let kept =
+                try outcome.ocrLanguages.map {
+                    try keptOCR(contentHash: outcome.contentHash, languages: $0, db: db)
+                } ?? [:]
             for page in document.pages {
-                if !page.text.isEmpty { try insert(uid: job.uid, page: page.index, kind: 0, ordinal: 0, text: page.text, db: db) }
+                if outcome.ocrLanguages != nil && page.needsOCR { ocrPages.append(page.index) }
+                if outcome.ocrLanguages != nil, page.needsOCR, let known = kept[page.index], let body = known,
+                    !body.isEmpty
+                {
+                    try insert(uid: job.uid, page: page.index, kind: 0, ordinal: 0, text: body, isOCR: true, db: db)
+                } else if !page.text.isEmpty {
+                    try insert(
+                        uid: job.uid, page: page.index, kind: 0, ordinal: 0, text: page.text, isOCR: page.isOCR, db: db)
+                }
                 for (ordinal, annotation) in page.annotations.enumerated() where !annotation.isEmpty {
                     try insert(uid: job.uid, page: page.index, kind: 1, ordinal: ordinal, text: annotation, db: db)
                 }
@@ -64,12 +83,19 @@ enum SearchIndexWriter {
             """
             INSERT OR REPLACE INTO search_documents
                 (uid, attachment_id, owns_attachment, file_extension, title, metadata, state, reason, page_count,
-                 source_root, source_size, source_mtime, content_hash)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 source_root, source_size, source_mtime, content_hash, ocr_languages, ocr_pages)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [.text(job.uid), text(outcome.attachmentID), .int(owns), .text(job.fileExtension), text(title), .text(metadataJSON),
-             .text(state), text(reason), .int(pageCount), text(job.sourceRoot), integer(job.sourceSize),
-             real(job.sourceModified), .blob(outcome.contentHash)])
+            [
+                .text(job.uid), text(outcome.attachmentID), .int(owns), .text(job.fileExtension), text(title),
+                .text(metadataJSON),
+                .text(state), text(reason), .int(pageCount), text(job.sourceRoot), integer(job.sourceSize),
+                real(job.sourceModified), .blob(outcome.contentHash), text(outcome.ocrLanguages),
+                outcome.ocrLanguages == nil ? .null : .text(encodePages(ocrPages)),
+            ])
+        if let previousHash = previous?[2].blobValue, previousHash != outcome.contentHash {
+            try releaseOCR(contentHash: previousHash, db: db)
+        }
         if let previousAttachment, previousAttachment != outcome.attachmentID {
             try releaseAttachment(previousAttachment, tx: tx)
         }
@@ -79,11 +105,16 @@ enum SearchIndexWriter {
     /// Removes one document; false when it was not indexed.
     static func remove(uid: String, tx: StoreTransaction) throws -> Bool {
         let db = tx.connection
-        guard let row = try db.rows("SELECT attachment_id, owns_attachment FROM search_documents WHERE uid = ?", [.text(uid)]).first else {
+        guard
+            let row = try db.rows(
+                "SELECT attachment_id, owns_attachment, content_hash FROM search_documents WHERE uid = ?", [.text(uid)]
+            ).first
+        else {
             return false
         }
         try deletePages(uid: uid, db: db)
         try db.execute("DELETE FROM search_documents WHERE uid = ?", [.text(uid)])
+        try releaseOCR(contentHash: row[2].blobValue, db: db)
         if let attachment = row[0].textValue, row[1].integerValue == 1 { try releaseAttachment(attachment, tx: tx) }
         return true
     }
@@ -91,17 +122,22 @@ enum SearchIndexWriter {
     /// Removes every document; returns their UIDs.
     static func removeAll(tx: StoreTransaction) throws -> [String] {
         let db = tx.connection
-        let rows = try db.rows("SELECT uid, CASE owns_attachment WHEN 1 THEN attachment_id END FROM search_documents ORDER BY uid")
+        let rows = try db.rows(
+            "SELECT uid, CASE owns_attachment WHEN 1 THEN attachment_id END FROM search_documents ORDER BY uid")
         try db.execute("DELETE FROM search_text")
         try db.execute("DELETE FROM search_pages")
         try db.execute("DELETE FROM search_documents")
+        try db.execute("DELETE FROM search_ocr")
         for attachment in Set(rows.compactMap { $0[1].textValue }) { try releaseAttachment(attachment, tx: tx) }
         return rows.compactMap { $0[0].textValue }
     }
 
     /// The persisted status of `uid`.
     static func storedStatus(uid: String, db: Connection) throws -> IndexStatus {
-        guard let row = try db.rows("SELECT state, reason, page_count FROM search_documents WHERE uid = ?", [.text(uid)]).first else {
+        guard
+            let row = try db.rows("SELECT state, reason, page_count FROM search_documents WHERE uid = ?", [.text(uid)])
+                .first
+        else {
             return .unknown
         }
         switch row[0].textValue {
@@ -118,15 +154,19 @@ enum SearchIndexWriter {
         }
     }
 
-    private static func insert(uid: String, page: Int, kind: Int, ordinal: Int, text: String, db: Connection) throws {
+    static func insert(
+        uid: String, page: Int, kind: Int, ordinal: Int, text: String, isOCR: Bool = false, db: Connection
+    ) throws {
         try db.execute(
-            "INSERT INTO search_pages (uid, page_index, kind, ordinal) VALUES (?, ?, ?, ?)",
-            [.text(uid), .int(page), .int(kind), .int(ordinal)])
-        try db.execute("INSERT INTO search_text (docid, body) VALUES (?, ?)", [.integer(db.lastInsertRowID), .text(text)])
+            "INSERT INTO search_pages (uid, page_index, kind, ordinal, is_ocr) VALUES (?, ?, ?, ?, ?)",
+            [.text(uid), .int(page), .int(kind), .int(ordinal), .int(isOCR ? 1 : 0)])
+        try db.execute(
+            "INSERT INTO search_text (docid, body) VALUES (?, ?)", [.integer(db.lastInsertRowID), .text(text)])
     }
 
     private static func deletePages(uid: String, db: Connection) throws {
-        try db.execute("DELETE FROM search_text WHERE docid IN (SELECT rowid FROM search_pages WHERE uid = ?)", [.text(uid)])
+        try db.execute(
+            "DELETE FROM search_text WHERE docid IN (SELECT rowid FROM search_pages WHERE uid = ?)", [.text(uid)])
         try db.execute("DELETE FROM search_pages WHERE uid = ?", [.text(uid)])
     }
 
@@ -134,14 +174,18 @@ enum SearchIndexWriter {
     /// document references it.
     private static func releaseAttachment(_ id: String, tx: StoreTransaction) throws {
         let db = tx.connection
-        let stillIndexed = try db.scalar("SELECT count(*) FROM search_documents WHERE attachment_id = ?", [.text(id)])?.integerValue ?? 0
+        let stillIndexed =
+            try db.scalar("SELECT count(*) FROM search_documents WHERE attachment_id = ?", [.text(id)])?.integerValue
+            ?? 0
         guard stillIndexed == 0 else { return }
-        let inDocument = try db.scalar("SELECT count(*) FROM documents WHERE instr(body, CAST(? AS BLOB)) > 0", [.text(id)])?.integerValue ?? 0
+        let inDocument =
+            try db.scalar("SELECT count(*) FROM documents WHERE instr(body, CAST(? AS BLOB)) > 0", [.text(id)])?
+            .integerValue ?? 0
         guard inDocument == 0 else { return }
         try tx.removeAttachment(id)
     }
 
-    private static func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
+    static func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
     private static func integer(_ value: Int64?) -> SQLValue { value.map { .integer($0) } ?? .null }
     private static func real(_ value: Double?) -> SQLValue { value.map { .real($0) } ?? .null }
 }

@@ -30,7 +30,7 @@ extension SearchLibrary {
                     SearchPreview(
                         uid: hit.uid, pageIndex: hit.pageIndex, preview: "", matchRanges: [], pageMatchRanges: [],
                         score: hit.score, isAnnotation: hit.isAnnotation,
-                        annotationIndex: hit.isAnnotation ? hit.ordinal : nil)
+                        annotationIndex: hit.isAnnotation ? hit.ordinal : nil, isOCR: hit.isOCR)
                 }
                 let previewed = options.includePreviews ? Self.previewedIndices(kept, options: options) : []
                 if !previewed.isEmpty {
@@ -96,6 +96,8 @@ extension SearchLibrary {
         let pageIndex: Int
         let isAnnotation: Bool
         let ordinal: Int
+        /// Whether the row's text was recognised (OCR).
+        var isOCR = false
         let score: Double
         /// `matchinfo(search_text, 'pcnalx')`.
         let matchInfo: [UInt32]

@@ -8,6 +8,7 @@ extension SearchLibrary {
             throw SearchError.unsupportedFileType(job.fileExtension)
         }
         try checkExtractionHelper(for: job.fileExtension)
+        try checkOCRLanguages(for: job.fileExtension)
         state.withLock {
             pending.removeAll { $0.uid == job.uid }
             pending.append(job)
@@ -64,16 +65,43 @@ extension SearchLibrary {
         return pool
     }
 
+    /// What a worker takes next: a document, or (when no document waits) a page to recognise.
+    private enum Work {
+        case document(IndexJob)
+        case ocrPage(OCRPageJob)
+    }
+
     private func workerLoop() {
         while true {
-            let next: IndexJob? = state.withLock {
-                while !isStopped && (pending.isEmpty || isPaused) { state.wait() }
+            let next: Work? = state.withLock {
+                while !isStopped && ((pending.isEmpty && ocrPending.isEmpty) || isPaused) { state.wait() }
                 guard !isStopped else { return nil }
+                if pending.isEmpty {
+                    let page = ocrPending.removeFirst()
+                    ocrActive[page.uid, default: 0] += 1
+                    return .ocrPage(page)
+                }
                 let job = pending.removeFirst()
                 active[job.uid] = 0
-                return job
+                return .document(job)
             }
-            guard let job = next else { return }
+            guard let next else { return }
+            guard case .document(let job) = next else {
+                if case .ocrPage(let page) = next {
+                    process(page)
+                    state.withLock {
+                        ocrActive[page.uid, default: 1] -= 1
+                        if ocrActive[page.uid] == 0 {
+                            ocrActive.removeValue(forKey: page.uid)
+                            if !ocrPending.contains(where: { $0.uid == page.uid }) {
+                                ocrQueued.removeValue(forKey: page.uid)
+                            }
+                        }
+                        state.broadcast()
+                    }
+                }
+                continue
+            }
             publish(.started(uid: job.uid))
             let outcome = process(job)
             let dropped = state.withLock {
@@ -134,6 +162,8 @@ extension SearchLibrary {
             return failed((error as? LocalizedError)?.errorDescription ?? String(describing: error))
         }
         let contentHash: [UInt8]
+        let ocr = ocrSettings(for: job.fileExtension)
+        let ocrLanguages = ocr?.languageString
         do {
             if storeCopy {
                 staged = try store.attachmentStorage.stage { sink in try bytes.withUnsafeBytes { try sink($0) } }
@@ -142,7 +172,10 @@ extension SearchLibrary {
             bytes.withUnsafeBytes { hash.update($0) }
             contentHash = hash.finish()
             if !job.force,
-                try store.read({ try SearchIndexWriter.isCurrent(uid: job.uid, contentHash: contentHash, db: $0) })
+                try store.read({
+                    try SearchIndexWriter.isCurrent(
+                        uid: job.uid, contentHash: contentHash, ocrLanguages: ocrLanguages, db: $0)
+                })
             {
                 return IndexOutcome(
                     job: job, result: .unchanged, attachmentID: attachmentID, contentHash: contentHash, staged: staged)
@@ -158,10 +191,12 @@ extension SearchLibrary {
         }
         let password = state.withLock { configuration.passwordProvider }?(job.uid)
         do {
-            let document = try extractor.extract(data: bytes, fileExtension: job.fileExtension, password: password)
+            let document =
+                try ocr.map { try extractFlaggingOCR(extractor, data: bytes, password: password, settings: $0) }
+                ?? extractor.extract(data: bytes, fileExtension: job.fileExtension, password: password)
             return IndexOutcome(
                 job: job, result: .indexed(document), attachmentID: attachmentID, contentHash: contentHash,
-                staged: staged)
+                staged: staged, ocrLanguages: ocrLanguages, ocrSettings: ocr)
         } catch ExtractionError.locked {
             return IndexOutcome(
                 job: job, result: .locked, attachmentID: attachmentID, contentHash: contentHash, staged: staged)
@@ -205,6 +240,7 @@ extension SearchLibrary {
         var events: [IndexingEvent] = []
         var failures: [String: String] = [:]
         var writable: [IndexOutcome] = []
+        var written: [IndexOutcome] = []
         for outcome in batch {
             if case .notStored(let reason) = outcome.result {
                 failures[outcome.job.uid] = reason
@@ -218,6 +254,7 @@ extension SearchLibrary {
                 try store.transaction { tx in
                     for outcome in writable {
                         let outcome = try Self.recordCopy(of: outcome, tx: tx)
+                        written.append(outcome)
                         events += try SearchIndexWriter.write(outcome, tx: tx) { uid, done, total in
                             state.withLock {
                                 if active[uid] != nil { active[uid] = Double(done) / Double(max(total, 1)) }
@@ -231,8 +268,11 @@ extension SearchLibrary {
             for outcome in writable { if let staged = outcome.staged { unlink(staged.path) } }
             let reason = StoreWriteFailure.reason(for: error)
             events = []
+            written = []
             for outcome in writable { failures[outcome.job.uid] = reason }
         }
+        // Their scanned pages, after the documents with text layers (workers take them last).
+        for outcome in written { queueOCRPages(of: outcome) }
         for (uid, reason) in failures.sorted(by: { $0.key < $1.key }) {
             events.append(.failed(uid: uid, reason: "could not write the index: \(reason)"))
         }

@@ -36,6 +36,28 @@ public final class SearchLibrary: @unchecked Sendable {
         public var passwordProvider: (@Sendable (String) -> String?)?
         /// Extraction workers (default: one per core).
         public var workerCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        /// Whether scanned pages are recognised (OCR) while indexing PDFs.
+        public enum OCR: Sendable, Equatable {
+            /// No OCR (the default): a page without a text layer is indexed empty.
+            case disabled
+            /// Pages with no usable text layer that hold an image are recognised with Tesseract
+            /// in `languages` (codes such as `eng`, `fra`; each needs `tesseract-ocr-LANG`), in
+            /// helper processes, after the documents with text layers.
+            case enabled(languages: [String])
+
+            /// The languages, or nil when OCR is off.
+            public var languages: [String]? {
+                if case .enabled(let languages) = self { return languages }
+                return nil
+            }
+        }
+
+        /// OCR of scanned pages (default off: it costs seconds per page, see README).
+        public var ocr: OCR = .disabled
+        /// How pages are recognised when `ocr` is enabled: resolution, which pages qualify, the
+        /// per-page limits (its `languages` are replaced by `ocr`'s).
+        public var ocrSettings = OCRSettings()
+
         /// The largest document indexed, in bytes (default 256 MiB). A larger one fails with a
         /// reason at once, without being read: a document is held in memory once while it is
         /// hashed and extracted, so this bounds the memory indexing needs.
@@ -63,6 +85,14 @@ public final class SearchLibrary: @unchecked Sendable {
     /// The helpers of isolated PDF extraction: one pool per library, for the configured limits,
     /// keeping up to `workerCount` idle helpers; closed when the store closes.
     var pdfPool: IsolatedExtractorPool?
+    /// The helpers of OCR, with the per-page limits; closed when the store closes.
+    var ocrPool: IsolatedExtractorPool?
+    /// Pages waiting for OCR, taken only when no document is waiting (`pending` first).
+    var ocrPending: [OCRPageJob] = []
+    /// Pages being recognised now, per UID.
+    var ocrActive: [String: Int] = [:]
+    /// Pages queued for OCR per UID in this session (for the fraction of `status(of:)`).
+    var ocrQueued: [String: Int] = [:]
     /// Bumped by `cancelPreviews()`: a search whose preview work started under an older value
     /// stops cutting previews.
     let previewGeneration = Atomic<Int>(0)
@@ -113,6 +143,7 @@ public final class SearchLibrary: @unchecked Sendable {
     public func remove(uid: String) throws -> Bool {
         state.withLock {
             pending.removeAll { $0.uid == uid }
+            dropOCRPages(of: uid)
             writeFailures.removeValue(forKey: uid)
             if active[uid] != nil { cancelledUIDs.insert(uid) }
         }
@@ -126,6 +157,7 @@ public final class SearchLibrary: @unchecked Sendable {
     public func removeAll() throws {
         state.withLock {
             pending.removeAll()
+            dropOCRPages(of: nil)
             writeFailures.removeAll()
             cancelledUIDs.formUnion(active.keys)
         }
@@ -143,7 +175,7 @@ public final class SearchLibrary: @unchecked Sendable {
             if let fraction = active[uid] { return .indexing(fraction: fraction) }
             if pending.contains(where: { $0.uid == uid }) { return .queued }
             if let reason = writeFailures[uid] { return Self.writeFailedStatus(reason) }
-            return nil
+            return ocrFraction(uid).map { .indexing(fraction: $0) }
         }
         if let live { return live }
         guard let store else { throw StoreError.closed }
@@ -163,6 +195,9 @@ public final class SearchLibrary: @unchecked Sendable {
         }
         state.withLock {
             for (uid, reason) in writeFailures { result[uid] = Self.writeFailedStatus(reason) }
+            for uid in Set(ocrPending.map(\.uid)).union(ocrActive.keys) {
+                if let fraction = ocrFraction(uid) { result[uid] = .indexing(fraction: fraction) }
+            }
             for job in pending { result[job.uid] = .queued }
             for (uid, fraction) in active { result[uid] = .indexing(fraction: fraction) }
         }
@@ -171,7 +206,10 @@ public final class SearchLibrary: @unchecked Sendable {
 
     /// Whether documents are queued or being indexed.
     public var isIndexing: Bool {
-        state.withLock { !pending.isEmpty || !active.isEmpty || !writeQueue.isEmpty || isWriting }
+        state.withLock {
+            !pending.isEmpty || !active.isEmpty || !writeQueue.isEmpty || isWriting || !ocrPending.isEmpty
+                || !ocrActive.isEmpty
+        }
     }
 
     /// Stops starting new documents (running ones finish).
@@ -192,9 +230,11 @@ public final class SearchLibrary: @unchecked Sendable {
         state.withLock {
             if let uid {
                 pending.removeAll { $0.uid == uid }
+                dropOCRPages(of: uid)
                 if active[uid] != nil { cancelledUIDs.insert(uid) }
             } else {
                 pending.removeAll()
+                dropOCRPages(of: nil)
                 cancelledUIDs.formUnion(active.keys)
             }
             state.broadcast()
@@ -213,7 +253,9 @@ public final class SearchLibrary: @unchecked Sendable {
     func waitUntilIdle(cancellation: WorkCancellation?) throws {
         if store?.isInTransactionOnCurrentThread == true { return }
         try state.withLock {
-            while !isStopped && (!(pending.isEmpty || isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting)
+            while !isStopped
+                && (!((pending.isEmpty && ocrPending.isEmpty) || isPaused) || !active.isEmpty || !writeQueue.isEmpty
+                    || isWriting || !ocrActive.isEmpty)
             {
                 try cancellation?.check()
                 state.wait()
@@ -261,17 +303,19 @@ public final class SearchLibrary: @unchecked Sendable {
 
     /// Stops the workers (the store is closing).
     func shutdown() {
-        let (continuations, pool) = state.withLock {
+        let (continuations, pools) = state.withLock {
             isStopped = true
             pending.removeAll()
+            ocrPending.removeAll()
             state.broadcast()
             defer {
                 subscribers.removeAll()
                 pdfPool = nil
+                ocrPool = nil
             }
-            return (Array(subscribers.values), pdfPool)
+            return (Array(subscribers.values), [pdfPool, ocrPool])
         }
-        pool?.close()
+        for pool in pools { pool?.close() }
         for continuation in continuations { continuation.finish() }
     }
 

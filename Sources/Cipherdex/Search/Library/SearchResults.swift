@@ -31,4 +31,6 @@ public struct SearchPreview: Codable, Sendable, Equatable {
     public var isAnnotation: Bool
     /// Which annotation of the page (from 0), for annotation results.
     public var annotationIndex: Int?
+    /// Whether the page's text was recognised from its image (OCR): it may hold misread words.
+    public var isOCR: Bool = false
 }

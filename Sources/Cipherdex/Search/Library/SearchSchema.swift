@@ -10,6 +10,9 @@
 /// ```
 /// `search_text` keeps the original text (FTS4's content table, compressed since migration 1001),
 /// from which previews are cut.
+///
+/// Migration 1002 (OCR) adds `search_pages.is_ocr`, `search_documents.ocr_languages` and
+/// `.ocr_pages`, and the OCR results kept per content (see `createOCR`).
 enum SearchSchema {
     /// The setting that records the tokenizer.
     static let tokenizerSetting = "search.tokenizer"
@@ -47,6 +50,43 @@ enum SearchSchema {
         try db.execute(
             "INSERT INTO cipherdex_settings (name, value) VALUES (?, ?)",
             [.text(tokenizerSetting), .text(SearchTokenizerKind.standard.rawValue)])
+    }
+
+    /// Migration 1002: what OCR needs.
+    ///
+    /// ```sql
+    /// search_pages.is_ocr INTEGER NOT NULL DEFAULT 0      -- 1: the row's text was recognised (OCR)
+    /// search_documents.ocr_languages TEXT                -- `eng+fra` when the last indexing ran OCR, else NULL
+    /// search_documents.ocr_pages TEXT                    -- JSON array of the pages that qualify for OCR
+    /// search_ocr(content_hash BLOB, page_index INTEGER, languages TEXT, body TEXT, failure TEXT,
+    ///            PRIMARY KEY (content_hash, page_index, languages)) WITHOUT ROWID
+    /// ```
+    /// `search_ocr` keeps each recognised page (or why it failed) by document content, page and
+    /// languages, so an unchanged document is never recognised twice and other languages
+    /// recognise only the pages concerned; its rows go with the last document of that content.
+    /// Columns already there are left alone (a store whose migration records were rewritten, as
+    /// tests do to replay older migrations, may have them).
+    static func createOCR(_ db: Connection) throws {
+        let columns: [(table: String, column: String, definition: String)] = [
+            ("search_pages", "is_ocr", "INTEGER NOT NULL DEFAULT 0"),
+            ("search_documents", "ocr_languages", "TEXT"),
+            ("search_documents", "ocr_pages", "TEXT"),
+        ]
+        for (table, column, definition) in columns {
+            let present = try db.rows("PRAGMA table_info(\(table))").contains { $0[1].textValue == column }
+            if !present { try db.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(definition)") }
+        }
+        try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS search_ocr (
+                content_hash BLOB NOT NULL,
+                page_index INTEGER NOT NULL,
+                languages TEXT NOT NULL,
+                body TEXT,
+                failure TEXT,
+                PRIMARY KEY (content_hash, page_index, languages)
+            ) WITHOUT ROWID
+            """)
     }
 
     /// The FTS4 table, its page text compressed (`PageTextCompression`, search migration 1001).

@@ -137,7 +137,7 @@ package enum TopHits {
             let slice = chosen[start..<min(start + 500, chosen.count)]
             let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
             try db.forEachRow(
-                "SELECT rowid, uid, page_index, kind, ordinal FROM search_pages WHERE rowid IN (\(placeholders))",
+                "SELECT rowid, uid, page_index, kind, ordinal, is_ocr FROM search_pages WHERE rowid IN (\(placeholders))",
                 slice.map { .integer(docids[$0]) }
             ) { row in
                 let docid = row[0].integerValue ?? 0
@@ -148,7 +148,9 @@ package enum TopHits {
                 hits.append(
                     SearchLibrary.Hit(
                         docid: docid, uid: row[1].textValue ?? "", pageIndex: Int(row[2].integerValue ?? 0),
-                        isAnnotation: isAnnotation, ordinal: Int(row[4].integerValue ?? 0), score: scores[index],
+                        isAnnotation: isAnnotation, ordinal: Int(row[4].integerValue ?? 0),
+                        isOCR: row[5].integerValue == 1,
+                        score: scores[index],
                         matchInfo: Array(infos[(index * stride)..<((index + 1) * stride)])))
             }
         }

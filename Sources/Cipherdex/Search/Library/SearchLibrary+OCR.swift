@@ -1,0 +1,168 @@
+import Foundation
+
+/// OCR of scanned pages: documents are indexed with their text layers first; the pages that
+/// qualify for OCR and have no kept result are queued as page jobs, which workers take only when
+/// no document is waiting (text documents finish first), one page per helper request under the
+/// per-page limits, and written into the index page by page.
+extension SearchLibrary {
+    /// Where OCR stands for `uid`: the candidate pages, those recognised so far and those that
+    /// failed; nil when its last indexing did not run OCR (off, or not a PDF).
+    public func ocrStatus(of uid: String) throws -> OCRStatus? {
+        guard let store else { throw StoreError.closed }
+        return try store.read { try SearchIndexWriter.ocrStatus(uid: uid, db: $0) }
+    }
+
+    /// The OCR settings for a document with this extension, or nil when OCR does not apply to it
+    /// (off, not a PDF, or a custom PDF extractor).
+    func ocrSettings(for fileExtension: String) -> OCRSettings? {
+        let configuration = state.withLock { self.configuration }
+        guard fileExtension == "pdf", configuration.extractors["pdf"] == nil,
+            let languages = configuration.ocr.languages
+        else { return nil }
+        var settings = configuration.ocrSettings
+        settings.languages = languages
+        return settings
+    }
+
+    /// Throws when OCR would run in a language that is malformed or not installed (or in none),
+    /// so the first `add` or `sync` says so at once, naming the package to install.
+    func checkOCRLanguages(for fileExtension: String) throws {
+        guard let settings = ocrSettings(for: fileExtension) else { return }
+        guard !settings.languages.isEmpty else { throw SearchError.invalidOCRLanguage("") }
+        for language in settings.languages {
+            guard OCRLanguageData.isWellFormed(language) else { throw SearchError.invalidOCRLanguage(language) }
+            guard OCRLanguageData.isInstalled(language) else {
+                throw SearchError.ocrLanguageMissing(
+                    language: language, package: OCRLanguageData.package(for: language))
+            }
+        }
+    }
+
+    /// Extracts a PDF with its OCR candidates flagged, where `extractor` is the built-in one.
+    func extractFlaggingOCR(
+        _ extractor: any TextExtractor, data: [UInt8], password: String?, settings: OCRSettings
+    ) throws -> ExtractedDocument {
+        if let isolated = extractor as? IsolatedPDFExtractor {
+            return try isolated.extract(
+                data: data, password: password, ocrCandidatesBelow: settings.minimumTextCharacters)
+        }
+        var local = PDFTextExtractor()
+        local.ocrCandidatesBelow = settings.minimumTextCharacters
+        return try local.extract(data: data, password: password)
+    }
+
+    /// Queues the pages of a written outcome that need OCR and have no kept result (called after
+    /// its transaction committed).
+    func queueOCRPages(of outcome: IndexOutcome) {
+        guard let store, let languages = outcome.ocrLanguages, let settings = outcome.ocrSettings,
+            case .indexed(let document) = outcome.result
+        else { return }
+        let candidates = document.pages.filter(\.needsOCR).map(\.index)
+        guard !candidates.isEmpty else { return }
+        let source: OCRPageJob.Source
+        if let id = outcome.attachmentID {
+            source = .attachment(id: id)
+        } else if case .file(let path, _) = outcome.job.source {
+            source = .file(path: path)
+        } else {
+            return
+        }
+        guard
+            let kept = try? store.read({
+                try SearchIndexWriter.keptOCR(contentHash: outcome.contentHash, languages: languages, db: $0)
+            })
+        else { return }
+        let jobs = candidates.filter { kept[$0] == nil }.map {
+            OCRPageJob(
+                uid: outcome.job.uid, contentHash: outcome.contentHash, source: source, pageIndex: $0,
+                settings: settings)
+        }
+        guard !jobs.isEmpty else { return }
+        state.withLock {
+            guard !isStopped, !cancelledUIDs.contains(outcome.job.uid) else { return }
+            dropOCRPages(of: outcome.job.uid)
+            ocrPending.append(contentsOf: jobs)
+            ocrQueued[outcome.job.uid] = jobs.count
+            state.broadcast()
+        }
+    }
+
+    /// Drops the queued OCR pages of `uid` (every UID's when nil); call with `state` held.
+    func dropOCRPages(of uid: String?) {
+        if let uid {
+            ocrPending.removeAll { $0.uid == uid }
+            if ocrActive[uid] == nil { ocrQueued.removeValue(forKey: uid) }
+        } else {
+            ocrPending.removeAll()
+            ocrQueued = ocrQueued.filter { ocrActive[$0.key] != nil }
+        }
+    }
+
+    /// The share of `uid`'s queued OCR pages done, or nil when none is queued or running; call
+    /// with `state` held.
+    func ocrFraction(_ uid: String) -> Double? {
+        let waiting = ocrPending.reduce(0) { $0 + ($1.uid == uid ? 1 : 0) } + (ocrActive[uid] ?? 0)
+        guard waiting > 0 else { return nil }
+        let total = max(ocrQueued[uid] ?? waiting, waiting)
+        return Double(total - waiting) / Double(total)
+    }
+
+    /// Recognises one page and writes it: the kept result always (text or failure), the index
+    /// only while the document is still indexed with this content and these languages.
+    func process(_ job: OCRPageJob) {
+        guard let store else { return }
+        let (limit, provider) = state.withLock { (configuration.maximumDocumentSize, configuration.passwordProvider) }
+        let bytes: [UInt8]
+        do {
+            switch job.source {
+            case .attachment(let id):
+                let reader = try store.attachment(id)
+                var content: [UInt8] = []
+                content.reserveCapacity(Int(min(reader.length, UInt64(limit))))
+                try reader.forEachChunk { content.append(contentsOf: $0) }
+                bytes = content
+            case .file(let path):
+                bytes = try DocumentReader.read(path: path, limit: limit)
+            }
+        } catch {
+            return  // Gone or changed: its next indexing queues what it needs.
+        }
+        let hash = Sodium.StreamingHash(key: store.attachmentStorage.deduplicationKey)
+        bytes.withUnsafeBytes { hash.update($0) }
+        guard hash.finish() == job.contentHash else { return }
+        var body: String?
+        var failure: String?
+        do {
+            let page = try ocrExtractor(settings: job.settings).recognizePage(
+                job.pageIndex, of: bytes, password: provider?(job.uid), settings: job.settings)
+            body = page.text
+        } catch let error as ExtractionError {
+            failure = "\(error.name): \(error.errorDescription ?? "")"
+        } catch {
+            failure = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        }
+        if state.withLock({ isStopped }) { return }
+        // A store that cannot take it (disk full) leaves the page to the document's next indexing.
+        _ = try? store.transaction { tx in
+            try SearchIndexWriter.writeOCRPage(
+                uid: job.uid, contentHash: job.contentHash, languages: job.settings.languageString,
+                pageIndex: job.pageIndex, body: body, failure: failure, db: tx.connection)
+        }
+    }
+
+    /// An extractor on the library's OCR pool, for `settings`' per-page limits (a pool made for
+    /// other limits is replaced and closed).
+    private func ocrExtractor(settings: OCRSettings) -> IsolatedPDFExtractor {
+        let limits = settings.pageLimits()
+        let (pool, replaced): (IsolatedExtractorPool, IsolatedExtractorPool?) = state.withLock {
+            if let pool = ocrPool, pool.limits == limits { return (pool, nil) }
+            let replaced = ocrPool
+            let pool = IsolatedExtractorPool(
+                limits: limits, policy: .init(maximumIdleHelpers: configuration.workerCount))
+            if !isStopped { ocrPool = pool }
+            return (pool, replaced)
+        }
+        replaced?.close()
+        return IsolatedPDFExtractor(pool: pool)
+    }
+}

@@ -1,0 +1,55 @@
+import Cipherdex
+
+/// `--ocr [--ocr-languages eng+fra]` of `add` and `index`: OCR of scanned pages for this run.
+struct OCROptions {
+    /// The options' help lines.
+    static let help = """
+          --ocr                  recognise scanned PDF pages (no usable text layer, an image) with
+                                 Tesseract, after the documents with text layers; seconds per page
+          --ocr-languages LIST   Tesseract languages joined by +, such as eng+fra (default eng;
+                                 implies --ocr); each needs its package (tesseract-ocr-fra)
+        """
+
+    /// The languages, or nil when OCR is off.
+    let languages: [String]?
+
+    /// Parses the options.
+    init(parsing arguments: inout Arguments) throws {
+        let enabled = arguments.flag("--ocr")
+        if let list = try arguments.option("--ocr-languages") {
+            let languages = list.split(separator: "+", omittingEmptySubsequences: false).map(String.init)
+            for language in languages where !OCRLanguageData.isWellFormed(language) {
+                throw CLIError.usage(
+                    "--ocr-languages needs Tesseract language codes joined by +, such as eng+fra ('\(language)' is not one)"
+                )
+            }
+            self.languages = languages
+        } else {
+            languages = enabled ? ["eng"] : nil
+        }
+    }
+
+    /// Turns OCR on in `library` when asked for; throws `ocrLanguageMissing` (naming the package
+    /// to install) before anything is stored when a language's data is not installed.
+    func apply(to library: SearchLibrary) throws {
+        guard let languages else { return }
+        if let missing = OCRLanguageData.firstMissing(languages) {
+            throw SearchError.ocrLanguageMissing(language: missing, package: OCRLanguageData.package(for: missing))
+        }
+        library.configure { $0.ocr = .enabled(languages: languages) }
+    }
+
+    /// What OCR did for `uid`, to follow its status (`; OCR: 2 of 3 pages recognised, page 3
+    /// failed: …`), or "" when its indexing ran no OCR or no page qualified.
+    static func summary(uid: String, library: SearchLibrary) -> String {
+        guard let status = try? library.ocrStatus(of: uid), !status.candidatePages.isEmpty else { return "" }
+        var text =
+            "; OCR: \(status.recognizedPages.count) of \(status.candidatePages.count) "
+            + "scanned page\(status.candidatePages.count == 1 ? "" : "s") recognised"
+        if status.pendingCount > 0 { text += ", \(status.pendingCount) pending" }
+        for failure in status.failures {
+            text += ", page \(failure.pageIndex + 1) failed: \(SearchCLI.singleLine(failure.reason))"
+        }
+        return text
+    }
+}

@@ -1,0 +1,182 @@
+internal import CPoppler
+internal import CTesseract
+import Foundation
+
+/// OCR of one PDF page in the extraction helper: the page is rendered with poppler-glib and
+/// cairo to an in-memory grayscale image and recognised by Tesseract through its C API. No
+/// image, text or Tesseract file ever touches the disk (the helper cannot write files anyway:
+/// RLIMIT_FSIZE 0).
+///
+/// libtesseract is loaded (dlopen, `CTesseract`) when the first page is recognised, so only the
+/// helpers that do OCR map it. Keeps one Tesseract engine for the last languages asked for, so
+/// a helper that serves many pages loads the language data once. Used by one thread (the
+/// helper's request loop).
+final class PageRecognizer {
+    /// Tesseract's functions, once loaded.
+    private var tesseract: cdx_tesseract_api?
+    /// The engine and the languages it was initialised with.
+    private var engine: (api: OpaquePointer, languages: String)?
+
+    deinit { closeEngine() }
+
+    /// The text of page `request.pageIndex` of the PDF in `data`, recognised in
+    /// `request.languages`, as a one-page document (the page's `isOCR` set). Throws `.timedOut`
+    /// when recognition passes `request.deadlineSeconds`, `.damaged` when the page cannot be
+    /// rendered or the language data cannot be loaded.
+    func recognize(data: [UInt8], password: String?, request: OCRPageRequest) throws -> ExtractedDocument {
+        let started = ContinuousClock.now
+        let document = try PDFTextExtractor.openDocument(data, password: password)
+        defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(document)) }
+        let pageCount = Int(poppler_document_get_n_pages(document))
+        guard request.pageIndex >= 0, request.pageIndex < pageCount,
+            let page = poppler_document_get_page(document, Int32(request.pageIndex))
+        else {
+            throw ExtractionError.damaged(reason: "the document has no page \(request.pageIndex + 1)")
+        }
+        defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(page)) }
+        let image = try Self.render(page, dpi: request.dpi, maximumPixels: request.maximumPixels)
+        let tess = try loaded()
+        let api = try engine(for: request.languages, tess)
+        let remaining = request.deadlineSeconds - (ContinuousClock.now - started) / .seconds(1)
+        guard remaining > 0 else { throw ExtractionError.timedOut(seconds: request.deadlineSeconds) }
+        let text: String = image.pixels.withUnsafeBufferPointer { pixels in
+            tess.set_image(api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
+            tess.set_source_resolution(api, Int32(image.dpi))
+            let monitor = tess.monitor_create()
+            defer { tess.monitor_delete(monitor) }
+            tess.monitor_set_deadline_msecs(monitor, Int32(min(remaining * 1000, Double(Int32.max))))
+            guard tess.recognize(api, monitor) == 0, let raw = tess.get_utf8_text(api) else { return "" }
+            defer { tess.delete_text(raw) }
+            return String(cString: raw)
+        }
+        tess.clear(api)
+        // Tesseract stops at its deadline and keeps what it had: a partial page is a failure.
+        if (ContinuousClock.now - started) / .seconds(1) >= request.deadlineSeconds {
+            throw ExtractionError.timedOut(seconds: request.deadlineSeconds)
+        }
+        return ExtractedDocument(
+            title: nil, pages: [ExtractedPage(index: request.pageIndex, text: Self.tidy(text), isOCR: true)])
+    }
+
+    /// A rendered page: 8-bit gray, one byte per pixel, rows without padding.
+    struct GrayImage {
+        /// Width in pixels.
+        var width: Int
+        /// Height in pixels.
+        var height: Int
+        /// The resolution it was rendered at.
+        var dpi: Int
+        /// `width * height` bytes, 0 black to 255 white.
+        var pixels: [UInt8]
+    }
+
+    /// Renders `page` on white at `dpi` (lower when the image would exceed `maximumPixels`) and
+    /// converts it to gray.
+    static func render(_ page: OpaquePointer, dpi: Int, maximumPixels: Int) throws -> GrayImage {
+        var widthPoints = 0.0
+        var heightPoints = 0.0
+        poppler_page_get_size(page, &widthPoints, &heightPoints)
+        guard widthPoints.isFinite, heightPoints.isFinite, widthPoints >= 1, heightPoints >= 1 else {
+            throw ExtractionError.damaged(reason: "the page has no size")
+        }
+        var resolution = Double(dpi)
+        let pixelsAtDPI = widthPoints * heightPoints * (resolution / 72) * (resolution / 72)
+        if pixelsAtDPI > Double(maximumPixels) { resolution *= (Double(maximumPixels) / pixelsAtDPI).squareRoot() }
+        // cairo's image surfaces are at most 32767 pixels a side.
+        resolution = min(resolution, 32767 * 72 / max(widthPoints, heightPoints))
+        let scale = resolution / 72
+        let width = max(1, Int((widthPoints * scale).rounded(.up)))
+        let height = max(1, Int((heightPoints * scale).rounded(.up)))
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)),
+            cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
+        else {
+            throw ExtractionError.memoryLimitExceeded(bytes: width * height * 4)
+        }
+        defer { cairo_surface_destroy(surface) }
+        let context = cairo_create(surface)
+        cairo_set_source_rgb(context, 1, 1, 1)
+        cairo_paint(context)
+        cairo_scale(context, scale, scale)
+        poppler_page_render(page, context)
+        cairo_destroy(context)
+        cairo_surface_flush(surface)
+        guard let data = cairo_image_surface_get_data(surface) else {
+            throw ExtractionError.damaged(reason: "the page could not be rendered")
+        }
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, count in
+            for row in 0..<height {
+                let source = UnsafeRawPointer(data + row * stride).assumingMemoryBound(to: UInt32.self)
+                let target = buffer.baseAddress! + row * width
+                for column in 0..<width {
+                    // CAIRO_FORMAT_RGB24: 0x00RRGGBB in native order.
+                    let pixel = source[column]
+                    let red = (pixel >> 16) & 0xFF
+                    let green = (pixel >> 8) & 0xFF
+                    let blue = pixel & 0xFF
+                    target[column] = UInt8((red * 77 + green * 150 + blue * 29) >> 8)
+                }
+            }
+            count = width * height
+        }
+        return GrayImage(width: width, height: height, dpi: Int(resolution.rounded()), pixels: pixels)
+    }
+
+    /// Tesseract's functions, loading libtesseract on first use.
+    private func loaded() throws -> cdx_tesseract_api {
+        if let tesseract { return tesseract }
+        var api = cdx_tesseract_api()
+        var error: UnsafePointer<CChar>?
+        guard cdx_tesseract_load(&api, &error) == 0 else {
+            let reason = error.map { String(cString: $0) } ?? "unknown error"
+            throw ExtractionError.damaged(reason: "Tesseract could not be loaded (install libtesseract5): \(reason)")
+        }
+        tesseract = api
+        return api
+    }
+
+    /// The engine for `languages`, initialised on first use (and again for other languages).
+    private func engine(for languages: String, _ tess: cdx_tesseract_api) throws -> OpaquePointer {
+        if let engine, engine.languages == languages { return engine.api }
+        closeEngine()
+        guard let api = tess.create() else { throw ExtractionError.damaged(reason: "Tesseract could not start") }
+        guard tess.init3(api, OCRLanguageData.folder, languages) == 0 else {
+            tess.destroy(api)
+            let missing = OCRLanguageData.firstMissing(languages.split(separator: "+").map(String.init))
+            throw ExtractionError.damaged(
+                reason: "Tesseract could not load the language data for \(languages)"
+                    + (missing.map { ": install \(OCRLanguageData.package(for: $0))" } ?? ""))
+        }
+        // No debug output: a page's words must not reach standard error.
+        _ = tess.set_variable(api, "debug_file", "/dev/null")
+        // Sauvola's local thresholding: with the default global Otsu, a page that is mostly noisy
+        // background (one short line on a grainy scan) binarises into a field of specks that
+        // Tesseract's layout analysis takes minutes over (1.6 s with Sauvola, same text).
+        _ = tess.set_variable(api, "thresholding_method", "2")
+        engine = (api, languages)
+        return api
+    }
+
+    /// Ends and frees the engine.
+    private func closeEngine() {
+        guard let engine, let tess = tesseract else { return }
+        tess.end(engine.api)
+        tess.destroy(engine.api)
+        self.engine = nil
+    }
+
+    /// Tesseract's text with its trailing form feed and blank-line runs trimmed.
+    static func tidy(_ text: String) -> String {
+        var lines: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.replacingOccurrences(of: "\u{0C}", with: "")
+            if trimmed.trimmingCharacters(in: .whitespaces).isEmpty {
+                if let last = lines.last, !last.isEmpty { lines.append("") }
+            } else {
+                lines.append(Substring(trimmed))
+            }
+        }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,69 @@
+import CipherdexPDFWriter
+import Foundation
+import XCTest
+
+/// `add --ocr`, `index --ocr`, `status` and `search` on a scanned PDF, through the real
+/// executable; a missing language fails at once, naming its package, storing nothing.
+final class SearchOCRCommandTests: XCTestCase {
+    private var cli = CLIRunner.temporary()
+
+    /// A two-page PDF: page 1 scanned, page 2 with a text layer.
+    private static let mixedPDF = ScannedPDFWriter.make(
+        pages: ["Whose woods these are I think I know. His house is in the village though.", "A text layer page."],
+        textLayerPages: [1])
+
+    override func setUpWithError() throws {
+        try XCTSkipIf(ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"] != nil, "a sanitizer build")
+        cli = CLIRunner.temporary()
+        try cli.run(["keygen", "--out", "k"])
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k"]).status, 0)
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: cli.directory + "/scan.pdf", contents: Data(Self.mixedPDF)))
+    }
+
+    private func run(_ arguments: [String]) throws -> CLIRunner.Result {
+        try cli.run(arguments + ["--key-file", "k"])
+    }
+
+    func testAddWithOCRMakesScannedPagesSearchable() throws {
+        let added = try run(["add", "s", cli.directory + "/scan.pdf", "--ocr"])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertEqual(added.stdout, "scan.pdf: finished (2 pages); OCR: 1 of 1 scanned page recognised\n")
+        let found = try run(["search", "s", "village"])
+        XCTAssertEqual(found.status, 0, found.stderr)
+        XCTAssertTrue(found.stdout.hasPrefix("scan.pdf  page 1  (OCR)\n"), found.stdout)
+        let json = try run(["search", "s", "village", "--json"])
+        XCTAssertTrue(json.stdout.contains("\"isOCR\":true"), json.stdout)
+        let status = try run(["status", "s", "scan.pdf"])
+        XCTAssertEqual(status.stdout, "scan.pdf  finished (2 pages); OCR: 1 of 1 scanned page recognised\n")
+        let statusJSON = try run(["status", "s", "scan.pdf", "--json"])
+        XCTAssertTrue(statusJSON.stdout.contains("\"recognizedPages\":[0]"), statusJSON.stdout)
+        // Without --ocr the scanned page is not searchable.
+        XCTAssertEqual(try run(["add", "s", cli.directory + "/scan.pdf", "--uid", "plain.pdf"]).status, 0)
+        XCTAssertEqual(try run(["search", "s", "village"]).stdout.components(separatedBy: "plain.pdf").count, 1)
+    }
+
+    func testIndexWithOCR() throws {
+        let folder = cli.directory + "/folder"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: cli.directory + "/scan.pdf", toPath: folder + "/scan.pdf")
+        let indexed = try run(["index", "s", folder, "--ocr-languages", "eng"])
+        XCTAssertEqual(indexed.status, 0, indexed.stderr)
+        XCTAssertTrue(indexed.stdout.contains("scan.pdf: OCR: 1 of 1 scanned page recognised\n"), indexed.stdout)
+        XCTAssertTrue(try run(["search", "s", "woods"]).stdout.hasPrefix("scan.pdf  page 1  (OCR)"))
+    }
+
+    func testMissingLanguageFailsAtOnceAndStoresNothing() throws {
+        let before = try run(["info", "s"]).stdout
+        let started = Date()
+        let result = try run(["add", "s", cli.directory + "/scan.pdf", "--ocr-languages", "eng+fra"])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("ocrLanguageMissing"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("tesseract-ocr-fra"), result.stderr)
+        XCTAssertEqual(try run(["status", "s"]).stdout, "")
+        XCTAssertEqual(try run(["info", "s"]).stdout, before)
+        let malformed = try run(["add", "s", cli.directory + "/scan.pdf", "--ocr-languages", "eng+../x"])
+        XCTAssertEqual(malformed.status, 64, malformed.stderr)
+    }
+}

@@ -1,0 +1,80 @@
+import CipherdexPDFWriter
+import Foundation
+import XCTest
+
+@testable import CipherdexExtraction
+
+/// OCR in the extraction helper: which pages qualify, the recognised text of a scanned page, the
+/// per-page deadline, and a missing language.
+final class PageRecognitionTests: XCTestCase {
+    /// The text of the scanned test page.
+    static let prose = """
+        It is a truth universally acknowledged, that a single man in possession of a good fortune, \
+        must be in want of a wife. However little known the feelings or views of such a man may be \
+        on his first entering a neighbourhood, this truth is so well fixed in the minds of the \
+        surrounding families, that he is considered the rightful property of some one or other of \
+        their daughters.
+        """
+
+    /// An extractor for OCR requests, with the default page limits.
+    private func ocrExtractor(_ settings: OCRSettings = OCRSettings()) -> IsolatedPDFExtractor {
+        IsolatedPDFExtractor(pool: IsolatedExtractorPool(limits: settings.pageLimits()))
+    }
+
+    /// A scanned page qualifies for OCR; a page with a text layer, or a blank one, does not.
+    func testOnlyImageOnlyPagesAreCandidates() throws {
+        let scanned = ScannedPDFWriter.make(pages: [Self.prose], dpi: 100)
+        let extractor = IsolatedPDFExtractor()
+        let scan = try extractor.extract(data: scanned, password: nil, ocrCandidatesBelow: 16)
+        XCTAssertEqual(scan.pages.map(\.needsOCR), [true])
+        XCTAssertEqual(scan.pages.first?.text.trimmingCharacters(in: .whitespacesAndNewlines), "")
+        let text = try extractor.extract(
+            data: makePDF(pages: [Self.prose, ""], title: nil), password: nil, ocrCandidatesBelow: 16)
+        XCTAssertEqual(text.pages.map(\.needsOCR), [false, false])
+        // Without the option nothing is flagged.
+        XCTAssertEqual(try extractor.extract(data: scanned, password: nil).pages.map(\.needsOCR), [false])
+    }
+
+    /// The scanned page's words come back from Tesseract, flagged `isOCR`.
+    func testScannedPageIsRecognized() throws {
+        let scanned = ScannedPDFWriter.make(pages: [Self.prose])
+        let page = try ocrExtractor().recognizePage(0, of: scanned, password: nil, settings: OCRSettings())
+        XCTAssertTrue(page.isOCR)
+        XCTAssertEqual(page.index, 0)
+        let found = Set(page.text.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
+        for word in ["universally", "acknowledged", "possession", "neighbourhood", "daughters"] {
+            XCTAssertTrue(found.contains(word), "\(word) not in \(page.text)")
+        }
+    }
+
+    /// A page past its wall-clock limit fails with `timedOut`.
+    func testSlowPageTimesOut() throws {
+        let dense = String(repeating: Self.prose + "\n", count: 8)
+        let scanned = ScannedPDFWriter.make(pages: [dense], degradation: .none)
+        let settings = OCRSettings(pageWallClockSeconds: 1)
+        XCTAssertThrowsError(
+            try ocrExtractor(settings).recognizePage(0, of: scanned, password: nil, settings: settings)
+        ) {
+            XCTAssertEqual(($0 as? ExtractionError)?.name, "timedOut", "\($0)")
+        }
+    }
+
+    /// A page that does not exist is a typed error, not a crash.
+    func testMissingPageIsDamaged() throws {
+        let scanned = ScannedPDFWriter.make(pages: ["one"], dpi: 72)
+        XCTAssertThrowsError(try ocrExtractor().recognizePage(3, of: scanned, password: nil, settings: OCRSettings())) {
+            XCTAssertEqual(($0 as? ExtractionError)?.name, "damaged")
+        }
+    }
+
+    /// Language data: installed, missing (with the package to install), malformed codes.
+    func testLanguageData() {
+        XCTAssertTrue(OCRLanguageData.isInstalled("eng"))
+        XCTAssertNil(OCRLanguageData.firstMissing(["eng"]))
+        XCTAssertEqual(OCRLanguageData.firstMissing(["eng", "xyz"]), "xyz")
+        XCTAssertEqual(OCRLanguageData.package(for: "fra"), "tesseract-ocr-fra")
+        XCTAssertEqual(OCRLanguageData.package(for: "chi_sim"), "tesseract-ocr-chi-sim")
+        XCTAssertFalse(OCRLanguageData.isWellFormed("../eng"))
+        XCTAssertFalse(OCRLanguageData.isWellFormed(""))
+    }
+}
