@@ -3,7 +3,8 @@ import Foundation
 extension SearchLibrary {
     /// Syncs the index with a folder, like a file-system data source: new files are added,
     /// changed ones re-indexed (size and modification time first, then the content hash), and
-    /// deleted ones removed. A document's UID is its path relative to the folder; a UID that
+    /// deleted ones removed. With OCR on, a PDF last indexed without OCR or in other languages
+    /// counts as changed (only pages without a kept result are recognised). A document's UID is its path relative to the folder; a UID that
     /// already belongs to another document (added with `add`, or from another folder) is
     /// reported in `conflicts` and left alone. Files are indexed in place: no copy is stored.
     /// Names that are not valid UTF-8 and folders that cannot be read are reported in `skipped`
@@ -28,18 +29,26 @@ extension SearchLibrary {
         let walk = try FolderWalk(root: root, allowed: allowed, cancellation: cancellation)
         let files = walk.files
         var owners: [String: String?] = [:]
-        let known: [String: (size: Int64?, modified: Double?, indexed: Bool)] = try store.read { db in
-            var rows: [String: (Int64?, Double?, Bool)] = [:]
-            try db.forEachRow("SELECT uid, source_root, source_size, source_mtime, state FROM search_documents") {
-                row in
-                guard let uid = row[0].textValue else { return }
-                owners[uid] = row[1].textValue
-                if row[1].textValue == root {
-                    rows[uid] = (row[2].integerValue, row[3].doubleValue, row[4].textValue == "indexed")
+        let known: [String: (size: Int64?, modified: Double?, indexed: Bool, ocrLanguages: String?)] =
+            try store.read { db in
+                var rows: [String: (Int64?, Double?, Bool, String?)] = [:]
+                try db.forEachRow(
+                    "SELECT uid, source_root, source_size, source_mtime, state, ocr_languages FROM search_documents"
+                ) { row in
+                    guard let uid = row[0].textValue else { return }
+                    owners[uid] = row[1].textValue
+                    if row[1].textValue == root {
+                        rows[uid] = (
+                            row[2].integerValue, row[3].doubleValue, row[4].textValue == "indexed", row[5].textValue
+                        )
+                    }
                 }
+                return rows
             }
-            return rows
-        }
+        // With OCR on, a PDF last indexed without it (or in other languages) is not unchanged: its
+        // scanned pages are recognised now (kept results are reused; only missing pages run). With
+        // OCR off, recognised text already in the index stays.
+        let ocrLanguages = ocrSettings(for: "pdf")?.languageString
         if files.keys.contains(where: { Self.fileExtension($0) == "pdf" }) {
             // Before anything is queued: a missing helper is one typed error, not a failed PDF each.
             try checkExtractionHelper(for: "pdf")
@@ -58,7 +67,8 @@ extension SearchLibrary {
             // A document that failed (or was locked) is tried again whatever its facts: what made
             // it fail (a missing helper, a password, a limit) may have changed since.
             if let previous = known[uid], previous.indexed, previous.size == facts.size,
-                previous.modified == facts.modified
+                previous.modified == facts.modified,
+                ocrLanguages == nil || Self.fileExtension(uid) != "pdf" || previous.ocrLanguages == ocrLanguages
             {
                 summary.unchanged.append(uid)
                 continue

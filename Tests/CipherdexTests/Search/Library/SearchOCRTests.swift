@@ -125,6 +125,35 @@ final class SearchOCRTests: XCTestCase {
         XCTAssertEqual(try store.read { try $0.scalar("SELECT count(*) FROM search_ocr")?.integerValue }, 0)
     }
 
+    /// A folder synced without OCR, then with it: the unchanged PDF counts as changed and its
+    /// scanned page is recognised; a further sync with OCR leaves it alone; turning OCR off
+    /// keeps the recognised text.
+    func testSyncWithOCRRecognizesAFolderIndexedWithoutIt() throws {
+        try XCTSkipIf(ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"] != nil, "a sanitizer build")
+        let folder = TestSupport.temporaryPath("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data(Self.mixedPDF).write(to: URL(fileURLWithPath: folder + "/mixed.pdf"))
+        try Data("plain words".utf8).write(to: URL(fileURLWithPath: folder + "/note.txt"))
+        let (store, _) = try SearchLibraryTestSupport.store(isolated: true)
+        defer { store.close() }
+        XCTAssertEqual(try store.library.sync(folder: folder).added, ["mixed.pdf", "note.txt"])
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.search("ishmael").documents, [:])
+        store.library.configure { $0.ocr = .enabled(languages: ["eng"]) }
+        let withOCR = try store.library.sync(folder: folder)
+        XCTAssertEqual(withOCR.changed, ["mixed.pdf"])
+        XCTAssertEqual(withOCR.unchanged, ["note.txt"])
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.search("ishmael").documents, ["mixed.pdf": [0]])
+        XCTAssertEqual(ocrRequests(store), 1)
+        XCTAssertEqual(try store.library.sync(folder: folder).unchanged, ["mixed.pdf", "note.txt"])
+        store.library.configure { $0.ocr = .disabled }
+        XCTAssertEqual(try store.library.sync(folder: folder).unchanged, ["mixed.pdf", "note.txt"])
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.search("ishmael").documents, ["mixed.pdf": [0]])
+        XCTAssertEqual(ocrRequests(store), 1)
+    }
+
     func testAFailedPageIsReportedAndTheRestIndexed() throws {
         try XCTSkipIf(ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"] != nil, "a sanitizer build")
         let store = try store()
