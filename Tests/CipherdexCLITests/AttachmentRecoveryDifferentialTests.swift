@@ -70,12 +70,16 @@ final class AttachmentRecoveryDifferentialTests: XCTestCase {
 
         // Damage: a flipped bit, a cut, appended bytes, two chunks swapped, a header byte; each in
         // a fresh copy of the store, on a random attachment of at least two chunks.
+        // (Attachment ids differ from run to run, so which attachment is picked does too: swapping
+        // needs two whole chunks.)
         let multiChunk = contents.filter { $0.value.count > chunk }.keys.sorted()
+        let twoWholeChunks = contents.filter { $0.value.count >= 2 * chunk }.keys.sorted()
         let damages = ["flip", "truncate", "append", "swapChunks", "header"]
         for (number, damage) in damages.enumerated() {
             let copy = "damaged\(number)"
             try FileManager.default.copyItem(atPath: path("s"), toPath: path(copy))
-            let id = multiChunk[random.below(multiChunk.count)]
+            let candidates = damage == "swapChunks" ? twoWholeChunks : multiChunk
+            let id = candidates[random.below(candidates.count)]
             let file = path("\(copy)/attachments/\(id)")
             var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
             let sealedChunk = chunk + 16
