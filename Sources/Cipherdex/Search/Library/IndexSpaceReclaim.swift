@@ -22,7 +22,8 @@ enum IndexSpaceReclaim {
 
     /// Runs after `removedPages` pages were removed. Errors (a full disk during a merge) end the
     /// reclaim early: the removal itself is committed, what is left waits for the next one.
-    static func run(store: Store, removedPages: Int) {
+    /// `optimizeRowLimit` is `Self.optimizeRowLimit` but for tests of the merge path.
+    static func run(store: Store, removedPages: Int, optimizeRowLimit: Int = Self.optimizeRowLimit) {
         guard removedPages > 0 else { return }
         do {
             let remaining =

@@ -80,4 +80,32 @@ final class IndexSpaceReclaimTests: XCTestCase {
         // 90% of the documents removed: the file is at most 40% of its full size.
         XCTAssertLessThanOrEqual(after * 10, full * 4, "store.db \(full) → \(after) bytes")
     }
+
+    /// The merge path (an index above the optimize limit): merges and vacuum alone shrink it.
+    func testMergesAndVacuumShrinkALargeIndex() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        let count = 120
+        for number in 0..<count {
+            try store.library.add(data: document(number), uid: "doc\(number).txt", fileExtension: "txt")
+        }
+        store.library.waitUntilIdle()
+        let kept = stride(from: 0, to: count, by: 10).map { $0 }
+        let before = try kept.map { try store.library.search(Self.marker($0)).documents }
+        // Removed without the library's reclaim, then reclaimed once as a large index would be.
+        for number in 0..<count where !kept.contains(number) {
+            XCTAssertTrue(try store.transaction { try SearchIndexWriter.remove(uid: "doc\(number).txt", tx: $0) })
+        }
+        try store.write { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        let removed = fileSize(path + "/store.db")
+        let segments = { try store.read { try $0.scalar("SELECT count(*) FROM search_text_segdir")?.integerValue } }
+        let segmentsBefore = try XCTUnwrap(try segments())
+        IndexSpaceReclaim.run(store: store, removedPages: count - kept.count, optimizeRowLimit: 0)
+        try store.write { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        XCTAssertLessThan(try XCTUnwrap(try segments()), segmentsBefore)
+        XCTAssertEqual(try store.read { try $0.scalar("PRAGMA freelist_count") }, .integer(0))
+        let after = fileSize(path + "/store.db")
+        XCTAssertLessThanOrEqual(after * 2, removed, "store.db \(removed) → \(after) bytes")
+        XCTAssertEqual(try kept.map { try store.library.search(Self.marker($0)).documents }, before)
+    }
 }
