@@ -138,8 +138,8 @@ public final class SearchLibrary: @unchecked Sendable {
     }
 
     /// Removes a document from the index (and its stored copy unless something else references
-    /// it). Returns false when the UID is not indexed.
-    /// Gives back the space the document held (FTS4 merges, free pages) in bounded steps.
+    /// it). Returns false when the UID is not indexed. Then gives back the space the document
+    /// held (FTS4 merges, free pages) in bounded steps (`IndexSpaceReclaim`).
     @discardableResult
     public func remove(uid: String) throws -> Bool {
         try remove(uid: uid, reclaiming: true)
