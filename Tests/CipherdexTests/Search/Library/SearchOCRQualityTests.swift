@@ -61,7 +61,6 @@ final class SearchOCRQualityTests: XCTestCase {
     }
 
     func testDistinctiveWordsOfScannedProseAreFoundOnTheirPage() throws {
-        try XCTSkipIf(ProcessInfo.processInfo.environment["CIPHERDEX_SANITIZER"] != nil, "a sanitizer build")
         // Each page its own skew (both ways), noise and blur.
         var pdfPages: [[UInt8]] = []
         for (index, skew) in [1.5, -2.0, 0.8].enumerated() {
