@@ -7,7 +7,7 @@ import XCTest
 /// by both (a typed error from `cat`, exit 4 from the tool), never read as other bytes.
 /// `CIPHERDEX_DIFFERENTIAL_SEED` picks another set.
 final class AttachmentRecoveryDifferentialTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUp() {
         cli = CLIRunner.temporary()

@@ -11,7 +11,11 @@ import XCTest
 /// `make pdf-mutations` a long one (1000 files, sources up to 4 MB). `CIPHERDEX_MUTATION_SEED` picks another set. Skipped when the
 /// corpus (`../shared/corpus/pdfs`, `/work/shared/corpus/pdfs` or `$CIPHERDEX_PDF_CORPUS`) is absent.
 final class MutatedPDFCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
+
+    override func setUp() {
+        cli = CLIRunner.temporary()
+    }
 
     /// The corpus folder, or nil.
     private static var corpusDirectory: String? {

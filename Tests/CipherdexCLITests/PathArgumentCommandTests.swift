@@ -4,7 +4,7 @@ import XCTest
 /// File paths that made Foundation's `lastPathComponent` trap (`///o//`; found by
 /// `FuzzCLIArguments`): `add` and `attach` refuse them with a typed error instead of dying.
 final class PathArgumentCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     override func setUpWithError() throws {
         cli = CLIRunner.temporary()

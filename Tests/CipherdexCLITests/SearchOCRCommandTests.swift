@@ -5,7 +5,7 @@ import XCTest
 /// `add --ocr`, `index --ocr`, `status` and `search` on a scanned PDF, through the real
 /// executable; a missing language fails at once, naming its package, storing nothing.
 final class SearchOCRCommandTests: XCTestCase {
-    private var cli = CLIRunner.temporary()
+    private var cli = CLIRunner.unassigned
 
     /// A two-page PDF: page 1 scanned, page 2 with a text layer.
     private static let mixedPDF = ScannedPDFWriter.make(

@@ -29,6 +29,9 @@ private final class TemporaryDirectoryCleaner: NSObject, XCTestObservation, Send
     static let shared: TemporaryDirectoryCleaner = {
         let cleaner = TemporaryDirectoryCleaner()
         XCTestObservationCenter.shared.addTestObserver(cleaner)
+        // A folder made outside any test (a test case's stored property, made when XCTest builds
+        // the cases) goes at exit, in case the bundle's end is not observed.
+        atexit { TemporaryDirectoryCleaner.shared.removeAll() }
         return cleaner
     }()
 
@@ -57,6 +60,11 @@ private final class TemporaryDirectoryCleaner: NSObject, XCTestObservation, Send
     }
 
     func testBundleDidFinish(_ testBundle: Bundle) {
+        removeAll()
+    }
+
+    /// Removes every registered folder.
+    func removeAll() {
         let paths = state.withLock { state in
             defer {
                 state.perTest = []
