@@ -15,26 +15,13 @@ final class AttachmentRecoveryDifferentialTests: XCTestCase {
 
     private func path(_ name: String) -> String { cli.directory + "/" + name }
 
-    /// Skips unless python3 with PyNaCl and cryptography, and the sqlcipher shell, are installed.
-    private func requireRecoveryTool() throws {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import nacl.bindings, cryptography.hazmat.primitives.ciphers.aead"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { throw XCTSkip("python3 is not installed") }
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlcipher") else {
-            throw XCTSkip("the recovery tool's dependencies are missing (scripts/bootstrap --recover-tool)")
-        }
-    }
-
     /// The recovery tool's exit status and standard error for `store` into `output`.
     private func recover(_ store: String, into output: String) throws -> CLIRunner.Result {
         try cli.run([store, "--key-file", "k", output], executable: ExportCommandTests.recoverTool)
     }
 
     func testAttachmentReaderAgreesWithTheRecoveryTool() throws {
-        try requireRecoveryTool()
+        try ExportCommandTests.requireRecoveryDependencies()
         let seed = ProcessInfo.processInfo.environment["CIPHERDEX_DIFFERENTIAL_SEED"].flatMap { UInt64($0) } ?? 14
         var random = SeededGenerator(seed: seed)
         try cli.run(["keygen", "--out", "k"])

@@ -30,7 +30,7 @@ final class ExportCommandTests: XCTestCase {
     }
 
     /// Skips unless python3 with PyNaCl and cryptography, and the sqlcipher shell, are installed.
-    private func requireRecoveryDependencies() throws {
+    static func requireRecoveryDependencies() throws {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         probe.arguments = ["python3", "-c", "import nacl.bindings, cryptography.hazmat.primitives.ciphers.aead"]
@@ -114,7 +114,7 @@ final class ExportCommandTests: XCTestCase {
     }
 
     func testRecoveryToolWritesWhatExportWritesForEveryKindOfStore() throws {
-        try requireRecoveryDependencies()
+        try Self.requireRecoveryDependencies()
         try cli.run(["keygen", "--out", "k"])
         try Data("correct horse \u{2713}\n".utf8).write(to: URL(fileURLWithPath: path("p")))
         let kinds: [(store: String, create: [String], key: [String])] = [
@@ -177,7 +177,7 @@ final class ExportCommandTests: XCTestCase {
     }
 
     func testRecoveryToolReadsTheCommittedTestVectors() throws {
-        try requireRecoveryDependencies()
+        try Self.requireRecoveryDependencies()
         let fixture = Self.repository + "/Tests/Fixtures/FormatVectors"
         for key in [["--key-file", fixture + "/raw.key"], ["--passphrase-file", fixture + "/passphrase.txt"]] {
             let out = path("vectors" + key[0])
