@@ -11,7 +11,9 @@
 .PHONY: setup demo test bench build install stress tsan crash docs fuzz asan pdf-mutations
 
 # Where `make install` puts the CLI: PREFIX/bin/cipherdex (its own PDF extraction helper: it
-# re-runs itself in helper mode), bash and zsh completions.
+# re-runs itself in helper mode), bash and zsh completions. The Swift runtime and Foundation are
+# linked in (--static-swift-stdlib): the installed CLI needs no toolchain to run, and a process
+# starts with less CPU time (BENCHMARKS.md, "Search at scale").
 PREFIX ?= /usr/local
 
 setup:
@@ -37,10 +39,10 @@ bench: setup
 	.build/release/cipherdex-bench $(BENCH_ARGS)
 
 install: setup
-	swift build -c release --product cipherdex
+	swift build -c release --static-swift-stdlib --product cipherdex --scratch-path .build/static
 	install -d $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
-	install -m 0755 .build/release/cipherdex $(DESTDIR)$(PREFIX)/bin/cipherdex
+	install -m 0755 .build/static/release/cipherdex $(DESTDIR)$(PREFIX)/bin/cipherdex
 	install -m 0644 scripts/completions/cipherdex.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cipherdex
 	install -m 0644 scripts/completions/_cipherdex $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cipherdex
 
