@@ -79,6 +79,8 @@ struct SearchCommand: Command {
             return
         }
         let highlight = Output.isTerminal
+        // One write per 64 KiB rather than two per result.
+        var output = ""
         for preview in results.previews {
             var header = "\(SearchCLI.singleLine(preview.uid))  page \(preview.pageIndex + 1)"
             if preview.isAnnotation {
@@ -86,16 +88,24 @@ struct SearchCommand: Command {
                 if let index = preview.annotationIndex { header += " \(index + 1)" }
             }
             if preview.isOCR { header += "  (OCR)" }
-            Output.print(highlight ? "\u{1B}[1m\(header)\u{1B}[0m" : header)
+            output += (highlight ? "\u{1B}[1m\(header)\u{1B}[0m" : header) + "\n"
             // An ellipsis where the preview cuts the page text (it starts ahead of the page's
-            // first match, or is as long as a preview can be).
+            // first match, or is as long as a preview can be: never when it has fewer scalars
+            // than that, since it cannot have more characters than scalars).
             let startsInside = (preview.pageMatchRanges.first?.first ?? 0) > (preview.matchRanges.first?.first ?? 0)
-            let endsInside = preview.preview.count >= options.previewLength
-            Output.print(
+            let endsInside =
+                preview.preview.unicodeScalars.count >= options.previewLength
+                && preview.preview.count >= options.previewLength
+            output +=
                 "  " + (startsInside ? "…" : "")
-                    + Self.highlighted(preview.preview, ranges: preview.matchRanges, terminal: highlight)
-                    + (endsInside ? "…" : ""))
+                + Self.highlighted(preview.preview, ranges: preview.matchRanges, terminal: highlight)
+                + (endsInside ? "…" : "") + "\n"
+            if output.utf8.count >= 65536 {
+                Output.print(output, terminator: "")
+                output = ""
+            }
         }
+        if !output.isEmpty { Output.print(output, terminator: "") }
     }
 
     /// The preview with its matches marked: bold reverse video on a terminal, [brackets] otherwise.

@@ -47,12 +47,33 @@ enum SearchCLI {
     /// a hostile PDF could drive the terminal) become spaces, one UTF-16 unit for one, so
     /// UTF-16 offsets into the text stay valid.
     static func sanitized(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { scalar in
-                    scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
-                        ? " " : scalar
-                }))
+        // Most previews need no change: scan the UTF-8 once and return the text itself.
+        var text = text
+        let unchanged = text.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == 0x7F { return false }
+                // U+0080–U+009F (C2 80–C2 9F) and U+2028/U+2029 (E2 80 A8/A9) are the others.
+                if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] <= 0x9F { return false }
+                if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80,
+                    bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9
+                {
+                    return false
+                }
+                index += 1
+            }
+            return true
+        }
+        if unchanged { return text }
+        return String(
+            String.UnicodeScalarView(text.unicodeScalars.map { isReplacedForTerminal($0) ? " " : $0 }))
+    }
+
+    /// Whether `scalar` is shown as a space: a control character (general category Cc, which
+    /// Unicode fixes as U+0000–U+001F and U+007F–U+009F) or a line or paragraph separator.
+    static func isReplacedForTerminal(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
     }
 
     /// One line: line breaks and other controls become spaces.
