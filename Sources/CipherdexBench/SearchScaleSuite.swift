@@ -94,6 +94,8 @@ enum SearchScaleSuite {
             title: "Indexing \(documents) PDFs, \(documents * 100) pages (\(SearchPeers.mebibytes(pdfBytes)))",
             columns: ["tool", "time", "peak RSS", "index size"])
         var fullIndexSeconds: Double?
+        var indexPeakRSS: UInt64?
+        var recollSeconds: Double?
         if !FileManager.default.fileExists(atPath: store) {
             log("indexing with cipherdex")
             let create = try ChildProcess.run([executable, "create", store, "--key-file", keyFile], measureRSS: false)
@@ -101,6 +103,7 @@ enum SearchScaleSuite {
             let measured = try ChildProcess.run([executable, "index", store, folder, "--key-file", keyFile])
             guard measured.status == 0 else { throw BenchError.failed("cipherdex index") }
             fullIndexSeconds = measured.seconds
+            indexPeakRSS = measured.peakRSS
             indexing.add([
                 "`cipherdex index`", String(format: "%.1f s", measured.seconds),
                 SearchPeers.mebibytes(measured.peakRSS),
@@ -118,6 +121,7 @@ enum SearchScaleSuite {
             } else {
                 log("indexing with recollindex")
                 let (seconds, rss) = try peers.recollindexMeasured(round: 0)
+                recollSeconds = seconds
                 indexing.add([
                     "`recollindex`", String(format: "%.1f s", seconds), SearchPeers.mebibytes(rss),
                     SearchPeers.mebibytes(peers.recollIndexBytes),
@@ -196,6 +200,18 @@ enum SearchScaleSuite {
             ])
         }
         lines.append("corpus: generated \(generated); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        var goals: [String] = []
+        if let mine = fullIndexSeconds, let theirs = recollSeconds {
+            goals.append("time \(Bench.ratio(mine / theirs)) of recollindex's (target ≤ 0.6 at 1,000,000 pages)")
+        }
+        if let rss = indexPeakRSS {
+            goals.append("peak RSS \(SearchPeers.mebibytes(rss)) (target < 256 MiB)")
+        }
+        if recollReady, peers.recollIndexBytes > 0 {
+            let ratio = Double(SearchPeers.directorySize(store)) / Double(peers.recollIndexBytes)
+            goals.append("index size \(Bench.ratio(ratio)) of recoll's (target ≤ 1.5)")
+        }
+        if !goals.isEmpty { lines.append("indexing: " + goals.joined(separator: "; ")) }
         let process = "`cipherdex search` (process per query)"
         let recoll = "`recollq -n 500` (process per query)"
         if let mine = p50[process], let theirs = p50[recoll], let mine99 = p99[process], let theirs99 = p99[recoll] {
