@@ -64,9 +64,10 @@ final class AttachmentBackgroundWrites: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the helper thread once the writes queued before it are done.
-    func help(_ body: @escaping @Sendable () -> Void, group: DispatchGroup) {
-        queue.async(group: group, execute: body)
+    /// Runs `body` on the helper thread once the writes queued before it are done (nobody waits
+    /// for it: it only takes work that is still left when it starts).
+    func help(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
     }
 
     /// Waits until batch buffer `buffer` may be reused.

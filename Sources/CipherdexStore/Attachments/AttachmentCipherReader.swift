@@ -227,14 +227,11 @@ final class AttachmentCipherReader {
                     id: attachmentID, expectedBytes: fileSize, actualBytes: offset + UInt64(got))
             }
             let work = ChunkAEADWork(.open, jobs: jobs, aead: aead, associatedData: associatedData)
-            if count >= 2 {
-                let helper = DispatchGroup()
-                DispatchQueue.global(qos: .userInitiated).async(group: helper) { work.drain() }
-                work.drain()
-                helper.wait()
-            } else {
-                work.drain()
-            }
+            // The other core opens chunks from the start; this thread waits only for the chunks it
+            // took, never for it to start (a late start finds nothing left and touches no buffer).
+            if count >= 2 { DispatchQueue.global(qos: .userInitiated).async { work.drain() } }
+            work.drain()
+            work.waitUntilFinished()
             if let failed = work.firstFailure {
                 throw AttachmentError.chunkAuthenticationFailed(id: attachmentID, chunkIndex: failed)
             }

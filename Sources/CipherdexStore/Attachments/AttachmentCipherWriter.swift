@@ -2,7 +2,7 @@ import Dispatch
 
 /// Streams plaintext into an encrypted attachment file (format: `AttachmentCipherFormat`).
 ///
-/// Memory is flat: one chunk of plaintext buffer and two batches of 16 sealed chunks, whatever
+/// Memory is flat: one chunk of plaintext buffer and three batches of 16 sealed chunks, whatever
 /// the attachment size. Sealing (and the optional content hash) is shared with a helper thread,
 /// which also writes each sealed batch out while the caller fetches more input. A full buffered
 /// chunk is sealed only once more input arrives, because until then it might be the final chunk
@@ -54,8 +54,8 @@ final class AttachmentCipherWriter {
     private let plaintext: UnsafeMutableRawBufferPointer
     /// How many bytes of `plaintext` are filled.
     private var buffered = 0
-    /// Two batch buffers of sealed chunks (ciphertext only, so they need no wiping): one is
-    /// written out by the helper thread while the next window is sealed into the other.
+    /// Batch buffers of sealed chunks (ciphertext only, so they need no wiping), used in turn:
+    /// the helper thread writes one or two out while the next window is sealed into another.
     private let batches: [UnsafeMutableRawBufferPointer]
     /// The batch buffer the next window is sealed into.
     private var currentBatch = 0
@@ -64,7 +64,10 @@ final class AttachmentCipherWriter {
     /// Chunks sealed per window and written per system call.
     static let batchChunks = 16
     /// The helper thread: writes batches out, and helps seal and hash.
-    private let background = AttachmentBackgroundWrites(buffers: 2)
+    private let background = AttachmentBackgroundWrites(buffers: AttachmentCipherWriter.batchBuffers)
+    /// How many batch buffers there are (three: a window need not wait for the batch before it to
+    /// be written when the helper thread runs late).
+    static let batchBuffers = 3
     /// Index of the next chunk to seal.
     private var chunkIndex: UInt64 = 0
     /// File offset just past the last chunk written.
@@ -134,7 +137,7 @@ final class AttachmentCipherWriter {
         self.aead = aead
         self.associatedData = AttachmentCipherFormat.associatedData(for: self.header, attachmentID: attachmentID)
         self.plaintext = .allocate(byteCount: chunkSize, alignment: 64)
-        self.batches = (0..<2).map { _ in
+        self.batches = (0..<Self.batchBuffers).map { _ in
             .allocate(byteCount: Self.batchChunks * (chunkSize + AttachmentCipherFormat.chunkTagBytes), alignment: 64)
         }
     }
@@ -214,19 +217,17 @@ final class AttachmentCipherWriter {
         let leaves = hash?.beginUpdate(window)
         let seals = ChunkAEADWork(.seal, jobs: jobs, aead: aead, associatedData: associatedData)
         if seals.count + (leaves?.count ?? 0) >= 2 {
-            let helped = DispatchGroup()
-            background.help(
-                {
-                    leaves?.drain()
-                    seals.drain()
-                }, group: helped)
-            leaves?.drain()
-            seals.drain()
-            helped.wait()
-        } else {
-            leaves?.drain()
-            seals.drain()
+            // The helper joins once the writes queued before are done; this thread waits only
+            // for chunks and leaves the helper took, never for its turn to come.
+            background.help {
+                leaves?.drain()
+                seals.drain()
+            }
         }
+        leaves?.drain()
+        seals.drain()
+        leaves?.waitUntilFinished()
+        seals.waitUntilFinished()
         if let leaves { hash?.endUpdate(leaves, window) }
         if sealsBuffer { buffered = 0 }
         if end > position {
@@ -245,7 +246,7 @@ final class AttachmentCipherWriter {
             chunkIndex += UInt64(jobs.count)
             batchOffset += UInt64(count)
             endOffset = batchOffset
-            currentBatch = 1 - currentBatch
+            currentBatch = (currentBatch + 1) % batches.count
         }
         return end
     }

@@ -31,7 +31,7 @@ final class ChunkAEADWork: @unchecked Sendable {
     private let jobs: [Job]
     private let aead: Sodium.ChunkAEAD
     private let associatedData: [UInt8]
-    private let next = Atomic<Int>(0)
+    private let items: SharedWorkItems
     /// Lowest job number that failed to open (`Int.max`: none).
     private let failedJob = Atomic<Int>(Int.max)
 
@@ -40,26 +40,27 @@ final class ChunkAEADWork: @unchecked Sendable {
         self.jobs = jobs
         self.aead = aead
         self.associatedData = associatedData
+        self.items = SharedWorkItems(count: jobs.count)
     }
 
     /// How many chunks there are.
     var count: Int { jobs.count }
 
     /// The file index of the first chunk (in file order) that failed authentication, if any;
-    /// read only after every `drain()` returned. Its output, like every other, must be discarded.
+    /// read only after `waitUntilFinished()`. Its output, like every other, must be discarded.
     var firstFailure: UInt64? {
         let job = failedJob.load(ordering: .relaxed)
         return job == Int.max ? nil : jobs[job].index
     }
 
-    /// Seals or opens chunks until none is left.
+    /// Seals or opens chunks until none is left to take (others may still be finishing theirs:
+    /// `waitUntilFinished()`).
     func drain() {
-        guard next.load(ordering: .relaxed) < jobs.count else { return }
+        guard var taken = items.take() else { return }
         withUnsafeTemporaryAllocation(byteCount: aead.algorithm.nonceBytes, alignment: 8) { nonce in
             associatedData.withUnsafeBytes { ad in
                 while true {
-                    let number = next.add(1, ordering: .relaxed).oldValue
-                    guard number < jobs.count else { return }
+                    let number = taken
                     let job = jobs[number]
                     AttachmentCipherFormat.writeNonce(into: nonce, chunkIndex: job.index, isFinal: job.isFinal)
                     switch direction {
@@ -78,8 +79,16 @@ final class ChunkAEADWork: @unchecked Sendable {
                             }
                         }
                     }
+                    items.finish()
+                    guard let following = items.take() else { return }
+                    taken = following
                 }
             }
         }
+    }
+
+    /// Returns once every chunk is sealed or opened, by whichever thread took it.
+    func waitUntilFinished() {
+        items.waitUntilFinished()
     }
 }

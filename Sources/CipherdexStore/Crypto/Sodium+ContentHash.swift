@@ -47,12 +47,13 @@ extension Sodium {
             if work.count >= 4 {
                 // Both cores take leaves from one counter: the other core from the start, this
                 // one once it has done its own work — so the hashing balances itself.
-                let group = DispatchGroup()
-                DispatchQueue.global(qos: .userInitiated).async(group: group) { work.drain() }
-                defer { group.wait() }
+                // The caller waits only for leaves the other core took, not for it to start.
+                DispatchQueue.global(qos: .userInitiated).async { work.drain() }
+                defer {
+                    work.drain()
+                    work.waitUntilFinished()
+                }
                 try workOnThisThread()
-                work.drain()
-                group.wait()
             } else {
                 try workOnThisThread()
                 work.drain()
@@ -61,8 +62,9 @@ extension Sodium {
         }
 
         /// First half of adding `bytes`: the leaves it completes, for any threads to `drain()`.
-        /// `bytes` must stay valid and unchanged until `endUpdate(_:_:)` is called with the same
-        /// bytes, after every drain returned; no other update may come between.
+        /// `bytes` must stay valid and unchanged until `endUpdate(_:_:)` (which waits for every
+        /// leaf taken to be finished) has returned for the same bytes; no other update may come
+        /// between.
         func beginUpdate(_ bytes: UnsafeRawBufferPointer) -> ContentLeafWork {
             length += UInt64(bytes.count)
             var leaves: [UnsafeRawBufferPointer] = []
@@ -87,6 +89,7 @@ extension Sodium {
 
         /// Second half: folds the drained leaves into the root and keeps the incomplete tail.
         func endUpdate(_ work: ContentLeafWork, _ bytes: UnsafeRawBufferPointer) {
+            work.waitUntilFinished()
             work.digests.withUnsafeBytes { root.update($0) }
             if pendingCount == Self.leafBytes { pendingCount = 0 }
             let rest = bytes.count - work.consumed
@@ -106,6 +109,7 @@ extension Sodium {
                     leafKey: leafKey, leaves: [UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount])],
                     consumed: 0)
                 last.drain()
+                last.waitUntilFinished()
                 last.digests.withUnsafeBytes { root.update($0) }
             }
             var total = length.bigEndian
@@ -140,7 +144,7 @@ final class ContentLeafWork: @unchecked Sendable {
     let consumed: Int
     /// Bytes per leaf digest: 16 (SipHash-128) or 32 (BLAKE2b-256).
     let digestBytes: Int
-    private let next = Atomic<Int>(0)
+    private let items: SharedWorkItems
     private let output: UnsafeMutableBufferPointer<UInt8>
 
     init(leafKey: SecureBytes?, leaves: [UnsafeRawBufferPointer], consumed: Int) {
@@ -149,6 +153,7 @@ final class ContentLeafWork: @unchecked Sendable {
         self.consumed = consumed
         self.digestBytes = leafKey == nil ? 32 : Int(crypto_shorthash_siphashx24_BYTES)
         self.output = .allocate(capacity: max(1, leaves.count * digestBytes))
+        self.items = SharedWorkItems(count: leaves.count)
     }
 
     deinit {
@@ -158,14 +163,14 @@ final class ContentLeafWork: @unchecked Sendable {
     /// How many leaves there are to hash.
     var count: Int { leaves.count }
 
-    /// The digests, in leaf order (read only after every `drain()` returned).
+    /// The digests, in leaf order (read only after `waitUntilFinished()`).
     var digests: [UInt8] { Array(UnsafeBufferPointer(rebasing: output[0..<(leaves.count * digestBytes)])) }
 
-    /// Hashes leaves until none is left.
+    /// Hashes leaves until none is left to take (others may still be finishing theirs:
+    /// `waitUntilFinished()`).
     func drain() {
-        while true {
-            let index = next.add(1, ordering: .relaxed).oldValue
-            guard index < leaves.count else { return }
+        while let index = items.take() {
+            defer { items.finish() }
             let leaf = leaves[index]
             let destination = output.baseAddress! + index * digestBytes
             if let leafKey {
@@ -179,5 +184,10 @@ final class ContentLeafWork: @unchecked Sendable {
                     destination, 32, leaf.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(leaf.count), nil, 0)
             }
         }
+    }
+
+    /// Returns once every leaf is hashed, by whichever thread took it.
+    func waitUntilFinished() {
+        items.waitUntilFinished()
     }
 }
