@@ -48,6 +48,13 @@ let package = Package(
             name: "CTesseract",
             providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]
         ),
+        // OpenSSL's libcrypto for AES-256-GCM of attachment chunks (about twice libsodium's speed
+        // here): SQLCipher already links it, so no new library is loaded (ARCHITECTURE.md).
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(name: "CSystemShims"),
         // zlib compresses the page text search keeps for previews (ARCHITECTURE.md, "Full-text
         // search"): already a dependency of poppler, cairo and libpng, so no new library is loaded.
@@ -56,10 +63,10 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // The store, documents and attachments: SQLCipher and libsodium only, no poppler.
+        // The store, documents and attachments: SQLCipher, libsodium and libcrypto (SQLCipher's own) only, no poppler.
         .target(
             name: "CipherdexStore",
-            dependencies: ["CSQLCipher", "CSodium", "CSystemShims"]
+            dependencies: ["CSQLCipher", "CSodium", "CCrypto", "CSystemShims"]
         ),
         // Full-text search above the store; re-exports CipherdexStore and CipherdexExtraction.
         .target(
