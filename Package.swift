@@ -56,7 +56,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CSystemShims"),
         // zlib compresses the page text search keeps for previews (ARCHITECTURE.md, "Full-text
-        // search"): already a dependency of poppler, cairo and libpng, so no new library is loaded.
+        // search"): a small library, also a dependency of poppler, cairo and libpng in the helper.
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
