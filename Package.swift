@@ -30,16 +30,22 @@ let package = Package(
             pkgConfig: "poppler-glib",
             providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"])]
         ),
-        // poppler-cpp for the page text only: poppler-glib's page text drops right-to-left lines
-        // (ARCHITECTURE.md, "Extraction"). Swift imports nothing from it; CPopplerText does.
-        .systemLibrary(
-            name: "CPopplerCpp",
-            pkgConfig: "poppler-cpp",
-            providers: [.apt(["libpoppler-cpp-dev"])]
-        ),
+        // poppler-glib, GLib, cairo and poppler-cpp loaded with dlopen on first use, never linked:
+        // a process that extracts no PDF (`cipherdex search`) maps none of them (ARCHITECTURE.md,
+        // "Extraction isolation"). Its own declarations; no pkg-config, no link flags.
+        .target(name: "CPopplerRuntime"),
+        // poppler-cpp's reading-order page text behind a C interface, compiled against
+        // poppler-cpp's headers (<poppler/cpp/...>) and calling it through CPopplerRuntime's table.
         .target(
             name: "CPopplerText",
-            dependencies: ["CPopplerCpp"]
+            dependencies: ["CPopplerRuntime"]
+        ),
+        // Compiles CPopplerRuntime's declarations against the real headers (static assertions):
+        // for the tests only, since it links poppler-glib through CPoppler.
+        .target(
+            name: "CPopplerRuntimeABICheck",
+            dependencies: ["CPoppler", "CPopplerRuntime"],
+            path: "Tests/CPopplerRuntimeABICheck"
         ),
         // Tesseract's C API for OCR of scanned pages: its header only (no pkg-config, so nothing
         // links libtesseract); the extraction helper dlopens it for its first page to recognise
@@ -57,7 +63,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CSystemShims"),
         // zlib compresses the page text search keeps for previews (ARCHITECTURE.md, "Full-text
-        // search"): already a dependency of poppler, cairo and libpng, so no new library is loaded.
+        // search"): a small library, also a dependency of poppler, cairo and libpng in the helper.
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -78,7 +84,7 @@ let package = Package(
         .target(name: "CExtractHelperEntry"),
         .target(
             name: "CipherdexExtraction",
-            dependencies: ["CPoppler", "CPopplerText", "CExtractHelperEntry", "CTesseract"]
+            dependencies: ["CPopplerRuntime", "CPopplerText", "CExtractHelperEntry", "CTesseract"]
         ),
         .target(
             name: "CipherdexPDFWriter",
@@ -135,7 +141,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherdexExtractionTests",
-            dependencies: ["CipherdexExtraction", "CipherdexPDFWriter", "CipherdexExtractHelper", "CipherdexTestSupport"]
+            dependencies: [
+                "CipherdexExtraction", "CipherdexPDFWriter", "CipherdexExtractHelper", "CipherdexTestSupport",
+                "CPopplerRuntimeABICheck",
+            ]
         ),
     ]
 )

@@ -1,10 +1,19 @@
 // poppler-cpp's page text behind the C interface of CPopplerText.h.
+//
+// Nothing here links libpoppler-cpp (a process that never extracts a PDF must not map it,
+// CPopplerRuntime.h): its headers give the classes' layout and inline parts, and the out-of-line
+// members are called through the pointers CPopplerRuntime resolved with dlsym, each cast to a free
+// function taking `this` first (the Itanium C++ ABI passes `this` like a first argument, after
+// the hidden pointer for a returned class). Objects whose destructor is out of line are held in
+// shells of the same layout whose destructor calls that pointer.
 
 #include "CPopplerText.h"
 
-#include <poppler-document.h>
-#include <poppler-global.h>
-#include <poppler-page.h>
+#include "CPopplerRuntime.h"
+
+#include <poppler/cpp/poppler-document.h>
+#include <poppler/cpp/poppler-global.h>
+#include <poppler/cpp/poppler-page.h>
 
 #include <algorithm>
 #include <climits>
@@ -16,6 +25,97 @@
 #include <vector>
 
 namespace {
+
+struct cpp_api;
+const cpp_api &api();
+
+/// A `poppler::ustring` returned by value: same layout, destroyed through `ustring::~ustring`.
+struct ustring_result {
+    alignas(poppler::ustring) unsigned char storage[sizeof(poppler::ustring)];
+    ustring_result(const ustring_result &) = delete;
+    ustring_result &operator=(const ustring_result &) = delete;
+    ~ustring_result();
+    /// The string (its inline `std::basic_string` members only).
+    const poppler::ustring &value() const { return *reinterpret_cast<const poppler::ustring *>(storage); }
+};
+
+/// A `poppler::text_box` in the vector `page::text_list()` returns: same layout (a pointer to
+/// its data), destroyed through `text_box::~text_box`.
+struct text_box_result {
+    void *data;
+    text_box_result(const text_box_result &) = delete;
+    text_box_result &operator=(const text_box_result &) = delete;
+    ~text_box_result();
+    /// `text_box::bbox()`.
+    poppler::rectf bbox() const;
+};
+static_assert(sizeof(text_box_result) == sizeof(poppler::text_box), "poppler::text_box's layout changed");
+static_assert(alignof(text_box_result) == alignof(poppler::text_box), "poppler::text_box's layout changed");
+
+/// The poppler-cpp members, typed.
+struct cpp_api {
+    poppler::document *(*load_from_raw_data)(const char *, int, const std::string &, const std::string &);
+    void (*document_destroy)(poppler::document *);
+    bool (*is_locked)(const poppler::document *);
+    int (*pages)(const poppler::document *);
+    poppler::page *(*create_page)(const poppler::document *, int);
+    void (*page_destroy)(poppler::page *);
+    ustring_result (*text)(const poppler::page *, const poppler::rectf &, poppler::page::text_layout_enum);
+    std::vector<text_box_result> (*text_list)(const poppler::page *);
+    void (*text_box_destroy)(text_box_result *);
+    poppler::rectf (*bbox)(const text_box_result *);
+    void (*ustring_destroy)(ustring_result *);
+};
+
+/// Casts a resolved `void *` to the function pointer type of `target`.
+template <typename Function> void assign(Function &target, void *symbol) {
+    static_assert(sizeof(Function) == sizeof(void *), "not a function pointer");
+    std::memcpy(&target, &symbol, sizeof symbol);
+}
+
+/// The typed table (call only after `cdx_poppler_load` succeeded).
+const cpp_api &api() {
+    static const cpp_api table = [] {
+        const cdx_poppler_api *loaded = cdx_poppler_load(nullptr);
+        cpp_api typed{};
+        assign(typed.load_from_raw_data, loaded->cpp_document_load_from_raw_data);
+        assign(typed.document_destroy, loaded->cpp_document_destroy);
+        assign(typed.is_locked, loaded->cpp_document_is_locked);
+        assign(typed.pages, loaded->cpp_document_pages);
+        assign(typed.create_page, loaded->cpp_document_create_page);
+        assign(typed.page_destroy, loaded->cpp_page_destroy);
+        assign(typed.text, loaded->cpp_page_text);
+        assign(typed.text_list, loaded->cpp_page_text_list);
+        assign(typed.text_box_destroy, loaded->cpp_text_box_destroy);
+        assign(typed.bbox, loaded->cpp_text_box_bbox);
+        assign(typed.ustring_destroy, loaded->cpp_ustring_destroy);
+        return typed;
+    }();
+    return table;
+}
+
+ustring_result::~ustring_result() { api().ustring_destroy(this); }
+text_box_result::~text_box_result() { api().text_box_destroy(this); }
+poppler::rectf text_box_result::bbox() const { return api().bbox(this); }
+
+/// Deletes what poppler-cpp allocated with `new`: its destructor, then the memory.
+struct document_deleter {
+    void operator()(poppler::document *document) const {
+        api().document_destroy(document);
+        ::operator delete(static_cast<void *>(document));
+    }
+};
+struct page_deleter {
+    void operator()(poppler::page *page) const {
+        api().page_destroy(page);
+        ::operator delete(static_cast<void *>(page));
+    }
+};
+
+/// `page.text(rect, layout)`.
+ustring_result page_text(const poppler::page &page, const poppler::rectf &rect) {
+    return api().text(&page, rect, poppler::page::non_raw_non_physical_layout);
+}
 
 /// Appends the UTF-8 of `value` to `out`.
 void append_utf8(std::string &out, unsigned value) {
@@ -66,8 +166,7 @@ std::string utf8_text(const poppler::ustring &text) {
 /// final form feed and line breaks; `complete` tells whether it was cut short (see `full_text`).
 std::string band_text(const poppler::page &page, double left, double width, double top, double bottom,
                       bool &complete) {
-    std::string text = utf8_text(
-        page.text(poppler::rectf(left, top, width, bottom - top), poppler::page::non_raw_non_physical_layout));
+    std::string text = utf8_text(page_text(page, poppler::rectf(left, top, width, bottom - top)).value());
     complete = text.empty() || text.back() == '\f';
     while (!text.empty() && (text.back() == '\f' || text.back() == '\n')) {
         text.pop_back();
@@ -132,13 +231,13 @@ std::string banded_text(const poppler::page &page, const std::vector<double> &cu
 /// in horizontal bands cut between its lines (`band_text`), each band's text being complete
 /// except the one line with the U+0000.
 std::string full_text(const poppler::page &page) {
-    std::string text = utf8_text(page.text(poppler::rectf(), poppler::page::non_raw_non_physical_layout));
+    std::string text = utf8_text(page_text(page, poppler::rectf()).value());
     if (text.empty() || text.back() == '\f') {
         return text;
     }
     std::vector<poppler::rectf> words;
     double minX = 0, maxX = 0, minY = 0, maxY = 0;
-    for (const poppler::text_box &word : page.text_list()) {
+    for (const text_box_result &word : api().text_list(&page)) {
         const poppler::rectf box = word.bbox();
         if (words.empty()) {
             minX = box.x(), maxX = box.x() + box.width(), minY = box.y(), maxY = box.y() + box.height();
@@ -183,16 +282,16 @@ int page_texts(const unsigned char *data, size_t length, const char *password, c
     }
     const std::string secret = password != nullptr ? password : "";
     // load_from_raw_data neither copies nor frees `data`; the document must be gone when we return.
-    std::unique_ptr<poppler::document> document(poppler::document::load_from_raw_data(
-        reinterpret_cast<const char *>(data), static_cast<int>(length), secret, secret));
+    std::unique_ptr<poppler::document, document_deleter> document(
+        api().load_from_raw_data(reinterpret_cast<const char *>(data), static_cast<int>(length), secret, secret));
     if (!document) {
         return CDX_POPPLER_TEXT_DAMAGED;
     }
     // A locked document must not be asked anything else: poppler 22.12 crashes in pages().
-    if (document->is_locked()) {
+    if (api().is_locked(document.get())) {
         return CDX_POPPLER_TEXT_LOCKED;
     }
-    const int pages = document->pages();
+    const int pages = api().pages(document.get());
     if (pages < 0) {
         return CDX_POPPLER_TEXT_DAMAGED;
     }
@@ -203,7 +302,7 @@ int page_texts(const unsigned char *data, size_t length, const char *password, c
     int done = 0;
     try {
         for (; done < pages; ++done) {
-            std::unique_ptr<poppler::page> page(document->create_page(done));
+            std::unique_ptr<poppler::page, page_deleter> page(api().create_page(document.get(), done));
             std::string bytes;
             if (page) {
                 bytes = full_text(*page);
@@ -232,7 +331,8 @@ extern "C" int cdx_poppler_page_texts(const unsigned char *data, size_t length, 
     }
     *texts = nullptr;
     *count = 0;
-    if (data == nullptr) {
+    // The libraries are loaded on first use (CPopplerRuntime); none: no texts.
+    if (data == nullptr || cdx_poppler_load(nullptr) == nullptr) {
         return CDX_POPPLER_TEXT_FAILED;
     }
     try {

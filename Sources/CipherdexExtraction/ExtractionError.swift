@@ -18,6 +18,9 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable
     case helperUnavailable(reason: String)
     /// The format is not one this extractor reads (the file extension or the content tells).
     case unsupportedFormat(String)
+    /// A library PDF extraction loads when first used (poppler-glib, poppler-cpp, GLib, GIO or
+    /// cairo) is missing or lacks a function: `reason` names the library or the function.
+    case libraryUnavailable(reason: String)
 
     /// A stable short name for the case, for logs, counters and UI.
     public var name: String {
@@ -29,6 +32,7 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable
         case .helperCrashed: return "helperCrashed"
         case .helperUnavailable: return "helperUnavailable"
         case .unsupportedFormat: return "unsupportedFormat"
+        case .libraryUnavailable: return "libraryUnavailable"
         }
     }
 
@@ -50,6 +54,8 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable
             return "the extraction helper is unavailable: \(reason)"
         case .unsupportedFormat(let format):
             return "unsupported document format: \(format)"
+        case .libraryUnavailable(let reason):
+            return "the PDF libraries could not be loaded: \(reason)"
         }
     }
 }

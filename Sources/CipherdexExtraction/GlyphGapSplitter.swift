@@ -1,4 +1,4 @@
-internal import CPoppler
+internal import CPopplerRuntime
 
 /// Puts a space between two characters of a page's text that poppler runs together although
 /// their glyphs stand apart on the page (`ContinentAsia` in adjacent table cells or form fields,
@@ -18,7 +18,7 @@ struct GlyphGapSplitter {
 
     /// The text with spaces inserted at clear gaps; `text` itself when the layout does not
     /// have one rectangle per character or nothing needs splitting.
-    func split(_ text: UnsafePointer<CChar>, length: Int, boxes: UnsafeBufferPointer<PopplerRectangle>) -> String? {
+    func split(_ text: UnsafePointer<CChar>, length: Int, boxes: UnsafeBufferPointer<cdx_PopplerRectangle>) -> String? {
         let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
         // Character starts: one box per UTF-8 character (lead bytes, not continuation bytes).
         var characters = 0
@@ -52,7 +52,7 @@ struct GlyphGapSplitter {
     }
 
     /// Whether two boxes are on one line with a horizontal gap over `ratio` of their height.
-    static func apart(_ first: PopplerRectangle, _ second: PopplerRectangle, ratio: Double) -> Bool {
+    static func apart(_ first: cdx_PopplerRectangle, _ second: cdx_PopplerRectangle, ratio: Double) -> Bool {
         let firstHeight = first.y2 - first.y1
         let secondHeight = second.y2 - second.y1
         guard firstHeight > 0, secondHeight > 0, first.x2 > first.x1, second.x2 > second.x1 else { return false }

@@ -1,4 +1,4 @@
-internal import CPoppler
+internal import CPopplerRuntime
 import Foundation
 
 /// Extracts text from PDFs in the current process with poppler.
@@ -67,10 +67,11 @@ public struct PDFTextExtractor: PDFExtractor {
         document: ExtractedDocument, readingOrderStalled: Bool
     ) {
         guard !data.isEmpty else { throw ExtractionError.damaged(reason: "the file is empty") }
-        let document = try Self.openDocument(data, password: password)
-        defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(document)) }
+        let api = try PopplerLibraries.api()
+        let document = try Self.openDocument(data, password: password, api)
+        defer { api.g_object_unref(UnsafeMutableRawPointer(document)) }
 
-        let pageCount = Int(poppler_document_get_n_pages(document))
+        let pageCount = Int(api.poppler_document_get_n_pages(document))
         // Opened only after glib accepted the document and its password: glib decides `.locked`.
         var texts: [String]?
         var stalled = false
@@ -84,32 +85,32 @@ public struct PDFTextExtractor: PDFExtractor {
         var pages: [ExtractedPage] = []
         pages.reserveCapacity(max(pageCount, 0))
         for index in 0..<max(pageCount, 0) {
-            guard let page = poppler_document_get_page(document, Int32(index)) else {
+            guard let page = api.poppler_document_get_page(document, Int32(index)) else {
                 pages.append(ExtractedPage(index: index, text: texts?[index] ?? ""))
                 continue
             }
-            defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(page)) }
-            let text = texts?[index] ?? pageText(page)
-            let needsOCR = ocrCandidatesBelow.map { Self.qualifiesForOCR(page, text: text, below: $0) } ?? false
+            defer { api.g_object_unref(UnsafeMutableRawPointer(page)) }
+            let text = texts?[index] ?? pageText(page, api)
+            let needsOCR = ocrCandidatesBelow.map { Self.qualifiesForOCR(page, text: text, below: $0, api) } ?? false
             // Annotations build the same form fields that stalled the reading-order text.
             pages.append(
                 ExtractedPage(
-                    index: index, text: text, annotations: stalled ? [] : Self.annotations(of: page),
+                    index: index, text: text, annotations: stalled ? [] : Self.annotations(of: page, api),
                     needsOCR: needsOCR))
         }
-        let title = Self.takeString(poppler_document_get_title(document)).flatMap(Self.nonBlank)
-        return (ExtractedDocument(title: title, metadata: Self.metadata(of: document), pages: pages), stalled)
+        let title = Self.takeString(api.poppler_document_get_title(document), api).flatMap(Self.nonBlank)
+        return (ExtractedDocument(title: title, metadata: Self.metadata(of: document, api), pages: pages), stalled)
     }
 
     /// The page's text, with spaces where glyphs poppler runs together stand apart.
-    private func pageText(_ page: OpaquePointer) -> String {
-        guard let raw = poppler_page_get_text(page) else { return "" }
-        defer { g_free(raw) }
+    private func pageText(_ page: OpaquePointer, _ api: cdx_poppler_api) -> String {
+        guard let raw = api.poppler_page_get_text(page) else { return "" }
+        defer { api.g_free(raw) }
         if let ratio = wordGapRatio {
-            var boxes: UnsafeMutablePointer<PopplerRectangle>?
-            var count: guint = 0
-            if poppler_page_get_text_layout(page, &boxes, &count) != 0, let boxes {
-                defer { g_free(boxes) }
+            var boxes: UnsafeMutablePointer<cdx_PopplerRectangle>?
+            var count: cdx_guint = 0
+            if api.poppler_page_get_text_layout(page, &boxes, &count) != 0, let boxes {
+                defer { api.g_free(boxes) }
                 let splitter = GlyphGapSplitter(ratio: ratio)
                 if let split = splitter.split(
                     raw, length: strlen(raw), boxes: UnsafeBufferPointer(start: boxes, count: Int(count)))
@@ -141,24 +142,22 @@ public struct PDFTextExtractor: PDFExtractor {
     /// seen with the corpus's AES and RC4 files). So a password goes through
     /// `poppler_document_new_from_stream` over a `GMemoryInputStream` on the same GBytes, which
     /// behaves correctly and is still memory-only.
-    static func openDocument(_ data: [UInt8], password: String?) throws -> OpaquePointer {
-        let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-        defer { g_bytes_unref(bytes) }
-        var error: UnsafeMutablePointer<GError>?
+    static func openDocument(_ data: [UInt8], password: String?, _ api: cdx_poppler_api) throws -> OpaquePointer {
+        let bytes = data.withUnsafeBytes { api.g_bytes_new($0.baseAddress, cdx_gsize($0.count)) }
+        defer { api.g_bytes_unref(bytes) }
+        var error: UnsafeMutablePointer<cdx_GError>?
         let document: OpaquePointer?
         if let password {
-            let stream = g_memory_input_stream_new_from_bytes(bytes)
-            defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(stream)) }
-            document = poppler_document_new_from_stream(stream, goffset(data.count), password, nil, &error)
+            let stream = api.g_memory_input_stream_new_from_bytes(bytes)
+            defer { if let stream { api.g_object_unref(UnsafeMutableRawPointer(stream)) } }
+            document = api.poppler_document_new_from_stream(stream, cdx_goffset(data.count), password, nil, &error)
         } else {
-            document = poppler_document_new_from_bytes(bytes, nil, &error)
+            document = api.poppler_document_new_from_bytes(bytes, nil, &error)
         }
         if let document { return document }
-        defer { if let error { g_error_free(error) } }
+        defer { if let error { api.g_error_free(error) } }
         guard let error else { throw ExtractionError.damaged(reason: "poppler could not open the document") }
-        if error.pointee.domain == cipherdex_poppler_error_quark(),
-            error.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue)
-        {
+        if error.pointee.domain == api.poppler_error_quark(), error.pointee.code == CDX_POPPLER_ERROR_ENCRYPTED {
             throw ExtractionError.locked
         }
         // Poppler opens some files without a header, so the header only decides how a failure
@@ -170,31 +169,32 @@ public struct PDFTextExtractor: PDFExtractor {
 
     /// Whether `page`, whose text layer is `text`, has fewer than `minimum` characters that are
     /// not white space and holds at least one image.
-    static func qualifiesForOCR(_ page: OpaquePointer, text: String, below minimum: Int) -> Bool {
+    static func qualifiesForOCR(_ page: OpaquePointer, text: String, below minimum: Int, _ api: cdx_poppler_api) -> Bool
+    {
         var count = 0
         for scalar in text.unicodeScalars where !scalar.properties.isWhitespace {
             count += 1
             if count >= minimum { return false }
         }
-        guard let images = poppler_page_get_image_mapping(page) else { return false }
-        poppler_page_free_image_mapping(images)
+        guard let images = api.poppler_page_get_image_mapping(page) else { return false }
+        api.poppler_page_free_image_mapping(images)
         return true
     }
 
     /// The non-empty text of each annotation on `page` (pop-ups are skipped: they repeat their
     /// parent's text).
-    private static func annotations(of page: OpaquePointer) -> [String] {
-        guard let mapping = poppler_page_get_annot_mapping(page) else { return [] }
-        defer { poppler_page_free_annot_mapping(mapping) }
+    private static func annotations(of page: OpaquePointer, _ api: cdx_poppler_api) -> [String] {
+        guard let mapping = api.poppler_page_get_annot_mapping(page) else { return [] }
+        defer { api.poppler_page_free_annot_mapping(mapping) }
         var result: [String] = []
-        var node: UnsafeMutablePointer<GList>? = mapping
+        var node: UnsafeMutablePointer<cdx_GList>? = mapping
         while let current = node {
             defer { node = current.pointee.next }
             guard let raw = current.pointee.data else { continue }
-            let entry = raw.assumingMemoryBound(to: PopplerAnnotMapping.self)
+            let entry = raw.assumingMemoryBound(to: cdx_PopplerAnnotMapping.self)
             guard let annot = entry.pointee.annot else { continue }
-            if poppler_annot_get_annot_type(annot) == POPPLER_ANNOT_POPUP { continue }
-            if let text = takeString(poppler_annot_get_contents(annot)).flatMap(nonBlank) {
+            if api.poppler_annot_get_annot_type(annot) == CDX_POPPLER_ANNOT_POPUP { continue }
+            if let text = takeString(api.poppler_annot_get_contents(annot), api).flatMap(nonBlank) {
                 result.append(text)
             }
         }
@@ -202,37 +202,39 @@ public struct PDFTextExtractor: PDFExtractor {
     }
 
     /// The descriptive metadata of `document`, without empty values.
-    private static func metadata(of document: OpaquePointer) -> [String: String] {
+    private static func metadata(of document: OpaquePointer, _ api: cdx_poppler_api) -> [String: String] {
         var result: [String: String] = [:]
-        let fields: [(String, (OpaquePointer) -> UnsafeMutablePointer<gchar>?)] = [
-            ("author", poppler_document_get_author),
-            ("subject", poppler_document_get_subject),
-            ("keywords", poppler_document_get_keywords),
-            ("creator", poppler_document_get_creator),
-            ("producer", poppler_document_get_producer),
-            ("pdfVersion", poppler_document_get_pdf_version_string),
+        let fields: [(String, @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?)] = [
+            ("author", api.poppler_document_get_author),
+            ("subject", api.poppler_document_get_subject),
+            ("keywords", api.poppler_document_get_keywords),
+            ("creator", api.poppler_document_get_creator),
+            ("producer", api.poppler_document_get_producer),
+            ("pdfVersion", api.poppler_document_get_pdf_version_string),
         ]
         for (key, getter) in fields {
-            if let value = takeString(getter(document)).flatMap(nonBlank) { result[key] = value }
+            if let value = takeString(getter(document), api).flatMap(nonBlank) { result[key] = value }
         }
-        if let date = isoDate(poppler_document_get_creation_date_time(document)) { result["creationDate"] = date }
-        if let date = isoDate(poppler_document_get_modification_date_time(document)) {
+        if let date = isoDate(api.poppler_document_get_creation_date_time(document), api) {
+            result["creationDate"] = date
+        }
+        if let date = isoDate(api.poppler_document_get_modification_date_time(document), api) {
             result["modificationDate"] = date
         }
         return result
     }
 
     /// Formats and frees a GDateTime.
-    private static func isoDate(_ dateTime: OpaquePointer?) -> String? {
+    private static func isoDate(_ dateTime: OpaquePointer?, _ api: cdx_poppler_api) -> String? {
         guard let dateTime else { return nil }
-        defer { g_date_time_unref(dateTime) }
-        return takeString(g_date_time_format_iso8601(dateTime))
+        defer { api.g_date_time_unref(dateTime) }
+        return takeString(api.g_date_time_format_iso8601(dateTime), api)
     }
 
     /// Copies and frees a string that glib allocated (invalid UTF-8 is repaired).
-    private static func takeString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
+    private static func takeString(_ pointer: UnsafeMutablePointer<CChar>?, _ api: cdx_poppler_api) -> String? {
         guard let pointer else { return nil }
-        defer { g_free(pointer) }
+        defer { api.g_free(pointer) }
         return String(cString: pointer)
     }
 

@@ -26,6 +26,7 @@ final class ErrorMessageStyleTests: XCTestCase {
         ExtractionError.memoryLimitExceeded(bytes: 1 << 30), ExtractionError.helperCrashed(signal: 9, exitStatus: nil),
         ExtractionError.helperCrashed(signal: nil, exitStatus: 3), ExtractionError.helperUnavailable(reason: "missing"),
         ExtractionError.unsupportedFormat("xyz"),
+        ExtractionError.libraryUnavailable(reason: "libpoppler-glib.so.8 could not be loaded"),
         StoreError.storeCorrupted(reason: "bad page"), StoreError.storeLocked(path: "/s"), StoreError.closed,
         StoreError.notAStore(path: "/s", reason: "empty"), StoreError.diskFull(path: "/s"),
         StoreError.insideTransaction(operation: "verify()"),

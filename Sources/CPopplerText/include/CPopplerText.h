@@ -18,7 +18,8 @@ typedef enum {
     CDX_POPPLER_TEXT_LOCKED = 1,
     /// Poppler could not open the document.
     CDX_POPPLER_TEXT_DAMAGED = 2,
-    /// Out of memory, an exception or an argument out of range (length over INT_MAX, no outputs).
+    /// Out of memory, an exception, an argument out of range (length over INT_MAX, no outputs), or
+    /// poppler-cpp could not be loaded (CPopplerRuntime: nothing links it).
     CDX_POPPLER_TEXT_FAILED = 3,
 } cdx_poppler_text_status;
 

@@ -64,6 +64,9 @@ public enum PDFExtractionHelper {
             report(HelperOptions.usage + "\n", to: 1)
             return 0
         }
+        // poppler and its libraries are loaded here, in the helper only (never by the host at
+        // start), before the limits, as when they were linked; a failure is each request's answer.
+        PopplerLibraries.preload()
         do {
             try ResourceLimits.apply(
                 memoryBytes: options.memoryBytes, cpuSeconds: options.cpuSeconds, requests: options.requests)

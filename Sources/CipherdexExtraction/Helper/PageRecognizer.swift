@@ -1,4 +1,4 @@
-internal import CPoppler
+internal import CPopplerRuntime
 internal import CTesseract
 import Foundation
 
@@ -25,16 +25,17 @@ final class PageRecognizer {
     /// rendered or the language data cannot be loaded.
     func recognize(data: [UInt8], password: String?, request: OCRPageRequest) throws -> ExtractedDocument {
         let started = ContinuousClock.now
-        let document = try PDFTextExtractor.openDocument(data, password: password)
-        defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(document)) }
-        let pageCount = Int(poppler_document_get_n_pages(document))
+        let poppler = try PopplerLibraries.api()
+        let document = try PDFTextExtractor.openDocument(data, password: password, poppler)
+        defer { poppler.g_object_unref(UnsafeMutableRawPointer(document)) }
+        let pageCount = Int(poppler.poppler_document_get_n_pages(document))
         guard request.pageIndex >= 0, request.pageIndex < pageCount,
-            let page = poppler_document_get_page(document, Int32(request.pageIndex))
+            let page = poppler.poppler_document_get_page(document, Int32(request.pageIndex))
         else {
             throw ExtractionError.damaged(reason: "the document has no page \(request.pageIndex + 1)")
         }
-        defer { cipherdex_g_object_unref(UnsafeMutableRawPointer(page)) }
-        let image = try Self.render(page, dpi: request.dpi, maximumPixels: request.maximumPixels)
+        defer { poppler.g_object_unref(UnsafeMutableRawPointer(page)) }
+        let image = try Self.render(page, dpi: request.dpi, maximumPixels: request.maximumPixels, poppler)
         let tess = try loaded()
         let api = try engine(for: request.languages, tess)
         let remaining = request.deadlineSeconds - (ContinuousClock.now - started) / .seconds(1)
@@ -72,10 +73,12 @@ final class PageRecognizer {
 
     /// Renders `page` on white at `dpi` (lower when the image would exceed `maximumPixels`) and
     /// converts it to gray.
-    static func render(_ page: OpaquePointer, dpi: Int, maximumPixels: Int) throws -> GrayImage {
+    static func render(_ page: OpaquePointer, dpi: Int, maximumPixels: Int, _ poppler: cdx_poppler_api) throws
+        -> GrayImage
+    {
         var widthPoints = 0.0
         var heightPoints = 0.0
-        poppler_page_get_size(page, &widthPoints, &heightPoints)
+        poppler.poppler_page_get_size(page, &widthPoints, &heightPoints)
         guard widthPoints.isFinite, heightPoints.isFinite, widthPoints >= 1, heightPoints >= 1 else {
             throw ExtractionError.damaged(reason: "the page has no size")
         }
@@ -87,23 +90,25 @@ final class PageRecognizer {
         let scale = resolution / 72
         let width = max(1, Int((widthPoints * scale).rounded(.up)))
         let height = max(1, Int((heightPoints * scale).rounded(.up)))
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)),
-            cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
+        guard let surface = poppler.cairo_image_surface_create(CDX_CAIRO_FORMAT_RGB24, Int32(width), Int32(height))
         else {
             throw ExtractionError.memoryLimitExceeded(bytes: width * height * 4)
         }
-        defer { cairo_surface_destroy(surface) }
-        let context = cairo_create(surface)
-        cairo_set_source_rgb(context, 1, 1, 1)
-        cairo_paint(context)
-        cairo_scale(context, scale, scale)
-        poppler_page_render(page, context)
-        cairo_destroy(context)
-        cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface) else {
+        defer { poppler.cairo_surface_destroy(surface) }
+        guard poppler.cairo_surface_status(surface) == CDX_CAIRO_STATUS_SUCCESS else {
+            throw ExtractionError.memoryLimitExceeded(bytes: width * height * 4)
+        }
+        let context = poppler.cairo_create(surface)
+        poppler.cairo_set_source_rgb(context, 1, 1, 1)
+        poppler.cairo_paint(context)
+        poppler.cairo_scale(context, scale, scale)
+        poppler.poppler_page_render(page, context)
+        poppler.cairo_destroy(context)
+        poppler.cairo_surface_flush(surface)
+        guard let data = poppler.cairo_image_surface_get_data(surface) else {
             throw ExtractionError.damaged(reason: "the page could not be rendered")
         }
-        let stride = Int(cairo_image_surface_get_stride(surface))
+        let stride = Int(poppler.cairo_image_surface_get_stride(surface))
         let pixels = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, count in
             for row in 0..<height {
                 let source = UnsafeRawPointer(data + row * stride).assumingMemoryBound(to: UInt32.self)
