@@ -13,7 +13,7 @@
 # Where `make install` puts the CLI: PREFIX/bin/cipherdex (its own PDF extraction helper: it
 # re-runs itself in helper mode), bash and zsh completions. The Swift runtime and Foundation are
 # linked in (--static-swift-stdlib): the installed CLI needs no toolchain to run, and a process
-# starts with less CPU time (BENCHMARKS.md, "Search at scale").
+# starts in about half the CPU time (BENCHMARKS.md, "Start-up of the installed CLI").
 PREFIX ?= /usr/local
 
 setup:
