@@ -104,6 +104,7 @@ struct IndexCommand: Command {
         progress.setTotal(summary.added.count + summary.changed.count)
         var writeFailure: Error?
         do { try library.waitUntilIndexed() } catch { writeFailure = error }
+        if writeFailure == nil { progress.waitUntilAllEnded() }
         watcher.cancel()
         progress.clear()
         var failures: [(uid: String, reason: String)] = []

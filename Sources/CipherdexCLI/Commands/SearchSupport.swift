@@ -125,6 +125,18 @@ final class ProgressLine: Sendable {
         }
     }
 
+    /// Waits (at most `timeout` seconds) until `ended` has been called at least as many times as
+    /// the total, so that the last frame drawn shows every document: events can still be on their
+    /// way to the watcher when indexing is over. Returns at once when the line is not shown.
+    func waitUntilAllEnded(timeout: Double = 1) {
+        guard enabled else { return }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            if state.withLock({ $0.done >= ($0.total ?? 0) }) { return }
+            usleep(2_000)
+        }
+    }
+
     /// Erases the line.
     func clear() {
         state.withLock { state in
