@@ -75,28 +75,33 @@ final class StoreStressRun: @unchecked Sendable {
         if choice < 5 || own.isEmpty {
             next += 1
             let id = "w\(writer)-\(next)"
-            try docs.insert(id: id, json: StressLedger.documentJSON(id: id, version: 1))
-            ledger.setDocument(id, version: 1)
+            try ledger.documentWrite([(id, 1)]) {
+                try docs.insert(id: id, json: StressLedger.documentJSON(id: id, version: 1))
+            }
         } else if choice < 8 {
             let (id, version) = own.randomElement(using: &random)!
             let updated = version! + 1
-            _ = try docs.upsert(id: id, json: StressLedger.documentJSON(id: id, version: updated))
-            ledger.setDocument(id, version: updated)
+            try ledger.documentWrite([(id, updated)]) {
+                _ = try docs.upsert(id: id, json: StressLedger.documentJSON(id: id, version: updated))
+            }
         } else if choice < 9 {
             let id = own.keys.randomElement(using: &random)!
-            guard try docs.remove(id: id) else { return ledger.fail("remove of acknowledged \(id) found nothing") }
-            ledger.setDocument(id, version: nil)
+            // Marked as running before the call: a reader may see the committed removal before
+            // `documentWrite` acknowledges it.
+            let removed = try ledger.documentWrite([(id, nil)]) { try docs.remove(id: id) }
+            if !removed { ledger.fail("remove of acknowledged \(id) found nothing \(ledger.history(of: id))") }
         } else {
             next += 1
             let id = "w\(writer)-\(next)"
             let seed = 1_000_000 + UInt64(writer) << 32 + UInt64(next)
             let length = 1 + Int(random.next() % 100_000)
-            let token = try store.transaction { tx in
-                let token = try tx.addAttachment(StressLedger.attachmentBytes(seed: seed, length: length))
-                try tx.collection("docs").insert(id: id, json: StressLedger.documentJSON(id: id, version: 1))
-                return token
+            let token = try ledger.documentWrite([(id, 1)]) {
+                try store.transaction { tx in
+                    let token = try tx.addAttachment(StressLedger.attachmentBytes(seed: seed, length: length))
+                    try tx.collection("docs").insert(id: id, json: StressLedger.documentJSON(id: id, version: 1))
+                    return token
+                }
             }
-            ledger.setDocument(id, version: 1)
             ledger.addAttachment(token.id, seed: seed, length: length)
         }
     }
@@ -106,15 +111,18 @@ final class StoreStressRun: @unchecked Sendable {
         let known = ledger.documentIDs()
         if random.next() % 2 == 0, let (id, version) = known.randomElement(using: &random) {
             let document = try docs.get(id: id)
-            // Writer threads run on: a removal acknowledged between taking `known` and this read
-            // makes the document legitimately missing.
-            let removedSince = document == nil && ledger.documentIDs()[id] == .some(nil)
-            if !removedSince { ledger.check(document, id: id, acknowledgedBefore: .some(version), context: "get") }
+            // Writer threads run on: a removal committed since `known` was taken (acknowledged or
+            // still running) makes the document legitimately missing.
+            if ledger.checkRead(document, id: id, acknowledgedBefore: .some(version), context: "get") {
+                // Says whether the document was gone for good or for that one read.
+                let again = try docs.get(id: id)
+                ledger.fail("get: \(id) read again at once: \(again.map { "\($0.value)" } ?? "missing")")
+            }
         } else {
             let threshold = Int(random.next() % 100)
             for document in try docs.find(where: [.greaterThanOrEqual("n", .number(JSONNumber(threshold)))], limit: 50)
             {
-                ledger.check(document, id: document.id, acknowledgedBefore: known[document.id], context: "find")
+                ledger.checkRead(document, id: document.id, acknowledgedBefore: known[document.id], context: "find")
             }
         }
         ledger.count("document reads")
@@ -220,17 +228,18 @@ final class StoreStressRun: @unchecked Sendable {
                         next += 1
                         let id = "a\(task)-\(next)"
                         let previous = next > 1 ? "a\(task)-\(next - 1)" : nil
+                        let changes: [(id: String, version: Int?)] = [(id, 1)] + (previous.map { [($0, 2)] } ?? [])
                         do {
-                            try await self.store.performTransaction { tx in
-                                try tx.collection("docs").insert(
-                                    id: id, json: StressLedger.documentJSON(id: id, version: 1))
-                                if let previous {
-                                    _ = try tx.collection("docs").upsert(
-                                        id: previous, json: StressLedger.documentJSON(id: previous, version: 2))
+                            try await self.ledger.documentWrite(changes) {
+                                try await self.store.performTransaction { tx in
+                                    try tx.collection("docs").insert(
+                                        id: id, json: StressLedger.documentJSON(id: id, version: 1))
+                                    if let previous {
+                                        _ = try tx.collection("docs").upsert(
+                                            id: previous, json: StressLedger.documentJSON(id: previous, version: 2))
+                                    }
                                 }
                             }
-                            self.ledger.setDocument(id, version: 1)
-                            if let previous { self.ledger.setDocument(previous, version: 2) }
                             self.ledger.count("async transactions")
                         } catch {
                             self.ledger.fail("async task \(task): \(error)")
