@@ -114,9 +114,11 @@ final class StoreStressRun: @unchecked Sendable {
             // Writer threads run on: a removal committed since `known` was taken (acknowledged or
             // still running) makes the document legitimately missing.
             if ledger.checkRead(document, id: id, acknowledgedBefore: .some(version), context: "get") {
-                // Says whether the document was gone for good or for that one read.
-                let again = try docs.get(id: id)
-                ledger.fail("get: \(id) read again at once: \(again.map { "\($0.value)" } ?? "missing")")
+                // Says whether the document was gone for good or for that one read, and whether the
+                // writer connection holds it (committed or not) when a new snapshot does not.
+                let again = try docs.get(id: id).map { "\($0.value)" } ?? "missing"
+                let onWriter = try store.transaction { try $0.collection("docs").get(id: id) }.map { "\($0.value)" }
+                ledger.fail("get: \(id) read again at once: \(again); on the writer: \(onWriter ?? "missing")")
             }
         } else {
             let threshold = Int(random.next() % 100)

@@ -181,7 +181,7 @@ final class StressLedger: @unchecked Sendable {
             let (current, removing) = lock.withLock { (documents[id], pending[id]?.contains(where: { $0 == nil })) }
             if current == .some(nil) { return false }
             if removing == true {
-                // What the check before `documentWrite` reported as a loss (issue: w0-17 in CI).
+                // What the check before `documentWrite` reported as a loss (w0-17 in CI).
                 count("reads racing a removal")
                 return false
             }
