@@ -37,6 +37,9 @@ extension Connection {
             } else {
                 try execute("PRAGMA \(Self.exportSchema).page_size = \(CipherSettings.default.pageSize)")
             }
+            // The new file is empty: it can still take incremental auto-vacuum (a store created
+            // before it had `auto_vacuum = NONE`; its next generation gives freed pages back).
+            try execute("PRAGMA \(Self.exportSchema).auto_vacuum = INCREMENTAL")
             try execute("PRAGMA \(Self.exportSchema).synchronous = FULL")
             _ = try scalar("SELECT sqlcipher_export('\(Self.exportSchema)')")
             try execute("PRAGMA \(Self.exportSchema).user_version = \(userVersion)")

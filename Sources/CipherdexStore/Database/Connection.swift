@@ -71,6 +71,11 @@ package final class Connection {
             // Unencrypted stores use the same page size as encrypted ones (set before any write).
             try execute("PRAGMA page_size = \(CipherSettings.default.pageSize)")
         }
+        if create && mode == .writer {
+            // Freed pages can be given back (`PRAGMA incremental_vacuum`): only settable before
+            // the first write (page 1 fixes the mode), so before `journal_mode = WAL` below.
+            try execute("PRAGMA auto_vacuum = INCREMENTAL")
+        }
         // Never let SQLite spill plaintext into temporary files.
         try execute("PRAGMA temp_store = MEMORY")
         try execute("PRAGMA cache_size = -\(max(cacheSizeKiB, 64))")
@@ -211,7 +216,7 @@ package final class Connection {
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Rows changed since the connection opened (a cheap way to tell whether a step wrote).
-    var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
+    package var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
 
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }

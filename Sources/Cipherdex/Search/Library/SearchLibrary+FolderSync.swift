@@ -91,9 +91,17 @@ extension SearchLibrary {
                 summary.added.append(uid)
             }
         }
+        var removedPages = 0
+        defer { IndexSpaceReclaim.run(store: store, removedPages: removedPages) }
         for uid in known.keys.sorted() where files[uid] == nil && !walk.isInUnreadableFolder(uid) {
             try cancellation?.check()
-            if try remove(uid: uid) { summary.removed.append(uid) }
+            let pages = try store.read { db in
+                try db.scalar("SELECT count(*) FROM search_pages WHERE uid = ?", [.text(uid)])?.integerValue ?? 0
+            }
+            if try remove(uid: uid, reclaiming: false) {
+                summary.removed.append(uid)
+                removedPages += Int(pages)
+            }
         }
         finished = true
         return summary

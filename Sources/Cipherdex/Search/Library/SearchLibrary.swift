@@ -138,9 +138,15 @@ public final class SearchLibrary: @unchecked Sendable {
     }
 
     /// Removes a document from the index (and its stored copy unless something else references
-    /// it). Returns false when the UID is not indexed.
+    /// it). Returns false when the UID is not indexed. Then gives back the space the document
+    /// held (FTS4 merges, free pages) in bounded steps (`IndexSpaceReclaim`).
     @discardableResult
     public func remove(uid: String) throws -> Bool {
+        try remove(uid: uid, reclaiming: true)
+    }
+
+    /// `remove(uid:)`; a folder sync removes with `reclaiming` false and reclaims once at its end.
+    func remove(uid: String, reclaiming: Bool) throws -> Bool {
         state.withLock {
             pending.removeAll { $0.uid == uid }
             dropOCRPages(of: uid)
@@ -148,8 +154,14 @@ public final class SearchLibrary: @unchecked Sendable {
             if active[uid] != nil { cancelledUIDs.insert(uid) }
         }
         guard let store else { throw StoreError.closed }
-        let removed = try store.transaction { tx in try SearchIndexWriter.remove(uid: uid, tx: tx) }
+        let (removed, pages) = try store.transaction { tx in
+            let pages =
+                try tx.connection.scalar("SELECT count(*) FROM search_pages WHERE uid = ?", [.text(uid)])?
+                .integerValue ?? 0
+            return (try SearchIndexWriter.remove(uid: uid, tx: tx), Int(pages))
+        }
         if removed { publish(.removed(uid: uid)) }
+        if reclaiming { IndexSpaceReclaim.run(store: store, removedPages: pages) }
         return removed
     }
 
@@ -162,8 +174,12 @@ public final class SearchLibrary: @unchecked Sendable {
             cancelledUIDs.formUnion(active.keys)
         }
         guard let store else { throw StoreError.closed }
-        let uids = try store.transaction { tx in try SearchIndexWriter.removeAll(tx: tx) }
+        let (uids, pages) = try store.transaction { tx in
+            let pages = try tx.connection.scalar("SELECT count(*) FROM search_pages")?.integerValue ?? 0
+            return (try SearchIndexWriter.removeAll(tx: tx), Int(pages))
+        }
         for uid in uids { publish(.removed(uid: uid)) }
+        IndexSpaceReclaim.run(store: store, removedPages: pages)
     }
 
     // MARK: Status and control
