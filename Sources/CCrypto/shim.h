@@ -5,7 +5,6 @@
 #include <openssl/evp.h>
 
 // The GCM controls as plain constants (the macros chain through EVP_CTRL_AEAD_*).
-static const int cipherdex_evp_ctrl_gcm_set_ivlen = EVP_CTRL_GCM_SET_IVLEN;
 static const int cipherdex_evp_ctrl_gcm_get_tag = EVP_CTRL_GCM_GET_TAG;
 static const int cipherdex_evp_ctrl_gcm_set_tag = EVP_CTRL_GCM_SET_TAG;
 #endif

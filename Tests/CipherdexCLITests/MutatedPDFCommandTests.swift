@@ -1,3 +1,4 @@
+import CipherdexTestSupport
 import Foundation
 import XCTest
 
@@ -18,15 +19,7 @@ final class MutatedPDFCommandTests: XCTestCase {
     }
 
     /// The corpus folder, or nil.
-    private static var corpusDirectory: String? {
-        var candidates: [String] = []
-        if let override = ProcessInfo.processInfo.environment["CIPHERDEX_PDF_CORPUS"] { candidates.append(override) }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        candidates.append(packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/pdfs").path)
-        candidates.append("/work/shared/corpus/pdfs")
-        return candidates.first { FileManager.default.fileExists(atPath: $0) }
-    }
+    private static var corpusDirectory: String? { PDFCorpus.directory }
 
     /// An integer from the environment, or `fallback`.
     private static func setting(_ name: String, _ fallback: UInt64) -> UInt64 {

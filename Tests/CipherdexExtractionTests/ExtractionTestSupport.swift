@@ -5,17 +5,8 @@ import XCTest
 
 /// Helpers shared by the extraction tests.
 enum ExtractionTestSupport {
-    /// The real-world PDF corpus: `$CIPHERDEX_PDF_CORPUS`, `shared/corpus/pdfs` beside the
-    /// package's repository (as CI lays it out), or `/work/shared/corpus/pdfs`.
-    static var corpusDirectory: String? {
-        var candidates: [String] = []
-        if let override = ProcessInfo.processInfo.environment["CIPHERDEX_PDF_CORPUS"] { candidates.append(override) }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        candidates.append(packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/pdfs").path)
-        candidates.append("/work/shared/corpus/pdfs")
-        return candidates.first { FileManager.default.fileExists(atPath: $0) }
-    }
+    /// The real-world PDF corpus (`PDFCorpus.directory`), or nil.
+    static var corpusDirectory: String? { PDFCorpus.directory }
 
     /// The bytes of a corpus file, or nil (the test skips) when the corpus is absent.
     static func corpusFile(_ name: String) throws -> [UInt8] {

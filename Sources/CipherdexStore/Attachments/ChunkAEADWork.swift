@@ -1,11 +1,13 @@
 import Synchronization
 
 /// The chunks of one window, sealed or opened by whichever threads call `drain()`: each takes
-/// the next chunk from an atomic counter and works on that chunk's own input and output.
+/// the next chunk from a shared counter (`SharedWorkItems`) and works on that chunk's own input
+/// and output.
 ///
 /// Sealing and opening only read the AEAD context's key material, and every job has its own
-/// buffers, so any number of threads may drain at once. The caller keeps the buffers alive and
-/// waits for every drainer before using the output (or `firstFailure`).
+/// buffers, so any number of threads may drain at once. The caller drains too, then calls
+/// `waitUntilFinished()` before using the output (or `firstFailure`); the buffers must stay
+/// alive until then, not longer (a drainer that starts later takes nothing).
 final class ChunkAEADWork: @unchecked Sendable {
     /// Whether the window is being written or read.
     enum Direction {

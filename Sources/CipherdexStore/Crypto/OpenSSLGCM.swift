@@ -4,7 +4,7 @@ internal import CCrypto
 /// libsodium's `crypto_aead_aes256gcm` (12-byte nonce, the 16-byte tag after the ciphertext), so
 /// the bytes on disk are the same whichever library sealed them (`OpenSSLGCMTests` checks both
 /// ways), at about twice libsodium's speed on this project's machines (BENCHMARKS.md, "Attachment
-/// writes and the page cache").
+/// CPU").
 ///
 /// The key schedule lives in two OpenSSL contexts made once per file (one to seal, one to open),
 /// which OpenSSL wipes when they are freed; each call works on its own copy, so any number of

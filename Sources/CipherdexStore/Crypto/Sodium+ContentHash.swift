@@ -135,8 +135,8 @@ extension Sodium {
 }
 
 /// The leaves of one piece, hashed by whichever threads call `drain()`: each takes the next leaf
-/// from an atomic counter and writes its digest to that leaf's own slot. The caller keeps the
-/// buffers alive and waits for every drainer before reading `digests`.
+/// from a shared counter (`SharedWorkItems`) and writes its digest to that leaf's own slot. The
+/// caller keeps the buffers alive until `waitUntilFinished()` returns, then reads `digests`.
 final class ContentLeafWork: @unchecked Sendable {
     let leafKey: SecureBytes?
     let leaves: [UnsafeRawBufferPointer]

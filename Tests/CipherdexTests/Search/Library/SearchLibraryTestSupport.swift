@@ -1,4 +1,5 @@
 import CipherdexPDFWriter
+import CipherdexTestSupport
 import Foundation
 import XCTest
 
@@ -8,15 +9,7 @@ import XCTest
 /// Helpers for the search library tests.
 enum SearchLibraryTestSupport {
     /// The real-world PDF corpus beside the repository (as CI lays it out), if present.
-    static var corpusDirectory: String? {
-        var candidates: [String] = []
-        if let override = ProcessInfo.processInfo.environment["CIPHERDEX_PDF_CORPUS"] { candidates.append(override) }
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<5 { root.deleteLastPathComponent() }
-        candidates.append(root.deletingLastPathComponent().appendingPathComponent("shared/corpus/pdfs").path)
-        candidates.append("/work/shared/corpus/pdfs")
-        return candidates.first { FileManager.default.fileExists(atPath: $0) }
-    }
+    static var corpusDirectory: String? { PDFCorpus.directory }
 
     /// Writes a generated PDF with `pages` into `directory/name`.
     @discardableResult
