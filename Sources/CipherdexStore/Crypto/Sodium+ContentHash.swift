@@ -4,21 +4,49 @@ import Foundation
 import Synchronization
 
 extension Sodium {
-    /// The keyed content hash used to find identical attachments: a two-level tree.
+    /// The keyed content hash used to find identical attachments: a two-level tree
+    /// (FORMAT.md, section 7.4).
     ///
-    /// Content is cut into 64 KiB leaves (whatever pieces it arrives in). With a key, each leaf
-    /// gets SipHash-2-4 with a 128-bit output (libsodium `crypto_shorthash_siphashx24`, a PRF
-    /// under a 16-byte leaf key derived from `key`), and the root is a keyed BLAKE2b-256 over the
-    /// label `cdx-content-tree-v2`, the leaf digests and the length. SipHash costs about 0.5
-    /// CPU-seconds per GiB here against BLAKE2b's 1.3, which is what lets attachment writes keep
-    /// up with `age`. Without a key (unencrypted stores) nothing is secret, so leaves need a
-    /// collision-resistant hash: unkeyed BLAKE2b-256 under the label `cdx-content-tree-v1`.
-    /// Leaves are independent, so both cores hash them.
+    /// Content is cut into 64 KiB leaves (whatever pieces it arrives in). With a key (tree v3),
+    /// each leaf gets Poly1305 under one 32-byte leaf key derived from `key` (OpenSSL's, or
+    /// libsodium's `crypto_onetimeauth_poly1305`: the same tags), and the root is a keyed
+    /// BLAKE2b-256 over the label `cdx-content-tree-v3`, the 16-byte leaf digests and the length.
+    /// The leaves need only be almost universal, not a PRF: their digests never leave this
+    /// process, and only the keyed BLAKE2b root (a PRF) of all of them is stored. Poly1305 takes
+    /// about 0.15 CPU-seconds per GiB here, against SipHash-2-4's 0.5 (tree v2, still computed
+    /// for tests of older stores) and BLAKE2b's 1.1 (BENCHMARKS.md, "Attachment CPU"). Without a
+    /// key (unencrypted stores) nothing is secret, so leaves need a collision-resistant hash:
+    /// unkeyed BLAKE2b-256 under the label `cdx-content-tree-v1`. Leaves are independent, so both
+    /// cores hash them.
     final class ContentHash {
+        /// The trees this build computes; new content always gets `standard(keyed:)`.
+        enum Tree: String, Sendable, CaseIterable {
+            /// Unkeyed BLAKE2b-256 leaves and root (unencrypted stores).
+            case v1Unkeyed = "cdx-content-tree-v1"
+            /// SipHash-2-4-128 leaves under a 16-byte leaf key, keyed BLAKE2b-256 root (encrypted
+            /// stores, content written before tree v3).
+            case v2SipHash = "cdx-content-tree-v2"
+            /// Poly1305 leaves under a 32-byte leaf key, keyed BLAKE2b-256 root (encrypted stores).
+            case v3Poly1305 = "cdx-content-tree-v3"
+
+            /// The tree new content gets: v3 with a key, v1 without.
+            static func standard(keyed: Bool) -> Tree { keyed ? .v3Poly1305 : .v1Unkeyed }
+
+            /// Whether the tree takes a key.
+            var isKeyed: Bool { self != .v1Unkeyed }
+
+            /// Bytes per leaf digest.
+            var digestBytes: Int { self == .v1Unkeyed ? 32 : 16 }
+        }
+
         /// Leaf size in bytes.
         static let leafBytes = 64 * 1024
-        /// The SipHash leaf key (keyed hash), or nil (unkeyed BLAKE2b leaves).
+        /// The tree computed.
+        let tree: Tree
+        /// The leaf key (keyed trees), or nil (unkeyed BLAKE2b leaves).
         private let leafKey: SecureBytes?
+        /// Whether Poly1305 leaves go through OpenSSL first.
+        private let usingOpenSSL: Bool
         private let root: StreamingHash
         private var length: UInt64 = 0
         /// Bytes of an incomplete leaf carried between pieces (wiped when finished).
@@ -26,13 +54,19 @@ extension Sodium {
         private var pendingCount = 0
         private var finished = false
 
-        /// Starts a hash keyed with `key` (nil: unkeyed, for unencrypted stores).
-        init(key: SecureBytes?) {
-            self.leafKey = key.map(Sodium.sipHashLeafKey(from:))
+        /// Starts a hash keyed with `key` (nil: unkeyed, for unencrypted stores), of the tree new
+        /// content gets unless `tree` says otherwise; a keyed tree needs a key and the unkeyed
+        /// one none. `usingOpenSSL: false` computes Poly1305 leaves with libsodium only (for tests:
+        /// the digests are the same).
+        init(key: SecureBytes?, tree: Tree? = nil, usingOpenSSL: Bool = true) {
+            let tree = tree ?? Tree.standard(keyed: key != nil)
+            precondition(tree.isKeyed == (key != nil), "\(tree.rawValue) is \(tree.isKeyed ? "" : "un")keyed")
+            self.tree = tree
+            self.usingOpenSSL = usingOpenSSL
+            self.leafKey = key.map { Sodium.leafKey(of: tree, from: $0) }
             self.root = StreamingHash(key: key)
             self.pending = .allocate(byteCount: Self.leafBytes, alignment: 64)
-            let label = Array((key == nil ? "cdx-content-tree-v1" : "cdx-content-tree-v2").utf8)
-            label.withUnsafeBytes { root.update($0) }
+            Array(tree.rawValue.utf8).withUnsafeBytes { root.update($0) }
         }
 
         deinit {
@@ -84,7 +118,8 @@ extension Sodium {
                 leaves.append(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Self.leafBytes)]))
                 offset += Self.leafBytes
             }
-            return ContentLeafWork(leafKey: leafKey, leaves: leaves, consumed: offset)
+            return ContentLeafWork(
+                tree: tree, leafKey: leafKey, leaves: leaves, consumed: offset, usingOpenSSL: usingOpenSSL)
         }
 
         /// Second half: folds the drained leaves into the root and keeps the incomplete tail.
@@ -106,8 +141,8 @@ extension Sodium {
             finished = true
             if pendingCount > 0 {
                 let last = ContentLeafWork(
-                    leafKey: leafKey, leaves: [UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount])],
-                    consumed: 0)
+                    tree: tree, leafKey: leafKey, leaves: [UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount])],
+                    consumed: 0, usingOpenSSL: usingOpenSSL)
                 last.drain()
                 last.waitUntilFinished()
                 last.digests.withUnsafeBytes { root.update($0) }
@@ -120,15 +155,20 @@ extension Sodium {
 }
 
 extension Sodium {
-    /// The 16-byte SipHash leaf key: keyed BLAKE2b-128 of a label under the 32-byte hash key.
-    fileprivate static func sipHashLeafKey(from key: SecureBytes) -> SecureBytes {
+    /// The leaf key of a keyed tree: keyed BLAKE2b of the tree's leaf label under the 32-byte
+    /// hash key, 16 bytes for SipHash (v2) and 32 for Poly1305 (v3).
+    fileprivate static func leafKey(of tree: ContentHash.Tree, from key: SecureBytes) -> SecureBytes {
         ensureInitialized()
-        let label = Array("cdx-content-leaf-siphash".utf8)
-        return SecureBytes(count: Int(crypto_shorthash_siphashx24_KEYBYTES)) { destination in
+        let (label, count) =
+            tree == .v2SipHash
+            ? ("cdx-content-leaf-siphash", Int(crypto_shorthash_siphashx24_KEYBYTES))
+            : ("cdx-content-leaf-poly1305", OpenSSLPoly1305.keyBytes)
+        let bytes = Array(label.utf8)
+        return SecureBytes(count: count) { destination in
             key.withUnsafeBytes { keyBytes in
                 _ = crypto_generichash(
-                    destination.baseAddress!.assumingMemoryBound(to: UInt8.self), destination.count, label,
-                    UInt64(label.count), keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes.count)
+                    destination.baseAddress!.assumingMemoryBound(to: UInt8.self), destination.count, bytes,
+                    UInt64(bytes.count), keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes.count)
             }
         }
     }
@@ -138,20 +178,28 @@ extension Sodium {
 /// from a shared counter (`SharedWorkItems`) and writes its digest to that leaf's own slot. The
 /// caller keeps the buffers alive until `waitUntilFinished()` returns, then reads `digests`.
 final class ContentLeafWork: @unchecked Sendable {
+    let tree: Sodium.ContentHash.Tree
     let leafKey: SecureBytes?
     let leaves: [UnsafeRawBufferPointer]
     /// Bytes of the piece taken by these leaves or by the pending leaf.
     let consumed: Int
-    /// Bytes per leaf digest: 16 (SipHash-128) or 32 (BLAKE2b-256).
+    /// Bytes per leaf digest: 16 (Poly1305, SipHash-128) or 32 (BLAKE2b-256).
     let digestBytes: Int
+    /// Whether Poly1305 leaves go through OpenSSL first (else libsodium only).
+    let usingOpenSSL: Bool
     private let items: SharedWorkItems
     private let output: UnsafeMutableBufferPointer<UInt8>
 
-    init(leafKey: SecureBytes?, leaves: [UnsafeRawBufferPointer], consumed: Int) {
+    init(
+        tree: Sodium.ContentHash.Tree, leafKey: SecureBytes?, leaves: [UnsafeRawBufferPointer], consumed: Int,
+        usingOpenSSL: Bool = true
+    ) {
+        self.tree = tree
+        self.usingOpenSSL = usingOpenSSL
         self.leafKey = leafKey
         self.leaves = leaves
         self.consumed = consumed
-        self.digestBytes = leafKey == nil ? 32 : Int(crypto_shorthash_siphashx24_BYTES)
+        self.digestBytes = tree.digestBytes
         self.output = .allocate(capacity: max(1, leaves.count * digestBytes))
         self.items = SharedWorkItems(count: leaves.count)
     }
@@ -169,19 +217,34 @@ final class ContentLeafWork: @unchecked Sendable {
     /// Hashes leaves until none is left to take (others may still be finishing theirs:
     /// `waitUntilFinished()`).
     func drain() {
+        // One OpenSSL context per thread, made when this thread takes its first Poly1305 leaf.
+        var poly1305: OpenSSLPoly1305?
+        var triedOpenSSL = !usingOpenSSL
         while let index = items.take() {
             defer { items.finish() }
             let leaf = leaves[index]
             let destination = output.baseAddress! + index * digestBytes
-            if let leafKey {
+            let message = leaf.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            switch (tree, leafKey) {
+            case (.v3Poly1305, let leafKey?):
+                if !triedOpenSSL {
+                    triedOpenSSL = true
+                    poly1305 = OpenSSLPoly1305()
+                }
                 leafKey.withUnsafeBytes { keyBytes in
-                    _ = crypto_shorthash_siphashx24(
-                        destination, leaf.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(leaf.count),
+                    if poly1305?.tag(leaf, key: keyBytes, into: destination) == true { return }
+                    _ = crypto_onetimeauth_poly1305(
+                        destination, message, UInt64(leaf.count),
                         keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
                 }
-            } else {
-                _ = crypto_generichash(
-                    destination, 32, leaf.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(leaf.count), nil, 0)
+            case (.v2SipHash, let leafKey?):
+                leafKey.withUnsafeBytes { keyBytes in
+                    _ = crypto_shorthash_siphashx24(
+                        destination, message, UInt64(leaf.count),
+                        keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            default:
+                _ = crypto_generichash(destination, 32, message, UInt64(leaf.count), nil, 0)
             }
         }
     }

@@ -4,8 +4,10 @@ import XCTest
 @testable import CipherdexStore
 
 final class ContentHashTests: XCTestCase {
-    private func digest(_ content: [UInt8], pieces: [Int], key: SecureBytes?) -> [UInt8] {
-        let hash = Sodium.ContentHash(key: key)
+    private func digest(
+        _ content: [UInt8], pieces: [Int], key: SecureBytes?, tree: Sodium.ContentHash.Tree? = nil
+    ) -> [UInt8] {
+        let hash = Sodium.ContentHash(key: key, tree: tree)
         var offset = 0
         var index = 0
         while offset < content.count {
@@ -35,17 +37,25 @@ final class ContentHashTests: XCTestCase {
         XCTAssertNotEqual(digest(content, pieces: [1 << 20], key: SecureBytes.random(count: 32)), reference)
         XCTAssertNotEqual(digest(content, pieces: [1 << 20], key: nil), reference)
         XCTAssertEqual(digest([], pieces: [1], key: key), digest([], pieces: [5], key: key))
+        XCTAssertNotEqual(digest(content, pieces: [1 << 20], key: key, tree: .v2SipHash), reference)
+        XCTAssertEqual(
+            digest(content, pieces: [7, 65_536, 3], key: key, tree: .v2SipHash),
+            digest(content, pieces: [1 << 20], key: key, tree: .v2SipHash))
     }
 
-    /// Pins the keyed construction (SipHash-128 leaves, keyed BLAKE2b root, label v2; the vector
-    /// was checked against a direct C computation with libsodium) and the
-    /// unkeyed one (BLAKE2b leaves, label v1): a change to either would silently stop
+    /// Pins the keyed constructions — Poly1305 leaves, keyed BLAKE2b root, label v3 (the vector
+    /// computed in Python with `cryptography`'s Poly1305 and `hashlib`, as FORMAT.md 7.4 says);
+    /// SipHash-128 leaves, label v2 (checked against a direct C computation with libsodium) —
+    /// and the unkeyed one (BLAKE2b leaves, label v1): a change to any would silently stop
     /// deduplication against content already stored, so it must be a deliberate format change.
     func testDigestsArePinned() {
         let content = (0..<200_000).map { UInt8($0 % 251) }
         let key = SecureBytes(copying: (0..<32).map { UInt8($0) })
         XCTAssertEqual(
             hex(digest(content, pieces: [65_536], key: key)),
+            "31ecd65b9fef9b5284f82393aa7eef6bec7870fd6d1efdc0af782c1cfebdc3d0")
+        XCTAssertEqual(
+            hex(digest(content, pieces: [65_536], key: key, tree: .v2SipHash)),
             "de1eddb6bc0445d740d6a097d657caa529c4289caf265bcc09b5e9499d8cebbe")
         XCTAssertEqual(
             hex(digest(content, pieces: [65_536], key: nil)),

@@ -59,13 +59,21 @@ final class FormatVectorTests: XCTestCase {
         XCTAssertEqual(storage.deduplicationKey.map(hex), vectors["deduplicationKey"] as? String)
         let attachments = try XCTUnwrap(vectors["attachments"] as? [[String: Any]])
         XCTAssertEqual(Set(attachments.compactMap { $0["algorithm"] as? Int }), [1, 2], "both ciphers are covered")
+        // The committed store was written with the tree its vectors name (v2: before v3 existed);
+        // `contentHashV3` is what a current writer computes for the same content.
+        let tree = try XCTUnwrap(
+            Sodium.ContentHash.Tree(rawValue: try XCTUnwrap(vectors["contentTree"] as? String)))
         for attachment in attachments {
             let id = try XCTUnwrap(attachment["id"] as? String)
             let plain = try XCTUnwrap(
                 FileManager.default.contents(atPath: Self.fixture + "/expected/attachments/" + id))
-            let hash = Sodium.ContentHash(key: storage.deduplicationKey)
-            Array(plain).withUnsafeBytes { hash.update($0, concurrentlyWith: {}) }
-            XCTAssertEqual(hex(hash.finish()), attachment["contentHash"] as? String, id)
+            for (tree, name) in [(tree, "contentHash"), (.v3Poly1305, "contentHashV3")]
+                as [(Sodium.ContentHash.Tree, String)]
+            {
+                let hash = Sodium.ContentHash(key: storage.deduplicationKey, tree: tree)
+                Array(plain).withUnsafeBytes { hash.update($0, concurrentlyWith: {}) }
+                XCTAssertEqual(hex(hash.finish()), attachment[name] as? String, "\(id) \(name)")
+            }
             let file = try XCTUnwrap(FileManager.default.contents(atPath: storage.path(of: id)))
             let header = try AttachmentCipherFormat.Header.decode(Array(file.prefix(54)), attachmentID: id)
             XCTAssertEqual(Int(header.algorithmID), attachment["algorithm"] as? Int)
@@ -89,6 +97,26 @@ final class FormatVectorTests: XCTestCase {
             store.close()
             XCTAssertEqual(TestSupport.snapshot(out), TestSupport.snapshot(Self.fixture + "/expected"))
         }
+    }
+
+    /// Content stored before tree v3 (the committed store's hashes are v2) keeps its hash and
+    /// reads back; the same content added now gets a v3 hash, so it is stored once more (a new
+    /// id) rather than matched — and adding it a third time finds the v3 copy.
+    func testContentHashedWithTheOlderTreeIsStoredAgainAndBothRead() throws {
+        let copy = TestSupport.temporaryPath("vectors")
+        TestSupport.copyDirectory(Self.fixture + "/store", to: copy)
+        let store = try Store.open(
+            StoreConfiguration(path: copy, keyProvider: { try EncryptionKey.raw(Self.rawKey) }, createIfMissing: false))
+        defer { store.close() }
+        let content = Data("hello, format\n".utf8)
+        let old = "668748d3ee786a7bd6b227173a8f9419"
+        XCTAssertEqual(try store.attachmentData(old), content)
+        let again = try store.addAttachment(content, contentType: "text/plain")
+        XCTAssertNotEqual(again.id, old)
+        XCTAssertEqual(try store.addAttachment(content).id, again.id)
+        XCTAssertEqual(try store.attachmentData(again.id), content)
+        XCTAssertEqual(try store.attachmentData(old), content)
+        XCTAssertTrue(try store.verify().isHealthy)
     }
 
     /// Writes a new vector set; runs only when `CIPHERDEX_WRITE_FORMAT_VECTORS` names a folder.
@@ -152,9 +180,11 @@ final class FormatVectorTests: XCTestCase {
             let content = try Data(contentsOf: URL(fileURLWithPath: destination + "/expected/attachments/" + id))
             let hash = Sodium.ContentHash(key: storage.deduplicationKey)
             Array(content).withUnsafeBytes { hash.update($0, concurrentlyWith: {}) }
+            let digest = hex(hash.finish())
             attachments.append([
                 "id": id, "algorithm": Int(header.algorithmID), "length": content.count, "salt": hex(header.salt),
-                "chunkKey": hex(keys.chunkKey), "headerKey": hex(keys.headerKey), "contentHash": hex(hash.finish()),
+                "chunkKey": hex(keys.chunkKey), "headerKey": hex(keys.headerKey), "contentHash": digest,
+                "contentHashV3": digest,
             ])
         }
         let vectors: [String: Any] = [
@@ -163,6 +193,7 @@ final class FormatVectorTests: XCTestCase {
             "canonicalWithoutMAC": String(decoding: try metadata.canonicalBytes(includingMAC: false), as: UTF8.self),
             "attachmentsMasterKey": hex(try XCTUnwrap(storage.masterKey)),
             "deduplicationKey": hex(try XCTUnwrap(storage.deduplicationKey)), "attachments": attachments,
+            "contentTree": Sodium.ContentHash.Tree.standard(keyed: true).rawValue,
         ]
         let json = try JSONSerialization.data(
             withJSONObject: vectors, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
