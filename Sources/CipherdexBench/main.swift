@@ -33,6 +33,9 @@ if arguments.first == "generate-pdfs" {
 if arguments.first == "page-text" {
     exit(PageTextCommand.main(Array(arguments.dropFirst())))
 }
+if arguments.first == "index-composition" {
+    exit(IndexCompositionCommand.main(Array(arguments.dropFirst())))
+}
 if arguments.first == "ocr" {
     exit(OCRSuite.main(Array(arguments.dropFirst())))
 }

@@ -8,19 +8,23 @@ internal import CZlib
 /// (previews, deletes, rebuilds) goes through `cipherdex_uncompress`.
 ///
 /// A stored value is either the text itself (TEXT: short or incompressible text, and everything
-/// written before migration 1001) or a BLOB: the byte `0x01`, the UTF-8 length as 4 bytes little
-/// endian, then a zlib stream (RFC 1950) of the UTF-8 text (FORMAT.md).
+/// written before migration 1001) or a BLOB: a tag byte, the UTF-8 length as 4 bytes little
+/// endian, then a zlib stream (RFC 1950) of the UTF-8 text — tag `0x02` with the preset
+/// dictionary `PageTextDictionary` (what is written now), tag `0x01` without one (written
+/// before the dictionary; still read). FORMAT.md, `search_text_content`.
 enum PageTextCompression {
     /// The SQL function FTS4 calls on every value it stores.
     static let compressName = "cipherdex_compress"
     /// The SQL function FTS4 calls on every value it reads back.
     static let uncompressName = "cipherdex_uncompress"
-    /// The first byte of a compressed value.
+    /// The first byte of a value compressed without a dictionary (read, no longer written).
     static let compressedTag: UInt8 = 0x01
+    /// The first byte of a value compressed with `PageTextDictionary` (version 1).
+    static let dictionaryTag: UInt8 = 0x02
     /// Text shorter than this is stored as it is (the zlib header and length would eat the gain).
     static let minimumLength = 64
     /// zlib's level: 6, its default (on the 1,320 pages of the real-PDF corpus, 2.18x smaller;
-    /// level 1 kept 5% more bytes).
+    /// level 1 kept 5% more bytes, level 9 the same as 6 on generated pages).
     static let level: Int32 = 6
     /// The longest text a compressed value may claim (1 GiB): a damaged length is refused before
     /// anything is allocated for it.
@@ -32,37 +36,81 @@ enum PageTextCompression {
         case malformed
     }
 
-    /// The stored form of `text` (UTF-8): `nil` when it is kept as it is (short or incompressible).
-    static func compressed(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard text.count >= minimumLength, text.count <= maximumLength, let base = text.baseAddress else { return nil }
-        let bound = Int(compressBound(uLong(text.count)))
-        var output = [UInt8](repeating: 0, count: 5 + bound)
-        var produced = uLongf(bound)
-        let status = output.withUnsafeMutableBufferPointer { buffer in
-            CZlib.compress2(
-                buffer.baseAddress! + 5, &produced, base.assumingMemoryBound(to: Bytef.self), uLong(text.count), level)
+    /// One zlib deflate stream, reset for every value: a connection's `cipherdex_compress` keeps
+    /// one (SQLite never runs one connection's functions on two threads at once), which saves
+    /// zlib's set-up of about 40 µs a page (BENCHMARKS.md, "Page text dictionary").
+    final class Compressor {
+        private let stream: UnsafeMutablePointer<z_stream>
+
+        /// A stream at `PageTextCompression.level`, or nil when zlib cannot make one.
+        init?() {
+            guard let stream = cipherdex_deflate_new(PageTextCompression.level) else { return nil }
+            self.stream = stream
         }
-        // Not worth it unless it saves at least the header it adds.
-        guard status == Z_OK, Int(produced) + 5 < text.count else { return nil }
-        output[0] = compressedTag
-        let length = UInt32(text.count)
-        for index in 0..<4 { output[1 + index] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(index))) }
-        output.removeLast(bound - Int(produced))
-        return output
+
+        deinit {
+            cipherdex_deflate_free(stream)
+        }
+
+        /// The stored form of `text` (UTF-8), or nil when it is kept as it is (short or
+        /// incompressible) or zlib failed. `dictionary: false` writes the older tag-1 form (tests
+        /// of stores written before the dictionary).
+        func compressed(_ text: UnsafeRawBufferPointer, dictionary: Bool = true) -> [UInt8]? {
+            guard text.count >= minimumLength, text.count <= maximumLength, let base = text.baseAddress else {
+                return nil
+            }
+            // Not worth it unless it saves at least the 5 bytes it adds.
+            let capacity = text.count - 6
+            var output = [UInt8](repeating: 0, count: 5 + capacity)
+            let produced = output.withUnsafeMutableBufferPointer { buffer in
+                let input = base.assumingMemoryBound(to: UInt8.self)
+                guard dictionary else {
+                    return cipherdex_deflate_value(
+                        stream, nil, 0, input, UInt32(text.count), buffer.baseAddress! + 5, UInt32(capacity))
+                }
+                return PageTextDictionary.bytes.withUnsafeBufferPointer { words in
+                    cipherdex_deflate_value(
+                        stream, words.baseAddress, UInt32(words.count), input, UInt32(text.count),
+                        buffer.baseAddress! + 5, UInt32(capacity))
+                }
+            }
+            guard produced > 0 else { return nil }
+            output[0] = dictionary ? dictionaryTag : compressedTag
+            let length = UInt32(text.count)
+            for index in 0..<4 { output[1 + index] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(index))) }
+            output.removeLast(capacity - produced)
+            return output
+        }
     }
 
-    /// The UTF-8 text of a compressed value; `Failure.malformed` when it is not one.
+    /// The stored form of `text` (UTF-8) through a stream of its own: `nil` when it is kept as it
+    /// is (short or incompressible).
+    static func compressed(_ text: UnsafeRawBufferPointer, dictionary: Bool = true) -> [UInt8]? {
+        Compressor()?.compressed(text, dictionary: dictionary)
+    }
+
+    /// The UTF-8 text of a compressed value (either tag); `Failure.malformed` when it is not one.
     static func decompressed(_ value: UnsafeRawBufferPointer) throws -> [UInt8] {
-        guard value.count > 5, value[0] == compressedTag, let base = value.baseAddress else { throw Failure.malformed }
+        guard value.count > 5, value[0] == compressedTag || value[0] == dictionaryTag, let base = value.baseAddress
+        else { throw Failure.malformed }
         let length = (0..<4).reduce(0) { $0 | Int(value[1 + $1]) << (8 * $1) }
-        guard length >= minimumLength, length <= maximumLength else { throw Failure.malformed }
-        var output = [UInt8](repeating: 0, count: length)
-        var produced = uLongf(length)
-        let status = output.withUnsafeMutableBufferPointer { buffer in
-            CZlib.uncompress(
-                buffer.baseAddress!, &produced, (base + 5).assumingMemoryBound(to: Bytef.self), uLong(value.count - 5))
+        guard length >= minimumLength, length <= maximumLength, value.count - 5 <= Int(UInt32.max) else {
+            throw Failure.malformed
         }
-        guard status == Z_OK, Int(produced) == length else { throw Failure.malformed }
+        var output = [UInt8](repeating: 0, count: length)
+        let input = (base + 5).assumingMemoryBound(to: UInt8.self)
+        let status = output.withUnsafeMutableBufferPointer { buffer in
+            guard value[0] == dictionaryTag else {
+                return cipherdex_inflate_value(
+                    nil, 0, input, UInt32(value.count - 5), buffer.baseAddress!, UInt32(length))
+            }
+            return PageTextDictionary.bytes.withUnsafeBufferPointer { words in
+                cipherdex_inflate_value(
+                    words.baseAddress, UInt32(words.count), input, UInt32(value.count - 5), buffer.baseAddress!,
+                    UInt32(length))
+            }
+        }
+        guard status == 0 else { throw Failure.malformed }
         return output
     }
 
@@ -79,7 +127,11 @@ enum PageTextCompression {
             case SQLITE_TEXT:
                 let text = sqlite3_value_text(value)  // before sqlite3_value_bytes, as SQLite asks
                 let count = Int(sqlite3_value_bytes(value))
-                let stored = text.flatMap { compressed(UnsafeRawBufferPointer(start: $0, count: count)) }
+                guard let data = sqlite3_user_data(context) else {
+                    return sqlite3_result_error(context, "cipherdex_compress has no compressor", -1)
+                }
+                let compressor = Unmanaged<Compressor>.fromOpaque(data).takeUnretainedValue()
+                let stored = text.flatMap { compressor.compressed(UnsafeRawBufferPointer(start: $0, count: count)) }
                 guard let stored else { return sqlite3_result_value(context, value) }
                 stored.withUnsafeBytes {
                     sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), cipherdex_sqlite_transient())
@@ -116,11 +168,23 @@ enum PageTextCompression {
     /// Registers both functions on `connection` (per connection, like every SQL function), before
     /// anything reads or writes `search_text`.
     static func register(on connection: Connection) throws {
-        for (name, function) in [(compressName, compressFunction), (uncompressName, uncompressFunction)] {
-            let code = sqlite3_create_function_v2(
-                connection.handle, name, 1, SQLITE_UTF8 | cipherdex_sqlite_deterministic(), nil, function, nil, nil, nil
-            )
-            guard code == SQLITE_OK else { throw connection.error(code: code) }
-        }
+        guard let compressor = Compressor() else { throw connection.error(code: SQLITE_NOMEM) }
+        // The connection owns the compressor from here: SQLite calls `releaseCompressor` when the
+        // function is replaced or the connection closes, and also when registering fails.
+        let data = Unmanaged.passRetained(compressor).toOpaque()
+        let code = sqlite3_create_function_v2(
+            connection.handle, compressName, 1, SQLITE_UTF8 | cipherdex_sqlite_deterministic(), data,
+            compressFunction, nil, nil, releaseCompressor)
+        guard code == SQLITE_OK else { throw connection.error(code: code) }
+        let second = sqlite3_create_function_v2(
+            connection.handle, uncompressName, 1, SQLITE_UTF8 | cipherdex_sqlite_deterministic(), nil,
+            uncompressFunction, nil, nil, nil)
+        guard second == SQLITE_OK else { throw connection.error(code: second) }
+    }
+
+    /// Releases a connection's compressor (`sqlite3_create_function_v2`'s destructor).
+    private static let releaseCompressor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
+        guard let data else { return }
+        Unmanaged<Compressor>.fromOpaque(data).release()
     }
 }

@@ -32,7 +32,7 @@ final class PageTextCompressionTests: XCTestCase {
 
     func testValuesRoundTripAndShortOrIncompressibleTextIsKeptAsItIs() throws {
         let stored = try XCTUnwrap(compressed(Self.longText))
-        XCTAssertEqual(stored.first, PageTextCompression.compressedTag)
+        XCTAssertEqual(stored.first, PageTextCompression.dictionaryTag)
         XCTAssertLessThan(stored.count, Self.longText.utf8.count / 4)
         XCTAssertEqual(try decompressed(stored), Array(Self.longText.utf8))
         XCTAssertNil(compressed("short page text"))
@@ -45,10 +45,58 @@ final class PageTextCompressionTests: XCTestCase {
         }
     }
 
+    /// The preset dictionary is the committed file's bytes (it is part of the format), values
+    /// made with it name it, and short prose compresses smaller with it than without.
+    func testTheDictionaryIsTheFilesBytesAndMakesPagesSmaller() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("tools/page-text-dictionary-v1.txt")
+        XCTAssertEqual(PageTextDictionary.bytes, Array(try Data(contentsOf: file)))
+        var a: UInt32 = 1
+        var b: UInt32 = 0
+        for byte in PageTextDictionary.bytes {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        XCTAssertEqual(b << 16 | a, PageTextDictionary.adler32)
+        let page = """
+            The court should consider whether the patient was informed of the risks, and whether the \
+            consent form that was signed on the day of the procedure meets the requirements of the law.
+            """
+        let withDictionary = try XCTUnwrap(compressed(page))
+        let without = try XCTUnwrap(
+            Array(page.utf8).withUnsafeBytes { PageTextCompression.compressed($0, dictionary: false) })
+        XCTAssertLessThan(withDictionary.count, without.count)
+        // zlib's header: FDICT set, then the dictionary's id.
+        XCTAssertEqual(withDictionary[6] & 0x20, 0x20)
+        XCTAssertEqual(withDictionary[7...10].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, PageTextDictionary.adler32)
+        XCTAssertEqual(try decompressed(withDictionary), Array(page.utf8))
+    }
+
+    /// Values written before the dictionary (tag 1) still read; a tag-1 stream that asks for a
+    /// dictionary, or a tag-2 stream that does not, is refused rather than read wrongly.
+    func testValuesWithoutTheDictionaryStillReadAndMixedUpTagsAreRefused() throws {
+        let older = try XCTUnwrap(
+            Array(Self.longText.utf8).withUnsafeBytes { PageTextCompression.compressed($0, dictionary: false) })
+        XCTAssertEqual(older.first, PageTextCompression.compressedTag)
+        XCTAssertEqual(try decompressed(older), Array(Self.longText.utf8))
+        var claimsDictionary = older
+        claimsDictionary[0] = PageTextCompression.dictionaryTag
+        var lacksDictionary = try XCTUnwrap(compressed(Self.longText))
+        lacksDictionary[0] = PageTextCompression.compressedTag
+        var trailing = try XCTUnwrap(compressed(Self.longText))
+        trailing.append(0)
+        for damaged in [claimsDictionary, lacksDictionary, trailing] {
+            XCTAssertThrowsError(try decompressed(damaged)) {
+                XCTAssertEqual($0 as? PageTextCompression.Failure, .malformed)
+            }
+        }
+    }
+
     func testDamagedValuesAreRefused() throws {
         let stored = try XCTUnwrap(compressed(Self.longText))
         var wrongTag = stored
-        wrongTag[0] = 2
+        wrongTag[0] = 3
         var wrongLength = stored
         wrongLength[1] ^= 1
         var flipped = stored
