@@ -1,6 +1,7 @@
 import Foundation
 
-/// Gives back the space removed documents held, in bounded steps after a removal: FTS4 segment
+/// Gives back the space removed documents held, in bounded steps after a removal (and, when the
+/// index writer goes idle, the free pages bulk indexing left: `giveBackFreePages`): FTS4 segment
 /// merges drop the postings of deleted pages (FTS4 keeps them, as delete markers, until the
 /// segments holding them merge), `optimize` when the remaining index is small, then
 /// `PRAGMA incremental_vacuum` returns free pages to the file system (stores created with
@@ -37,6 +38,31 @@ enum IndexSpaceReclaim {
             } else if Double(removedPages) >= mergeShare * Double(remaining) {
                 try merge(store: store)
             }
+            try vacuum(store: store)
+        } catch {
+            return
+        }
+    }
+
+    /// Free pages that make `giveBackFreePages` vacuum: at least this many, and at least
+    /// `idleFreeShare` of the database.
+    static let idleFreePages = 64
+    /// See `idleFreePages`.
+    static let idleFreeShare = 0.01
+
+    /// When the index writer has nothing left to do: vacuums (`vacuum(store:)`) when the free
+    /// pages are at least `idleFreePages` and `idleFreeShare` of the database — what FTS4's
+    /// segment merges leave after bulk indexing (2.8% of a 1,000,000-page store, BENCHMARKS.md
+    /// "Page text dictionary"). Errors end it: the pages stay free for later writes.
+    static func giveBackFreePages(store: Store) {
+        do {
+            let (free, total) = try store.read { db in
+                (
+                    try db.scalar("PRAGMA freelist_count")?.integerValue ?? 0,
+                    try db.scalar("PRAGMA page_count")?.integerValue ?? 0
+                )
+            }
+            guard free >= Int64(idleFreePages), Double(free) >= idleFreeShare * Double(total) else { return }
             try vacuum(store: store)
         } catch {
             return

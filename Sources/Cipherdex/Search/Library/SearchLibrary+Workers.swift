@@ -218,17 +218,32 @@ extension SearchLibrary {
             return true
         }
         guard drain else { return }
+        var reclaimed = false
         while true {
             let batch: [IndexOutcome] = state.withLock {
                 defer { writeQueue.removeAll() }
-                if writeQueue.isEmpty {
-                    isWriting = false
-                    state.broadcast()
-                }
                 return writeQueue
             }
-            if batch.isEmpty { return }
-            write(batch)
+            if !batch.isEmpty {
+                write(batch)
+                reclaimed = false
+                continue
+            }
+            // Nothing left to write. Once no document is waiting either, the free pages the
+            // writes left (FTS4 merges free whole segments) go back to the file system, before
+            // `waitUntilIdle` returns.
+            let quiet = state.withLock { pending.isEmpty && active.isEmpty && ocrPending.isEmpty && ocrActive.isEmpty }
+            if quiet && !reclaimed, let store {
+                IndexSpaceReclaim.giveBackFreePages(store: store)
+                reclaimed = true
+            }
+            let finished: Bool = state.withLock {
+                guard writeQueue.isEmpty else { return false }
+                isWriting = false
+                state.broadcast()
+                return true
+            }
+            if finished { return }
         }
     }
 

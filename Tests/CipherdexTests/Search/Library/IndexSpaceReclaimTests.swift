@@ -51,6 +51,29 @@ final class IndexSpaceReclaimTests: XCTestCase {
         XCTAssertEqual(try converted.read { try $0.scalar("PRAGMA auto_vacuum") }, .integer(2))
     }
 
+    /// When the index writer runs out of work, free pages (what FTS4's merges leave after bulk
+    /// indexing; here a dropped scratch table's) go back to the file system.
+    func testAnIdleIndexWriterGivesBackFreePages() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        try store.library.add(data: document(0), uid: "doc0.txt", fileExtension: "txt")
+        store.library.waitUntilIdle()
+        try store.write { db in
+            try db.execute("CREATE TABLE scratch (x BLOB)")
+            for _ in 0..<400 { try db.execute("INSERT INTO scratch VALUES (randomblob(8000))") }
+            try db.execute("DROP TABLE scratch")
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let free = try XCTUnwrap(try store.read { try $0.scalar("PRAGMA freelist_count")?.integerValue })
+        XCTAssertGreaterThan(free, Int64(IndexSpaceReclaim.idleFreePages))
+        let before = fileSize(path + "/store.db")
+        try store.library.add(data: document(1), uid: "doc1.txt", fileExtension: "txt")
+        store.library.waitUntilIdle()
+        XCTAssertEqual(try store.read { try $0.scalar("PRAGMA freelist_count")?.integerValue }, 0)
+        XCTAssertLessThan(fileSize(path + "/store.db"), before - 2_000_000)
+        XCTAssertEqual(Set(try store.library.search(Self.marker(1)).documents.keys), ["doc1.txt"])
+    }
+
     func testRemovingMostDocumentsShrinksTheFileAndKeepsTheRest() throws {
         let (store, path) = try SearchLibraryTestSupport.store()
         let count = 120
