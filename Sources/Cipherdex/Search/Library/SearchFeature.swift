@@ -8,7 +8,7 @@ enum SearchFeature {
 
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
     /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3,
-    /// 1001: compressed page text, 1002: OCR).
+    /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -42,6 +42,11 @@ enum SearchFeature {
             Migrator.Migration(version: 1002, name: "ocr") { db in
                 try SearchSchema.createOCR(db)
             },
+            // Issue 12: page text is compressed with a preset dictionary (`PageTextDictionary`,
+            // BLOB tag 2). Nothing is rewritten (tag-1 values stay and are read); the record makes
+            // a build without the dictionary refuse the store with `unsupportedScheme` rather than
+            // report its new page text as damaged.
+            Migrator.Migration(version: 1003, name: "page text dictionary") { _ in },
         ],
         // FTS tokenizers and SQL functions are registered per connection.
         configureConnection: { try $0.registerSearchSupport() },

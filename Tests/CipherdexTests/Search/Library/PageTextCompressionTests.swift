@@ -176,6 +176,39 @@ final class PageTextCompressionTests: XCTestCase {
         XCTAssertEqual(try storedKinds(reopened), ["blob"])
     }
 
+    /// A store written before the dictionary (tag-1 values, no record of migration 1003) opens:
+    /// the migration is recorded, its old values are still searched and previewed, and new text
+    /// is stored with the dictionary.
+    func testAStoreWrittenBeforeTheDictionaryOpensAndKeepsItsText() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        try addText(store, Self.longText, uid: "long.txt")
+        let older = try XCTUnwrap(
+            Array(Self.longText.utf8).withUnsafeBytes { PageTextCompression.compressed($0, dictionary: false) })
+        try store.write { db in
+            try db.execute("UPDATE search_text_content SET c0body = ?", [.blob(older)])
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = 1003")
+        }
+        store.close()
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        defer { reopened.close() }
+        XCTAssertEqual(
+            try reopened.read { try $0.scalar("SELECT name FROM cipherdex_schema WHERE version = 1003")?.textValue },
+            "page text dictionary")
+        let tags = {
+            try reopened.read { db in
+                try db.rows("SELECT substr(c0body, 1, 1) FROM search_text_content ORDER BY docid").map {
+                    $0[0].blobValue?.first
+                }
+            }
+        }
+        XCTAssertEqual(try tags(), [PageTextCompression.compressedTag])
+        try addText(reopened, Self.longText.uppercased(), uid: "upper.txt")
+        XCTAssertEqual(try tags(), [PageTextCompression.compressedTag, PageTextCompression.dictionaryTag])
+        let results = try reopened.library.search("measured")
+        XCTAssertEqual(results.documents.keys.sorted(), ["long.txt", "upper.txt"])
+        XCTAssertTrue(results.previews.allSatisfy { $0.hasPreview && $0.preview.lowercased().contains("measured") })
+    }
+
     /// Migration 1001 on a store of 400 pages: the rebuild moves the text in batches and reuses
     /// the old index's pages, so the file does not grow (a second copy of the index would).
     func testTheMigrationDoesNotGrowTheFile() throws {
