@@ -37,8 +37,9 @@ enum PageTextCompression {
     }
 
     /// One zlib deflate stream, reset for every value: a connection's `cipherdex_compress` keeps
-    /// one (SQLite never runs one connection's functions on two threads at once), which saves
-    /// zlib's set-up of about 40 µs a page (BENCHMARKS.md, "Page text dictionary").
+    /// one (SQLite never runs one connection's functions on two threads at once) rather than
+    /// setting zlib up for every page, which pays for part of priming the dictionary
+    /// (BENCHMARKS.md, "Page text dictionary").
     final class Compressor {
         private let stream: UnsafeMutablePointer<z_stream>
 

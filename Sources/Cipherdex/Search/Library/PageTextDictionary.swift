@@ -3,7 +3,7 @@
 /// `7a9e1705b91339943d7f2a6a1478e57035cc96a64fd573de89defacdbde013b9`, Adler-32 `aedbfad5`,
 /// the id zlib writes into every stream compressed with it), made by
 /// `scripts/make-page-text-dictionary` from the words most PDFs of the real-world test corpus
-/// share. Short page text compresses about 7–10% smaller with it (BENCHMARKS.md, "Page text
+/// share. Short page text compresses about 6–10% smaller with it (BENCHMARKS.md, "Page text
 /// dictionary"). It is part of the format: never changed in place (`PageTextCompressionTests`
 /// compares it with the file).
 enum PageTextDictionary {
