@@ -4,7 +4,8 @@ import Foundation
 /// `cipherdex-bench index-composition STORE --key-file K [--optimize]`: where a store's search
 /// index spends its bytes (FTS4 segments by level, the compressed page text, the per-page
 /// lengths, the page rows), and with `--optimize` what merging every FTS4 segment into one
-/// (`optimize`) then giving the free pages back costs and saves (issue 12's index size).
+/// (`optimize`) then giving the free pages back costs and saves (issue 12's index size). The
+/// store is opened as usual, so a migration it lacks runs first.
 enum IndexCompositionCommand {
     /// Runs the command with the arguments after `index-composition`; returns the exit status.
     static func main(_ arguments: [String]) -> Int32 {
@@ -72,10 +73,12 @@ enum IndexCompositionCommand {
                 "SELECT count(*), sum(length(root)) FROM search_text_segdir")
             try add(
                 "page text, compressed (`search_text_content`)",
-                "SELECT count(*), sum(length(c0body)) FROM search_text_content")
+                "SELECT count(*), sum(length(CAST(c0body AS BLOB))) FROM search_text_content")
             try add(
                 "page lengths (`search_text_docsize`)", "SELECT count(*), sum(length(size)) FROM search_text_docsize")
-            try add("page rows (`search_pages`, uid bytes)", "SELECT count(*), sum(length(uid)) FROM search_pages")
+            try add(
+                "page rows (`search_pages`, uid bytes)",
+                "SELECT count(*), sum(length(CAST(uid AS BLOB))) FROM search_pages")
             for row in try db.rows("SELECT level, count(*) FROM search_text_segdir GROUP BY level ORDER BY level") {
                 lines.append("| segments at level \(row[0].integerValue ?? 0) | \(row[1].integerValue ?? 0) | |")
             }

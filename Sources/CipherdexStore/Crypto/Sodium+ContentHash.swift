@@ -125,13 +125,30 @@ extension Sodium {
         /// Second half: folds the drained leaves into the root and keeps the incomplete tail.
         func endUpdate(_ work: ContentLeafWork, _ bytes: UnsafeRawBufferPointer) {
             work.waitUntilFinished()
-            work.digests.withUnsafeBytes { root.update($0) }
+            work.withDigests { root.update($0) }
             if pendingCount == Self.leafBytes { pendingCount = 0 }
             let rest = bytes.count - work.consumed
             if rest > 0 {
                 (pending.baseAddress! + pendingCount).copyMemory(
                     from: bytes.baseAddress! + work.consumed, byteCount: rest)
                 pendingCount += rest
+            }
+        }
+
+        /// `hashes` (attachment id, content hash under `key`) with every hash unique, as the
+        /// `attachments.content_hash` column needs: the first row of each hash keeps it, and a
+        /// later row with the same content — two copies an older tree left (content hashed with
+        /// tree v2 and added again under v3 is stored twice, FORMAT.md 7.4), which a conversion
+        /// now hashes alike — gets its duplicate form instead: BLAKE2b-256 keyed with `key` (or
+        /// unkeyed without one) of `"cdx-content-duplicate-v1" ‖ hash ‖ id`. That never equals a
+        /// content hash, so new content is shared with the first copy only.
+        static func distinct(_ hashes: [(String, [UInt8])], key: SecureBytes?) -> [(String, [UInt8])] {
+            var seen: Set<[UInt8]> = []
+            return hashes.map { id, hash in
+                guard !seen.insert(hash).inserted else { return (id, hash) }
+                let form = StreamingHash(key: key)
+                (Array("cdx-content-duplicate-v1".utf8) + hash + Array(id.utf8)).withUnsafeBytes { form.update($0) }
+                return (id, form.finish())
             }
         }
 
@@ -145,7 +162,7 @@ extension Sodium {
                     consumed: 0, usingOpenSSL: usingOpenSSL)
                 last.drain()
                 last.waitUntilFinished()
-                last.digests.withUnsafeBytes { root.update($0) }
+                last.withDigests { root.update($0) }
             }
             var total = length.bigEndian
             withUnsafeBytes(of: &total) { root.update($0) }
@@ -205,14 +222,20 @@ final class ContentLeafWork: @unchecked Sendable {
     }
 
     deinit {
+        // With one Poly1305 key for every leaf, known leaves and their digests would give that
+        // key away: the digests never leave this buffer, which is wiped.
+        sodium_memzero(output.baseAddress!, output.count)
         output.deallocate()
     }
 
     /// How many leaves there are to hash.
     var count: Int { leaves.count }
 
-    /// The digests, in leaf order (read only after `waitUntilFinished()`).
-    var digests: [UInt8] { Array(UnsafeBufferPointer(rebasing: output[0..<(leaves.count * digestBytes)])) }
+    /// Calls `body` with the digests, in leaf order (only after `waitUntilFinished()`); they are
+    /// not copied anywhere else.
+    func withDigests(_ body: (UnsafeRawBufferPointer) -> Void) {
+        body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(output)[0..<(leaves.count * digestBytes)]))
+    }
 
     /// Hashes leaves until none is left to take (others may still be finishing theirs:
     /// `waitUntilFinished()`).

@@ -226,6 +226,7 @@ extension Store {
             hashes.append((id, hash))
             try faultPoint(.attachmentCopied(number))
         }
+        hashes = Sodium.ContentHash.distinct(hashes, key: destination.deduplicationKey)
         try keepUnrecordedAttachmentFiles(known: Set(rows.map(\.0)), into: next)
         try Store.wrapSystem { try FileSystem.syncDirectory(next.attachments) }
 

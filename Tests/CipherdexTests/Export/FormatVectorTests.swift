@@ -107,7 +107,6 @@ final class FormatVectorTests: XCTestCase {
         TestSupport.copyDirectory(Self.fixture + "/store", to: copy)
         let store = try Store.open(
             StoreConfiguration(path: copy, keyProvider: { try EncryptionKey.raw(Self.rawKey) }, createIfMissing: false))
-        defer { store.close() }
         let content = Data("hello, format\n".utf8)
         let old = "668748d3ee786a7bd6b227173a8f9419"
         XCTAssertEqual(try store.attachmentData(old), content)
@@ -117,6 +116,20 @@ final class FormatVectorTests: XCTestCase {
         XCTAssertEqual(try store.attachmentData(again.id), content)
         XCTAssertEqual(try store.attachmentData(old), content)
         XCTAssertTrue(try store.verify().isHealthy)
+        store.close()
+        // Re-encryption and decryption hash both copies alike under the new key: the second gets
+        // the duplicate form (the column is UNIQUE), both still read, and the same content added
+        // again is shared with the first.
+        try Store.reencrypt(
+            StoreConfiguration(path: copy, keyProvider: { try EncryptionKey.raw(Self.rawKey) }, createIfMissing: false),
+            newKey: TestSupport.rawKey(9))
+        try Store.decrypt(TestSupport.configuration(copy, key: TestSupport.rawKey(9)))
+        let converted = try Store.open(StoreConfiguration(path: copy, createIfMissing: false))
+        defer { converted.close() }
+        XCTAssertEqual(try converted.attachmentData(old), content)
+        XCTAssertEqual(try converted.attachmentData(again.id), content)
+        XCTAssertTrue([old, again.id].contains(try converted.addAttachment(content).id))
+        XCTAssertTrue(try converted.verify().isHealthy)
     }
 
     /// Writes a new vector set; runs only when `CIPHERDEX_WRITE_FORMAT_VECTORS` names a folder.

@@ -41,16 +41,14 @@ enum PageTextCompression {
     /// setting zlib up for every page, which pays for part of priming the dictionary
     /// (BENCHMARKS.md, "Page text dictionary").
     final class Compressor {
-        private let stream: UnsafeMutablePointer<z_stream>
+        /// Made on the first value (reader connections never compress), nil until then.
+        private var stream: UnsafeMutablePointer<z_stream>?
 
-        /// A stream at `PageTextCompression.level`, or nil when zlib cannot make one.
-        init?() {
-            guard let stream = cipherdex_deflate_new(PageTextCompression.level) else { return nil }
-            self.stream = stream
-        }
+        /// A compressor; its stream (at `PageTextCompression.level`) is set up when first used.
+        init() {}
 
         deinit {
-            cipherdex_deflate_free(stream)
+            if let stream { cipherdex_deflate_free(stream) }
         }
 
         /// The stored form of `text` (UTF-8), or nil when it is kept as it is (short or
@@ -60,6 +58,9 @@ enum PageTextCompression {
             guard text.count >= minimumLength, text.count <= maximumLength, let base = text.baseAddress else {
                 return nil
             }
+            if stream == nil { stream = cipherdex_deflate_new(PageTextCompression.level) }
+            // Without a stream (zlib could not allocate one) the text is kept as it is.
+            guard let stream else { return nil }
             // Not worth it unless it saves at least the 5 bytes it adds.
             let capacity = text.count - 6
             var output = [UInt8](repeating: 0, count: 5 + capacity)
@@ -87,7 +88,7 @@ enum PageTextCompression {
     /// The stored form of `text` (UTF-8) through a stream of its own: `nil` when it is kept as it
     /// is (short or incompressible).
     static func compressed(_ text: UnsafeRawBufferPointer, dictionary: Bool = true) -> [UInt8]? {
-        Compressor()?.compressed(text, dictionary: dictionary)
+        Compressor().compressed(text, dictionary: dictionary)
     }
 
     /// The UTF-8 text of a compressed value (either tag); `Failure.malformed` when it is not one.
@@ -169,7 +170,7 @@ enum PageTextCompression {
     /// Registers both functions on `connection` (per connection, like every SQL function), before
     /// anything reads or writes `search_text`.
     static func register(on connection: Connection) throws {
-        guard let compressor = Compressor() else { throw connection.error(code: SQLITE_NOMEM) }
+        let compressor = Compressor()
         // The connection owns the compressor from here: SQLite calls `releaseCompressor` when the
         // function is replaced or the connection closes, and also when registering fails.
         let data = Unmanaged.passRetained(compressor).toOpaque()
