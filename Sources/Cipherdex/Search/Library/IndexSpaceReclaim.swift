@@ -50,7 +50,8 @@ enum IndexSpaceReclaim {
     /// See `idleFreePages`.
     static let idleFreeShare = 0.01
 
-    /// When the index writer has nothing left to do: vacuums (`vacuum(store:)`) when the free
+    /// When the index writer has nothing left to do (after its last document write, or its
+    /// last OCR page): vacuums (`vacuum(store:)`) when the free
     /// pages are at least `idleFreePages` and `idleFreeShare` of the database — what FTS4's
     /// segment merges leave after bulk indexing (2.8% of a 1,000,000-page store, BENCHMARKS.md
     /// "Page text dictionary"). Errors end it: the pages stay free for later writes.

@@ -89,6 +89,14 @@ extension SearchLibrary {
             guard case .document(let job) = next else {
                 if case .ocrPage(let page) = next {
                     process(page)
+                    // The last page of an OCR run is the index's last write: free pages go back
+                    // here, as `submit` does when documents end a run (before `waitUntilIdle`
+                    // can return, since this page still counts as active).
+                    let last = state.withLock {
+                        pending.isEmpty && active.isEmpty && ocrPending.isEmpty && writeQueue.isEmpty && !isWriting
+                            && ocrActive.values.reduce(0, +) == 1
+                    }
+                    if last, let store { IndexSpaceReclaim.giveBackFreePages(store: store) }
                     state.withLock {
                         ocrActive[page.uid, default: 1] -= 1
                         if ocrActive[page.uid] == 0 {

@@ -70,6 +70,25 @@ final class SearchOCRTests: XCTestCase {
         XCTAssertNil(bytes.range(of: Data("Ishmael".utf8)))
     }
 
+    /// When an OCR page is the index's last write, the free pages (here a dropped scratch
+    /// table's) go back to the file system once it is done, as after document writes.
+    func testTheLastOCRPageGivesFreePagesBack() throws {
+        let store = try store()
+        defer { store.close() }
+        try store.write { db in
+            try db.execute("CREATE TABLE scratch (x BLOB)")
+            for _ in 0..<400 { try db.execute("INSERT INTO scratch VALUES (randomblob(8000))") }
+            try db.execute("DROP TABLE scratch")
+        }
+        let free = { try store.read { try $0.scalar("PRAGMA freelist_count")?.integerValue ?? 0 } }
+        XCTAssertGreaterThan(try free(), Int64(IndexSpaceReclaim.idleFreePages))
+        try store.library.add(data: Data(Self.mixedPDF), uid: "mixed.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.ocrStatus(of: "mixed.pdf")?.recognizedPages, [0])
+        XCTAssertEqual(try free(), 0)
+        XCTAssertEqual(try store.library.search("ishmael").documents, ["mixed.pdf": [0]])
+    }
+
     func testOCRIsOffByDefault() throws {
         let (store, _) = try SearchLibraryTestSupport.store(isolated: true)
         defer { store.close() }
