@@ -20,7 +20,7 @@ extension Sodium {
     /// cores hash them.
     final class ContentHash {
         /// The trees this build computes; new content always gets `standard(keyed:)`.
-        enum Tree: String, Sendable, CaseIterable {
+        enum Tree: String, Sendable {
             /// Unkeyed BLAKE2b-256 leaves and root (unencrypted stores).
             case v1Unkeyed = "cdx-content-tree-v1"
             /// SipHash-2-4-128 leaves under a 16-byte leaf key, keyed BLAKE2b-256 root (encrypted

@@ -7,9 +7,6 @@
 /// dictionary"). It is part of the format: never changed in place (`PageTextCompressionTests`
 /// compares it with the file).
 enum PageTextDictionary {
-    /// zlib's id of the dictionary: the Adler-32 of its bytes.
-    static let adler32: UInt32 = 0xaedbfad5
-
     /// The dictionary's bytes (the file ends with a space, which `text` leaves out so that no
     /// line of this file ends in white space).
     static let bytes: [UInt8] = Array((text + " ").utf8)
