@@ -23,10 +23,12 @@ package enum TopHits {
         package var ranked: [(docid: Int64, score: Double)] { hits.map { ($0.docid, $0.score) } }
     }
 
-    /// Runs `compiled` over `search_text` and returns the best rows under `options`' caps.
-    package static func select(_ compiled: CompiledSearchQuery, options: SearchOptions, db: Connection) throws
-        -> Outcome
-    {
+    /// Runs `compiled` over `search_text` and returns the best rows under `options`' caps; a
+    /// query of one token reads its rows from FTS4's segments (`directRows`) unless
+    /// `directPostings` is false.
+    package static func select(
+        _ compiled: CompiledSearchQuery, options: SearchOptions, db: Connection, directPostings: Bool = true
+    ) throws -> Outcome {
         let (condition, arguments) = compiled.condition(table: "search_text")
         var docids: [Int64] = []
         var infos: [UInt32] = []
@@ -34,28 +36,34 @@ package enum TopHits {
         var columns = 0
         var malformed: Set<Int> = []
         // 'pcnax' (no per-row `l`: DocumentLengths reads the lengths in bulk), stored in the
-        // 'pcnalx' layout BM25 scores: p, c, n, a[c], l[c], x[3cp].
-        try db.forEachRowView(
-            "SELECT docid, matchinfo(search_text, 'pcnax') FROM search_text WHERE \(condition)", arguments
-        ) { row in
-            let index = docids.count
-            docids.append(row.integer(0))
-            row.withBytes(1) { raw in
-                let count = raw.count / 4
-                func word(_ offset: Int) -> UInt32 { raw.loadUnaligned(fromByteOffset: offset * 4, as: UInt32.self) }
-                if stride < 0 {
-                    columns = count >= 2 ? Int(word(1)) : 0
-                    stride = count + columns
+        // 'pcnalx' layout BM25 scores: p, c, n, a[c], l[c], x[3cp]. One token: read directly.
+        if directPostings, let direct = try directRows(compiled, db: db) {
+            (docids, infos, stride, columns) = (direct.docids, direct.infos, 8, 1)
+        } else {
+            try db.forEachRowView(
+                "SELECT docid, matchinfo(search_text, 'pcnax') FROM search_text WHERE \(condition)", arguments
+            ) { row in
+                let index = docids.count
+                docids.append(row.integer(0))
+                row.withBytes(1) { raw in
+                    let count = raw.count / 4
+                    func word(_ offset: Int) -> UInt32 {
+                        raw.loadUnaligned(fromByteOffset: offset * 4, as: UInt32.self)
+                    }
+                    if stride < 0 {
+                        columns = count >= 2 ? Int(word(1)) : 0
+                        stride = count + columns
+                    }
+                    // Every row of one statement has the same size; another (never seen) scores 0.
+                    guard count >= 3 + columns, count + columns == stride, Int(word(1)) == columns else {
+                        malformed.insert(index)
+                        infos.append(contentsOf: repeatElement(0, count: max(stride, 0)))
+                        return
+                    }
+                    for offset in 0..<(3 + columns) { infos.append(word(offset)) }
+                    infos.append(contentsOf: repeatElement(0, count: columns))
+                    for offset in (3 + columns)..<count { infos.append(word(offset)) }
                 }
-                // Every row of one statement has the same size; another (never seen) scores 0.
-                guard count >= 3 + columns, count + columns == stride, Int(word(1)) == columns else {
-                    malformed.insert(index)
-                    infos.append(contentsOf: repeatElement(0, count: max(stride, 0)))
-                    return
-                }
-                for offset in 0..<(3 + columns) { infos.append(word(offset)) }
-                infos.append(contentsOf: repeatElement(0, count: columns))
-                for offset in (3 + columns)..<count { infos.append(word(offset)) }
             }
         }
         stride = max(stride, 0)

@@ -1,0 +1,208 @@
+/// One term's (or prefix's) postings read straight from FTS4's own tables (issue 12), without
+/// FTS4's per-row cursor: the docids of the rows that hold it and how often, as
+/// `matchinfo(…, 'x')` counts them.
+///
+/// A common word's query spent most of its time in FTS4's row-by-row machinery (one virtual-table
+/// step and one `matchinfo` call per matching row, and for a prefix a merge of every matching
+/// term's doclist into one buffer after another), not in reading the index. Here the segments are
+/// read as FTS4 lays them out (sqlite.org/fts3.html, "Data Structures"):
+/// - `search_text_segdir` lists the segments, newest first by `level` ascending then `idx`
+///   descending; each is a b-tree whose `root` is a leaf (height 0) or an interior node, and whose
+///   other nodes are blocks of `search_text_segments`;
+/// - an interior node is a varint height, the varint blockid of its first child, then its terms
+///   (the first whole, the others as a shared-prefix length, a suffix length and the suffix), each
+///   starting the next child; the leaves a term or prefix may be in are found as FTS4's
+///   `fts3ScanInteriorNode` finds them, and are consecutive blocks;
+/// - a leaf is the byte 0, then its terms (shared-prefix length, suffix length, suffix; the first
+///   term's prefix length is that byte), each followed by its doclist's length and the doclist;
+/// - a doclist is, per row, the varint docid (the first whole, then deltas) and the position list:
+///   varints of position deltas plus 2, a 1 then a column number to change column, a 0 to end; a
+///   row whose list is empty is deleted from every older segment.
+/// For one term, a row's entry in the newest segment that holds the term wins; a prefix adds the
+/// hits of every term it begins. That is what FTS4 gives a query of one token (no token of it is
+/// ever deferred), so the counts are the same.
+///
+/// Anything else — a segment of another index or language (level 1024 or above), a second column,
+/// a block that is missing or does not parse — returns nil, and the caller asks FTS4 (which then
+/// reports a damaged index itself).
+enum FTS4Postings {
+    /// The rows that hold a term, ascending, with its hits in each and in all of them.
+    struct Matches: Equatable {
+        /// The rows' docids, ascending.
+        var docids: [Int64] = []
+        /// The term's hits in each row (1 or more).
+        var hits: [UInt32] = []
+        /// The hits summed over every row (`matchinfo`'s 'x', second value).
+        var totalHits: UInt64 = 0
+    }
+
+    /// The rows of `term` (its folded UTF-8 as the tokenizer writes it into the index) in the
+    /// FTS4 table `table`, or with `prefix` of every term it begins; nil when the index holds
+    /// something this reader does not read (see the type's comment).
+    static func matches(of term: [UInt8], prefix: Bool, table: String = "search_text", db: Connection) throws
+        -> Matches?
+    {
+        var segments: [(root: [UInt8], level: Int64)] = []
+        var unsupported = false
+        try db.forEachRowView("SELECT level, root FROM \(table)_segdir ORDER BY level ASC, idx DESC") { row in
+            let level = row.integer(0)
+            if level < 0 || level >= 1024 { unsupported = true }
+            segments.append((row.withBytes(1) { Array($0) }, level))
+        }
+        if unsupported { return nil }
+        // Per term, its rows in each segment, newest segment first.
+        var perTerm: [[UInt8]: [Postings]] = [:]
+        for segment in segments {
+            guard let leaves = try leafRange(of: term, prefix: prefix, node: segment.root, table: table, db: db) else {
+                return nil
+            }
+            var parsed = true
+            let collect: (UnsafeRawBufferPointer) -> Void = { leaf in
+                guard parsed else { return }
+                parsed = readLeaf(leaf, term: term, prefix: prefix) { found, postings in
+                    perTerm[found, default: []].append(postings)
+                }
+            }
+            switch leaves {
+            case .root:
+                segment.root.withUnsafeBytes(collect)
+            case .blocks(let first, let last):
+                var expected = first
+                try db.forEachRowView(
+                    "SELECT blockid, block FROM \(table)_segments WHERE blockid BETWEEN ? AND ? ORDER BY blockid",
+                    [.integer(first), .integer(last)]
+                ) { row in
+                    if row.integer(0) != expected { parsed = false }
+                    expected += 1
+                    row.withBytes(1, collect)
+                }
+                if expected != last + 1 { parsed = false }
+            }
+            guard parsed else { return nil }
+        }
+        // Each term: its newest entry per row; then the terms' hits added up.
+        var merged = perTerm.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { key in
+            Postings.newestFirst(perTerm[key] ?? [])
+        }
+        while merged.count > 1 {
+            var next: [Postings] = []
+            for start in Swift.stride(from: 0, to: merged.count, by: 2) {
+                next.append(start + 1 < merged.count ? Postings.sum(merged[start], merged[start + 1]) : merged[start])
+            }
+            merged = next
+        }
+        var matches = Matches()
+        guard let all = merged.first else { return matches }
+        matches.docids.reserveCapacity(all.docids.count)
+        matches.hits.reserveCapacity(all.docids.count)
+        for index in all.docids.indices where all.hits[index] > 0 {
+            matches.docids.append(all.docids[index])
+            matches.hits.append(all.hits[index])
+            matches.totalHits += UInt64(all.hits[index])
+        }
+        return matches
+    }
+
+    /// Where a term's leaves are: the root itself, or the blocks `first...last`.
+    enum LeafRange: Equatable {
+        case root
+        case blocks(first: Int64, last: Int64)
+    }
+
+    /// The leaves of the segment whose root is `node` that may hold `term` (or, with `prefix`,
+    /// a term it begins), as FTS4's `fts3SelectLeaf` finds them; nil when a node does not parse.
+    static func leafRange(of term: [UInt8], prefix: Bool, node: [UInt8], table: String, db: Connection) throws
+        -> LeafRange?
+    {
+        guard
+            let height = node.withUnsafeBytes({ raw -> UInt64? in
+                var reader = VarintReader(raw)
+                return reader.next()
+            })
+        else { return nil }
+        if height == 0 { return .root }
+        guard let (first, last) = scanInterior(node, term: term) else { return nil }
+        if height == 1 { return .blocks(first: first, last: prefix ? last : first) }
+        // Children are interior nodes too: the first leaf from the first child, the last from the last.
+        guard let firstChild = try block(first, table: table, db: db),
+            case .blocks(let firstLeaf, let lastInFirst)? = try leafRange(
+                of: term, prefix: prefix, node: firstChild, table: table, db: db)
+        else { return nil }
+        guard prefix else { return .blocks(first: firstLeaf, last: firstLeaf) }
+        if last == first { return .blocks(first: firstLeaf, last: lastInFirst) }
+        guard let lastChild = try block(last, table: table, db: db),
+            case .blocks(_, let lastLeaf)? = try leafRange(
+                of: term, prefix: true, node: lastChild, table: table, db: db)
+        else { return nil }
+        return .blocks(first: firstLeaf, last: lastLeaf)
+    }
+
+    /// `fts3ScanInteriorNode`: the child that may hold the first term at or after `term`, and the
+    /// last child that may hold a term `term` begins.
+    static func scanInterior(_ node: [UInt8], term: [UInt8]) -> (first: Int64, last: Int64)? {
+        node.withUnsafeBytes { scanInterior($0, term: term) }
+    }
+
+    private static func scanInterior(_ node: UnsafeRawBufferPointer, term: [UInt8]) -> (first: Int64, last: Int64)? {
+        var reader = VarintReader(node)
+        guard reader.next() != nil, var child = reader.next().map({ Int64(bitPattern: $0) }) else { return nil }
+        var first: Int64?
+        var last: Int64?
+        var buffer: [UInt8] = []
+        var isFirstTerm = true
+        while !reader.atEnd && (first == nil || last == nil) {
+            let shared = isFirstTerm ? 0 : Int(reader.next() ?? UInt64.max)
+            isFirstTerm = false
+            guard let suffixLength = reader.next(), shared <= buffer.count,
+                let suffix = reader.bytes(Int(clamping: suffixLength))
+            else { return nil }
+            buffer.removeSubrange(shared...)
+            buffer.append(contentsOf: suffix)
+            let compared = compare(term, buffer.prefix(min(buffer.count, term.count)))
+            if first == nil && (compared < 0 || (compared == 0 && buffer.count > term.count)) { first = child }
+            if last == nil && compared < 0 { last = child }
+            child += 1
+        }
+        return (first ?? child, last ?? child)
+    }
+
+    /// `memcmp` of `term` with `other` over the shorter length: negative, 0 or positive.
+    private static func compare(_ term: [UInt8], _ other: ArraySlice<UInt8>) -> Int {
+        for (a, b) in zip(term, other) where a != b { return a < b ? -1 : 1 }
+        return 0
+    }
+
+    /// Block `id` of `table`'s segments, nil when there is none.
+    private static func block(_ id: Int64, table: String, db: Connection) throws -> [UInt8]? {
+        var found: [UInt8]?
+        try db.forEachRowView("SELECT block FROM \(table)_segments WHERE blockid = ?", [.integer(id)]) { row in
+            found = row.withBytes(0) { Array($0) }
+        }
+        return found
+    }
+
+    /// Calls `found` with each term of the leaf that is `term` (or that `term` begins, with
+    /// `prefix`) and its rows; false when the leaf does not parse.
+    static func readLeaf(
+        _ leaf: UnsafeRawBufferPointer, term: [UInt8], prefix: Bool, found: ([UInt8], Postings) -> Void
+    ) -> Bool {
+        var reader = VarintReader(leaf)
+        var current: [UInt8] = []
+        while !reader.atEnd {
+            guard let shared = reader.next(), let suffixLength = reader.next(), shared <= current.count,
+                let suffix = reader.bytes(Int(clamping: suffixLength))
+            else { return false }
+            current.removeSubrange(Int(shared)...)
+            current.append(contentsOf: suffix)
+            guard let length = reader.next(), let doclist = reader.raw(Int(clamping: length)) else { return false }
+            let wanted = prefix ? current.starts(with: term) : current == term
+            if wanted {
+                guard let postings = Postings(doclist: doclist) else { return false }
+                found(current, postings)
+            } else if compare(term, current[...]) < 0 && !(prefix && current.starts(with: term)) {
+                return true  // past every wanted term: terms are in order
+            }
+        }
+        return true
+    }
+}

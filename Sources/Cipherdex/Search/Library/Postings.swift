@@ -1,0 +1,93 @@
+/// One term's rows in one FTS4 segment, or several segments' merged (`FTS4Postings`): docids
+/// ascending, and the term's hits in each row, 0 for a row the segment deletes.
+struct Postings: Equatable {
+    /// The rows, ascending.
+    var docids: [Int64] = []
+    /// The term's hits in column 0 of each row; 0: the row is deleted.
+    var hits: [UInt32] = []
+
+    /// Creates postings from arrays of the same length.
+    init(docids: [Int64] = [], hits: [UInt32] = []) {
+        self.docids = docids
+        self.hits = hits
+    }
+
+    /// Decodes an FTS4 doclist (docid varints, the first whole then deltas, each followed by its
+    /// position list); nil when it does not parse, holds a column other than 0 or its docids do
+    /// not ascend.
+    init?(doclist: UnsafeRawBufferPointer) {
+        var reader = VarintReader(doclist)
+        var docid: Int64 = 0
+        var isFirst = true
+        while !reader.atEnd {
+            guard let delta = reader.next() else { return nil }
+            let next = docid &+ Int64(bitPattern: delta)
+            if !isFirst && next <= docid { return nil }
+            isFirst = false
+            docid = next
+            var count: UInt32 = 0
+            while true {
+                guard let value = reader.next() else { return nil }
+                if value == 0 { break }
+                if value == 1 {
+                    guard reader.next() == 0 else { return nil }  // a column marker: only column 0 is read
+                    continue
+                }
+                count &+= 1
+            }
+            docids.append(docid)
+            hits.append(count)
+        }
+    }
+
+    /// The lists of `lists` (newest first) merged, each row's entry from the newest list that
+    /// has it: pairs of neighbours merged in turn, so the work is n log(lists).
+    static func newestFirst(_ lists: [Postings]) -> Postings {
+        var lists = lists
+        while lists.count > 1 {
+            var next: [Postings] = []
+            next.reserveCapacity((lists.count + 1) / 2)
+            for start in Swift.stride(from: 0, to: lists.count, by: 2) {
+                next.append(
+                    start + 1 < lists.count ? merge(lists[start], lists[start + 1], adding: false) : lists[start])
+            }
+            lists = next
+        }
+        return lists.first ?? Postings()
+    }
+
+    /// The rows of both with their hits added (two terms of one prefix).
+    static func sum(_ a: Postings, _ b: Postings) -> Postings { merge(a, b, adding: true) }
+
+    /// The union of `newer` and `older`: for a row in both, the hits added, or `newer`'s.
+    private static func merge(_ newer: Postings, _ older: Postings, adding: Bool) -> Postings {
+        var out = Postings()
+        out.docids.reserveCapacity(newer.docids.count + older.docids.count)
+        out.hits.reserveCapacity(newer.docids.count + older.docids.count)
+        var i = 0
+        var j = 0
+        let a = newer.docids
+        let b = older.docids
+        while i < a.count && j < b.count {
+            if a[i] < b[j] {
+                out.docids.append(a[i])
+                out.hits.append(newer.hits[i])
+                i += 1
+            } else if b[j] < a[i] {
+                out.docids.append(b[j])
+                out.hits.append(older.hits[j])
+                j += 1
+            } else {
+                out.docids.append(a[i])
+                out.hits.append(adding ? newer.hits[i] &+ older.hits[j] : newer.hits[i])
+                i += 1
+                j += 1
+            }
+        }
+        out.docids.append(contentsOf: a[i...])
+        out.hits.append(contentsOf: newer.hits[i...])
+        out.docids.append(contentsOf: b[j...])
+        out.hits.append(contentsOf: older.hits[j...])
+        return out
+    }
+}

@@ -1,0 +1,253 @@
+import CipherdexTestSupport
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+/// Issue 12: a one-token query's rows read straight from FTS4's segments give exactly what FTS4's
+/// own cursor and `matchinfo` give, through every state FTS4 leaves its segments in: many segments
+/// and levels, rows updated and deleted in later segments, incremental merges stopped half-way,
+/// one optimized segment whose b-tree has interior nodes above interior nodes.
+final class FTS4PostingsTests: XCTestCase {
+    private var store: Store!
+    private var generator = SeededWords(seed: 42)
+
+    override func setUpWithError() throws {
+        (store, _) = try SearchLibraryTestSupport.store()
+    }
+
+    override func tearDown() {
+        store?.close()
+    }
+
+    /// Terms of every kind: common, rare, absent, shared prefixes, one letter, folded forms.
+    private let probes: [(term: String, prefix: Bool)] = [
+        ("patient", false), ("patient", true), ("pat", true), ("p", true), ("a", true), ("the", false),
+        ("the", true), ("zz", true), ("zzzz", false), ("ete", false), ("ete", true), ("w17", true), ("w1", true),
+        ("w170", false), ("ab", true), ("x", true),
+    ]
+
+    /// FTS4's answer: each row's hits and the whole doclist's (`matchinfo 'x'`).
+    private func fromFTS4(_ term: String, prefix: Bool) throws -> FTS4Postings.Matches {
+        try store.read { db in
+            var matches = FTS4Postings.Matches()
+            try db.forEachRowView(
+                "SELECT docid, matchinfo(search_text, 'x') FROM search_text WHERE search_text MATCH ? ORDER BY docid",
+                [.text("\"" + term + (prefix ? "*" : "") + "\"")]
+            ) { row in
+                matches.docids.append(row.integer(0))
+                row.withBytes(1) { raw in
+                    matches.hits.append(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+                    matches.totalHits = UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+                }
+            }
+            return matches
+        }
+    }
+
+    private func direct(_ term: String, prefix: Bool) throws -> FTS4Postings.Matches? {
+        try store.read { db in try FTS4Postings.matches(of: Array(term.utf8), prefix: prefix, db: db) }
+    }
+
+    private func assertSameAsFTS4(_ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        var nonEmpty = 0
+        for probe in probes {
+            let expected = try fromFTS4(probe.term, prefix: probe.prefix)
+            let actual = try direct(probe.term, prefix: probe.prefix)
+            XCTAssertEqual(actual, expected, "\(label): \(probe)", file: file, line: line)
+            if !expected.docids.isEmpty { nonEmpty += 1 }
+        }
+        XCTAssertGreaterThan(nonEmpty, 10, label, file: file, line: line)
+    }
+
+    /// Rows of words from a skewed vocabulary: a few very common words, shared prefixes, `w0`…`w3999`.
+    private func page(words count: Int) -> String {
+        (0..<count).map { _ in generator.word() }.joined(separator: " ")
+    }
+
+    private func insertRows(_ range: Range<Int>, perTransaction: Int, uniqueWords: Int = 0) throws {
+        for start in Swift.stride(from: range.lowerBound, to: range.upperBound, by: perTransaction) {
+            try store.write { db in
+                try db.transaction {
+                    for docid in start..<min(start + perTransaction, range.upperBound) {
+                        try db.execute(
+                            "INSERT INTO search_text (docid, body) VALUES (?, ?)",
+                            [
+                                .integer(Int64(docid)),
+                                .text(
+                                    page(words: 20 + docid % 90) + (0..<uniqueWords).map { " u\(docid)x\($0)" }.joined()
+                                ),
+                            ])
+                    }
+                }
+            }
+        }
+    }
+
+    private func segmentCount() throws -> Int {
+        try store.read { db in Int(try db.scalar("SELECT count(*) FROM search_text_segdir")?.integerValue ?? 0) }
+    }
+
+    func testSameRowsAndHitsAsFTS4ThroughSegmentsDeletesMergesAndOptimize() throws {
+        try insertRows(1..<1201, perTransaction: 20)
+        XCTAssertGreaterThan(try segmentCount(), 3)
+        try assertSameAsFTS4("60 transactions")
+
+        // Rows changed and removed in later segments: their old entries must be shadowed.
+        try store.write { db in
+            try db.transaction {
+                for docid in Swift.stride(from: 3, to: 1200, by: 7) {
+                    try db.execute(
+                        "UPDATE search_text SET body = ? WHERE docid = ?",
+                        [.text(page(words: 30)), .integer(Int64(docid))])
+                }
+                try db.execute("DELETE FROM search_text WHERE docid % 11 = 0")
+            }
+        }
+        try insertRows(1201..<1301, perTransaction: 5)
+        try assertSameAsFTS4("after updates and deletes")
+
+        // Incremental merges stopped after a few leaves each: half-merged segments.
+        for step in 0..<4 {
+            try store.write { db in try db.execute("INSERT INTO search_text(search_text) VALUES('merge=2,2')") }
+            try assertSameAsFTS4("incremental merge step \(step)")
+        }
+
+        // One segment (with this store's page size, its root is an interior node over leaves;
+        // deeper trees: `testDeepTreesOfSmallPages`).
+        try insertRows(1301..<2001, perTransaction: 300, uniqueWords: 20)
+        try store.write { db in try db.execute("INSERT INTO search_text(search_text) VALUES('optimize')") }
+        XCTAssertEqual(try segmentCount(), 1)
+        try assertSameAsFTS4("optimized")
+    }
+
+    /// An FTS4 table (simple tokenizer) in an unencrypted database of 512-byte pages, so that a few
+    /// thousand rows make b-trees three and four levels high.
+    func testDeepTreesOfSmallPages() throws {
+        let directory = TemporaryDirectory.make(prefix: "fts4-deep")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try Connection(path: directory + "/deep.db", mode: .writer, key: nil, cipher: nil, create: true)
+        try db.execute("PRAGMA journal_mode = DELETE")
+        try db.execute("PRAGMA page_size = 512")
+        try db.execute("VACUUM")
+        try db.execute("CREATE VIRTUAL TABLE deep USING fts4(body)")
+        func compare(_ label: String) throws {
+            for probe in probes {
+                var expected = FTS4Postings.Matches()
+                try db.forEachRowView(
+                    "SELECT docid, matchinfo(deep, 'x') FROM deep WHERE deep MATCH ? ORDER BY docid",
+                    [.text("\"" + probe.term + (probe.prefix ? "*" : "") + "\"")]
+                ) { row in
+                    expected.docids.append(row.integer(0))
+                    row.withBytes(1) { raw in
+                        expected.hits.append(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+                        expected.totalHits = UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+                    }
+                }
+                let actual = try FTS4Postings.matches(
+                    of: Array(probe.term.utf8), prefix: probe.prefix, table: "deep", db: db)
+                XCTAssertEqual(actual, expected, "\(label): \(probe)")
+            }
+        }
+        var words = SeededWords(seed: 7)
+        for start in Swift.stride(from: 1, to: 3001, by: 250) {
+            try db.transaction {
+                for docid in start..<(start + 250) {
+                    let text = (0..<40).map { _ in words.word() } + (0..<15).map { "u\(docid)x\($0)" }
+                    try db.execute(
+                        "INSERT INTO deep (docid, body) VALUES (?, ?)",
+                        [.integer(Int64(docid)), .text(text.joined(separator: " "))])
+                }
+            }
+        }
+        try db.transaction { try db.execute("DELETE FROM deep WHERE docid % 9 = 0") }
+        try compare("12 segments")
+        try db.execute("INSERT INTO deep(deep) VALUES('merge=20,2')")
+        try compare("half-merged")
+        try db.execute("INSERT INTO deep(deep) VALUES('optimize')")
+        let height = try db.scalar("SELECT root FROM deep_segdir")?.blobValue?.first ?? 0
+        XCTAssertGreaterThanOrEqual(height, 2, "interior nodes under the root")
+        try compare("optimized, height \(height)")
+    }
+
+    func testTopHitsGivesTheSameHitsEitherWay() throws {
+        try insertRows(1..<801, perTransaction: 40)
+        try store.write { db in
+            try db.transaction { try db.execute("DELETE FROM search_text WHERE docid % 13 = 0") }
+        }
+        try store.write { db in
+            try db.execute(
+                "INSERT INTO search_pages (rowid, uid, page_index, kind, ordinal) SELECT docid, 'doc-' || (docid / 10), docid % 10, 0, 0 FROM search_text"
+            )
+        }
+        let queries = [
+            "patient", "pat*", "the", "a", "w17", "Été", "patient -the", "pat -w1 -ab", "patient -\"the patient\"",
+            "zzzz", "patient OR w17", "\"the patient\"",
+        ]
+        for query in queries {
+            for limit in [1, 10, 500] {
+                var options = SearchOptions()
+                options.maximumResults = limit
+                let (direct, viaFTS4) = try store.read { db in
+                    let compiled = try SearchQuery.parse(query).compiled()
+                    return (
+                        try TopHits.select(compiled, options: options, db: db),
+                        try TopHits.select(compiled, options: options, db: db, directPostings: false)
+                    )
+                }
+                XCTAssertEqual(direct.matchedRows, viaFTS4.matchedRows, query)
+                XCTAssertEqual(direct.hits.map(\.docid), viaFTS4.hits.map(\.docid), query)
+                XCTAssertEqual(direct.hits.map(\.score), viaFTS4.hits.map(\.score), query)
+                XCTAssertEqual(direct.hits.map(\.matchInfo), viaFTS4.hits.map(\.matchInfo), query)
+            }
+        }
+        let oneToken = try store.read { db in
+            try TopHits.directRows(try SearchQuery.parse("pat -w1").compiled(), db: db) != nil
+        }
+        XCTAssertTrue(oneToken, "a one-token query is read directly")
+        let phrase = try store.read { db in
+            try TopHits.directRows(try SearchQuery.parse("\"the patient\"").compiled(), db: db) != nil
+        }
+        XCTAssertFalse(phrase, "a phrase is FTS4's")
+    }
+
+    func testTheWriterConnectionIsLeftToFTS4() throws {
+        try insertRows(1..<50, perTransaction: 49)
+        let compiled = try SearchQuery.parse("patient").compiled()
+        let onWriter = try store.write { db in try TopHits.directRows(compiled, db: db) != nil }
+        XCTAssertFalse(onWriter, "the writer may hold pending terms FTS4 has not written to its segments")
+    }
+
+    func testDoclistsThatDoNotParseAreRefused() {
+        func parse(_ bytes: [UInt8]) -> Postings? { bytes.withUnsafeBytes { Postings(doclist: $0) } }
+        XCTAssertEqual(parse([5, 2, 3, 0, 2, 4, 0, 1, 0]), Postings(docids: [5, 7, 8], hits: [2, 1, 0]))
+        XCTAssertNil(parse([5, 2, 3]), "a position list that does not end")
+        XCTAssertNil(parse([5, 2, 0, 0, 2, 0]), "docids that do not ascend")
+        XCTAssertNil(parse([5, 1, 1, 2, 0]), "a second column")
+        XCTAssertNil(parse([5, 0x80]), "a varint cut short")
+        XCTAssertEqual(parse([]), Postings())
+    }
+}
+
+/// A deterministic stream of words: "the", "patient", "a" often, prefixes of each other, folded
+/// forms ("ete" is what "Été" is indexed as), and `w0`…`w3999` in a skewed mix.
+struct SeededWords {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    private mutating func next() -> UInt64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state >> 33
+    }
+
+    mutating func word() -> String {
+        let fixed = ["the", "patient", "patients", "patiently", "pat", "path", "a", "ab", "abc", "été", "eté", "x"]
+        let roll = next() % 100
+        if roll < 30 { return fixed[Int(next() % UInt64(fixed.count))] }
+        // Skewed: small numbers far more often than large ones.
+        let bound = [10, 100, 1_000, 4_000][Int(next() % 4)]
+        return "w\(next() % UInt64(bound))"
+    }
+}
