@@ -21,6 +21,7 @@ final class StoreFeatureTests: XCTestCase {
         legacyRecords + [
             [.integer(1000), .text("tokenizer revision 3")], [.integer(1001), .text("compressed page text")],
             [.integer(1002), .text("ocr")], [.integer(1003), .text("page text dictionary")],
+            [.integer(1004), .text("page lengths")],
         ]
 
     private func configuration(_ path: String) -> StoreConfiguration {
@@ -87,7 +88,7 @@ final class StoreFeatureTests: XCTestCase {
         let store = try Store.open(configuration(path))
         defer { store.close() }
         XCTAssertEqual(try records(store), Self.currentRecords)
-        XCTAssertEqual(try store.info().schemaVersion, 1003)
+        XCTAssertEqual(try store.info().schemaVersion, 1004)
     }
 
     func testStoreAtVersion8OpensUnchangedByBothProducts() throws {
@@ -128,7 +129,7 @@ final class StoreFeatureTests: XCTestCase {
         defer { store.close() }
         XCTAssertEqual(
             try records(store), Self.currentRecords)
-        XCTAssertEqual(try records(store).count, 12)
+        XCTAssertEqual(try records(store).count, 13)
         XCTAssertTrue(try tableExists(store, "search_text_terms"))
         XCTAssertEqual(try store.collection("notes").get(id: "n1")?.value, .object(["title": .string("kept")]))
         try store.library.add(data: Data("difference engine".utf8), uid: "babbage.txt", fileExtension: "txt")
@@ -152,14 +153,14 @@ final class StoreFeatureTests: XCTestCase {
             XCTAssertEqual(try store.attachmentData(token.id), content)
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try store.verify().problems, [])
-            XCTAssertEqual(try store.info().schemaVersion, 1003)
+            XCTAssertEqual(try store.info().schemaVersion, 1004)
             // The index holds an attachment the store-only program cannot see: nothing is
             // taken for unreferenced.
             XCTAssertThrowsError(try store.collectUnreferencedAttachments()) {
                 XCTAssertEqual(
                     $0 as? StoreError,
                     .featureUnavailable(
-                        operation: "collectUnreferencedAttachments()", versions: [4, 7, 8, 1000, 1001, 1002, 1003]))
+                        operation: "collectUnreferencedAttachments()", versions: [4, 7, 8, 1000, 1001, 1002, 1003, 1004]))
             }
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try records(store), Self.currentRecords)
@@ -231,10 +232,10 @@ final class StoreFeatureTests: XCTestCase {
         // A newer search migration: the store-only product opens it, search refuses.
         let newerSearch = TestSupport.temporaryPath()
         try makeStoreWithSearch(newerSearch)
-        try recordMigration(1004, in: newerSearch)
+        try recordMigration(1005, in: newerSearch)
         before = TestSupport.snapshot(newerSearch)
         XCTAssertThrowsError(try Store.open(configuration(newerSearch))) {
-            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1004, supported: 1003))
+            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1005, supported: 1004))
         }
         XCTAssertEqual(TestSupport.snapshot(newerSearch), before)
         let storeOnly = try openStoreOnly(newerSearch)

@@ -8,7 +8,7 @@ enum SearchFeature {
 
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
     /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3,
-    /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary).
+    /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary, 1004: page lengths).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -47,6 +47,12 @@ enum SearchFeature {
             // a build without the dictionary refuse the store with `unsupportedScheme` rather than
             // report its new page text as damaged.
             Migrator.Migration(version: 1003, name: "page text dictionary") { _ in },
+            // Issue 12: every page's token count, 256 pages a row, kept by triggers on FTS4's
+            // `search_text_docsize` (`PageLengths`), so that a common word's search reads a few
+            // thousand rows of lengths rather than one a page.
+            Migrator.Migration(version: 1004, name: "page lengths") { db in
+                try PageLengths.create(db)
+            },
         ],
         // FTS tokenizers and SQL functions are registered per connection.
         configureConnection: { try $0.registerSearchSupport() },

@@ -121,6 +121,7 @@ enum SearchSchema {
     /// (a 100,000-page store: BENCHMARKS.md, "Search at scale").
     static func rebuild(_ db: Connection, tokenizer: SearchTokenizerKind) throws {
         try createTextTable(db, name: "search_text_rebuild", tokenizer: tokenizer)
+        try PageLengths.dropTriggers(db)
         for shadow in ["search_text_segments", "search_text_segdir", "search_text_docsize"] {
             try db.execute("DELETE FROM \(shadow)")
         }
@@ -147,6 +148,7 @@ enum SearchSchema {
         try db.execute("DROP TABLE search_text")
         try db.execute("ALTER TABLE search_text_rebuild RENAME TO search_text")
         if hasVocabulary { try createVocabulary(db) }
+        try PageLengths.create(db)
         try db.execute(
             "INSERT OR REPLACE INTO cipherdex_settings (name, value) VALUES (?, ?)",
             [.text(tokenizerSetting), .text(tokenizer.rawValue)])

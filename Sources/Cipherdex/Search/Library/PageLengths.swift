@@ -1,0 +1,83 @@
+/// Every page's token count in chunks of 256 (issue 12, search migration 1004): what
+/// `matchinfo(…, 'l')` reads from FTS4's `search_text_docsize`, one row per 256 pages.
+///
+/// ```sql
+/// search_page_lengths(chunk INTEGER PRIMARY KEY,  -- docid >> 8
+///                     lengths BLOB NOT NULL)      -- 256 × UInt32 little-endian, slot docid & 255
+/// ```
+/// A common word's search reads the lengths of most pages: from `search_text_docsize` that was one
+/// row, one step and one callback a page (45% of a `patient` search at 1,000,000 pages); here it is
+/// one a chunk. FTS4 writes `search_text_docsize` itself, so triggers on it keep this table in the
+/// same transaction (a page without a `_docsize` row has 0, as in `DocumentLengths`); a chunk whose
+/// pages are all gone is deleted. A new chunk is inserted only when none exists (never with
+/// `OR IGNORE`: FTS4 writes `_docsize` with `REPLACE`, and the conflict policy of the statement
+/// that fires a trigger overrides the trigger's own, which would replace the chunk). `SearchSchema.rebuild` renames FTS4's tables, which drops the
+/// triggers: it calls `create` again.
+enum PageLengths {
+    /// Pages per chunk.
+    static let chunkPages = 256
+    /// Bytes per chunk.
+    static let chunkBytes = chunkPages * 4
+
+    /// The triggers' names.
+    static let triggers = ["search_page_lengths_insert", "search_page_lengths_update", "search_page_lengths_delete"]
+
+    /// Drops the triggers (before `SearchSchema.rebuild` empties FTS4's tables; `create` makes them again).
+    static func dropTriggers(_ db: Connection) throws {
+        for trigger in triggers { try db.execute("DROP TRIGGER IF EXISTS \(trigger)") }
+    }
+
+    /// Creates the table (or empties it) and its triggers on `search_text_docsize`, and fills it
+    /// from `search_text_docsize`, in the caller's transaction.
+    static func create(_ db: Connection) throws {
+        let set = PageLengthFunction.name
+        try dropTriggers(db)
+        try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS search_page_lengths (chunk INTEGER PRIMARY KEY, lengths BLOB NOT NULL);
+            DELETE FROM search_page_lengths;
+            CREATE TRIGGER search_page_lengths_insert AFTER INSERT ON search_text_docsize BEGIN
+                INSERT INTO search_page_lengths (chunk, lengths) SELECT new.docid >> 8, zeroblob(\(chunkBytes))
+                    WHERE NOT EXISTS (SELECT 1 FROM search_page_lengths WHERE chunk = new.docid >> 8);
+                UPDATE search_page_lengths SET lengths = \(set)(lengths, new.docid & 255, new.size)
+                    WHERE chunk = new.docid >> 8;
+            END;
+            CREATE TRIGGER search_page_lengths_update AFTER UPDATE ON search_text_docsize BEGIN
+                UPDATE search_page_lengths SET lengths = \(set)(lengths, old.docid & 255, NULL)
+                    WHERE chunk = old.docid >> 8;
+                INSERT INTO search_page_lengths (chunk, lengths) SELECT new.docid >> 8, zeroblob(\(chunkBytes))
+                    WHERE NOT EXISTS (SELECT 1 FROM search_page_lengths WHERE chunk = new.docid >> 8);
+                UPDATE search_page_lengths SET lengths = \(set)(lengths, new.docid & 255, new.size)
+                    WHERE chunk = new.docid >> 8;
+                DELETE FROM search_page_lengths WHERE chunk = old.docid >> 8 AND lengths = zeroblob(\(chunkBytes));
+            END;
+            CREATE TRIGGER search_page_lengths_delete AFTER DELETE ON search_text_docsize BEGIN
+                UPDATE search_page_lengths SET lengths = \(set)(lengths, old.docid & 255, NULL)
+                    WHERE chunk = old.docid >> 8;
+                DELETE FROM search_page_lengths WHERE chunk = old.docid >> 8 AND lengths = zeroblob(\(chunkBytes));
+            END;
+            """)
+        var chunk: Int64?
+        var lengths = [UInt8](repeating: 0, count: chunkBytes)
+        func flush() throws {
+            guard let current = chunk, lengths.contains(where: { $0 != 0 }) else { return }
+            try db.execute(
+                "INSERT INTO search_page_lengths (chunk, lengths) VALUES (?, ?)", [.integer(current), .blob(lengths)])
+        }
+        try db.forEachRowView("SELECT docid, size FROM search_text_docsize ORDER BY docid") { row in
+            let docid = row.integer(0)
+            let length = row.withBytes(1) { raw -> UInt32 in
+                var reader = VarintReader(raw)
+                return UInt32(truncatingIfNeeded: reader.next() ?? 0)
+            }
+            if docid >> 8 != chunk {
+                try flush()
+                chunk = docid >> 8
+                lengths = [UInt8](repeating: 0, count: chunkBytes)
+            }
+            let slot = Int(docid & 255) * 4
+            withUnsafeBytes(of: length.littleEndian) { for index in 0..<4 { lengths[slot + index] = $0[index] } }
+        }
+        try flush()
+    }
+}
