@@ -42,30 +42,40 @@ enum FTS4Postings {
     static func matches(of term: [UInt8], prefix: Bool, table: String = "search_text", db: Connection) throws
         -> Matches?
     {
-        var segments: [(root: [UInt8], level: Int64)] = []
+        var perTerm: [[UInt8]: [Postings]] = [:]
+        let read = try forEachDoclist(of: term, prefix: prefix, table: table, db: db) { found, doclist in
+            guard let postings = Postings(doclist: doclist) else { return false }
+            perTerm[found, default: []].append(postings)
+            return true
+        }
+        guard read else { return nil }
+        let terms = perTerm.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { perTerm[$0] ?? [] }
+        return combined(terms)
+    }
+
+    /// Calls `body` with each doclist of `term` (or of each term `term` begins, with `prefix`) in
+    /// every segment, newest segment first; false when the index holds something this reader does
+    /// not read or `body` returned false.
+    static func forEachDoclist(
+        of term: [UInt8], prefix: Bool, table: String, db: Connection,
+        _ body: ([UInt8], UnsafeRawBufferPointer) -> Bool
+    ) throws -> Bool {
+        var segments: [[UInt8]] = []
         var unsupported = false
         try db.forEachRowView("SELECT level, root FROM \(table)_segdir ORDER BY level ASC, idx DESC") { row in
             let level = row.integer(0)
             if level < 0 || level >= 1024 { unsupported = true }
-            segments.append((row.withBytes(1) { Array($0) }, level))
+            segments.append(row.withBytes(1) { Array($0) })
         }
-        if unsupported { return nil }
-        // Per term, its rows in each segment, newest segment first.
-        var perTerm: [[UInt8]: [Postings]] = [:]
-        for segment in segments {
-            guard let leaves = try leafRange(of: term, prefix: prefix, node: segment.root, table: table, db: db) else {
-                return nil
+        if unsupported { return false }
+        for root in segments {
+            guard let leaves = try leafRange(of: term, prefix: prefix, node: root, table: table, db: db) else {
+                return false
             }
             var parsed = true
-            let collect: (UnsafeRawBufferPointer) -> Void = { leaf in
-                guard parsed else { return }
-                parsed = readLeaf(leaf, term: term, prefix: prefix) { found, postings in
-                    perTerm[found, default: []].append(postings)
-                }
-            }
             switch leaves {
             case .root:
-                segment.root.withUnsafeBytes(collect)
+                parsed = root.withUnsafeBytes { readLeaf($0, term: term, prefix: prefix, found: body) }
             case .blocks(let first, let last):
                 var expected = first
                 try db.forEachRowView(
@@ -74,16 +84,60 @@ enum FTS4Postings {
                 ) { row in
                     if row.integer(0) != expected { parsed = false }
                     expected += 1
-                    row.withBytes(1, collect)
+                    if parsed { parsed = row.withBytes(1) { readLeaf($0, term: term, prefix: prefix, found: body) } }
                 }
                 if expected != last + 1 { parsed = false }
             }
-            guard parsed else { return nil }
+            guard parsed else { return false }
         }
-        // Each term: its newest entry per row; then the terms' hits added up.
-        var merged = perTerm.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { key in
-            Postings.newestFirst(perTerm[key] ?? [])
+        return true
+    }
+
+    /// Each term's newest entry per row (its lists newest first), then the terms' hits added up:
+    /// in two arrays indexed by docid when the docids are dense enough (one in 4 of their range or
+    /// more), else by merging the sorted lists.
+    static func combined(_ terms: [[Postings]]) -> Matches {
+        var entries = 0
+        var low = Int64.max
+        var high = Int64.min
+        for lists in terms {
+            for list in lists {
+                guard let first = list.docids.first, let last = list.docids.last else { continue }
+                entries += list.docids.count
+                low = min(low, first)
+                high = max(high, last)
+            }
         }
+        var matches = Matches()
+        guard entries > 0 else { return matches }
+        if high - low < Int64(entries) * 4 + 1_024 {
+            let span = Int(high - low) + 1
+            var hits = [UInt32](repeating: 0, count: span)
+            var owner = [UInt32](repeating: 0, count: span)
+            for (number, lists) in terms.enumerated() {
+                let mark = UInt32(number + 1)
+                for list in lists {
+                    list.docids.withUnsafeBufferPointer { docids in
+                        list.hits.withUnsafeBufferPointer { counts in
+                            for index in docids.indices {
+                                let slot = Int(docids[index] - low)
+                                // A newer list of this term already gave this row.
+                                if owner[slot] == mark { continue }
+                                owner[slot] = mark
+                                hits[slot] &+= counts[index]
+                            }
+                        }
+                    }
+                }
+            }
+            for slot in hits.indices where hits[slot] > 0 {
+                matches.docids.append(low + Int64(slot))
+                matches.hits.append(hits[slot])
+                matches.totalHits += UInt64(hits[slot])
+            }
+            return matches
+        }
+        var merged = terms.map { Postings.newestFirst($0) }
         while merged.count > 1 {
             var next: [Postings] = []
             for start in Swift.stride(from: 0, to: merged.count, by: 2) {
@@ -91,10 +145,7 @@ enum FTS4Postings {
             }
             merged = next
         }
-        var matches = Matches()
         guard let all = merged.first else { return matches }
-        matches.docids.reserveCapacity(all.docids.count)
-        matches.hits.reserveCapacity(all.docids.count)
         for index in all.docids.indices where all.hits[index] > 0 {
             matches.docids.append(all.docids[index])
             matches.hits.append(all.hits[index])
@@ -182,9 +233,10 @@ enum FTS4Postings {
     }
 
     /// Calls `found` with each term of the leaf that is `term` (or that `term` begins, with
-    /// `prefix`) and its rows; false when the leaf does not parse.
+    /// `prefix`) and its doclist; false when the leaf does not parse or `found` returned false.
     static func readLeaf(
-        _ leaf: UnsafeRawBufferPointer, term: [UInt8], prefix: Bool, found: ([UInt8], Postings) -> Void
+        _ leaf: UnsafeRawBufferPointer, term: [UInt8], prefix: Bool,
+        found: ([UInt8], UnsafeRawBufferPointer) -> Bool
     ) -> Bool {
         var reader = VarintReader(leaf)
         var current: [UInt8] = []
@@ -197,8 +249,7 @@ enum FTS4Postings {
             guard let length = reader.next(), let doclist = reader.raw(Int(clamping: length)) else { return false }
             let wanted = prefix ? current.starts(with: term) : current == term
             if wanted {
-                guard let postings = Postings(doclist: doclist) else { return false }
-                found(current, postings)
+                guard found(current, doclist) else { return false }
             } else if compare(term, current[...]) < 0 && !(prefix && current.starts(with: term)) {
                 return true  // past every wanted term: terms are in order
             }

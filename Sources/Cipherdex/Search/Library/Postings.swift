@@ -16,24 +16,48 @@ struct Postings: Equatable {
     /// position list); nil when it does not parse, holds a column other than 0 or its docids do
     /// not ascend.
     init?(doclist: UnsafeRawBufferPointer) {
-        var reader = VarintReader(doclist)
+        guard let base = doclist.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let end = doclist.count
+        docids.reserveCapacity(end / 3)
+        hits.reserveCapacity(end / 3)
+        var offset = 0
         var docid: Int64 = 0
         var isFirst = true
-        while !reader.atEnd {
-            guard let delta = reader.next() else { return nil }
+        while offset < end {
+            // The docid (delta) varint.
+            var delta: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard offset < end, shift < 64 else { return nil }
+                let byte = base[offset]
+                offset += 1
+                delta |= UInt64(byte & 0x7f) << shift
+                if byte < 0x80 { break }
+                shift += 7
+            }
             let next = docid &+ Int64(bitPattern: delta)
             if !isFirst && next <= docid { return nil }
             isFirst = false
             docid = next
+            // The position list: one hit per varint that ends (a byte under 0x80) until the 0
+            // that ends the list; a 1 that starts a varint is a column marker.
             var count: UInt32 = 0
+            var continuing = false
             while true {
-                guard let value = reader.next() else { return nil }
-                if value == 0 { break }
-                if value == 1 {
-                    guard reader.next() == 0 else { return nil }  // a column marker: only column 0 is read
-                    continue
+                guard offset < end else { return nil }
+                let byte = base[offset]
+                offset += 1
+                if !continuing {
+                    if byte == 0 { break }
+                    if byte == 1 {
+                        // Only column 0 is read: the marker's column must be 0.
+                        guard offset < end, base[offset] == 0 else { return nil }
+                        offset += 1
+                        continue
+                    }
                 }
-                count &+= 1
+                if byte < 0x80 { count &+= 1 }
+                continuing = byte >= 0x80
             }
             docids.append(docid)
             hits.append(count)

@@ -1,79 +1,144 @@
-/// TopHits' first stage for a query of one token (issue 12): the matching rows and their
-/// `matchinfo(…, 'pcnalx')` values from `FTS4Postings`, the same values FTS4 gives row by row.
+/// TopHits' first stage for a query of one-token alternatives (issue 12): the matching rows and
+/// their `matchinfo(…, 'pcnalx')` values from `FTS4Postings`, the same values FTS4 gives row by
+/// row.
 extension TopHits {
-    /// The rows `compiled` matches, ascending, and their 'pcnalx' values (one phrase, one column:
-    /// 8 words a row, `l` left 0 for `DocumentLengths`), when the query is one word or prefix
-    /// with or without exclusions and the connection is a reader's; nil otherwise (FTS4 answers).
+    /// The rows `compiled` matches, ascending, and their 'pcnalx' values (`p` phrases, one column:
+    /// 5 + 3p words a row, `l` left 0 for `DocumentLengths`), when the query is one word or prefix
+    /// or several joined by `OR`, with or without exclusions, and the connection is a reader's;
+    /// nil otherwise (FTS4 answers).
     ///
-    /// A reader (`query_only`) never holds FTS4's pending terms, which live only in the writing
-    /// connection until its transaction commits. `n` and `a` are FTS4's from `search_text_stat`
-    /// (`a` rounded as FTS4 rounds it); 'x' gives the row's hits, then the hits and the rows of the
-    /// whole doclist (exclusions do not change them, as in FTS4, where they are another statement).
+    /// Why the values are FTS4's:
+    /// - a reader (`query_only`) never holds FTS4's pending terms, which live only in the writing
+    ///   connection until its transaction commits;
+    /// - `n` and `a` are FTS4's from `search_text_stat` (`a` rounded as FTS4 rounds it);
+    /// - 'x' gives, per alternative, the row's hits, then the hits and the rows of its whole doclist
+    ///   (exclusions do not change them: in FTS4 they are another statement);
+    /// - FTS4 defers (reads from the page text, and counts as in every row) only a token that
+    ///   shares an AND or a phrase with another; an alternative of one token never does.
     static func directRows(_ compiled: CompiledSearchQuery, db: Connection) throws
-        -> (docids: [Int64], infos: [UInt32])?
+        -> (docids: [Int64], infos: [UInt32], stride: Int)?
     {
-        guard let piece = quotedPieces(compiled.match), piece.count == 1,
+        guard let pieces = alternativePieces(compiled.match), pieces.count <= 64,
             try db.scalar("PRAGMA query_only")?.integerValue == 1
         else { return nil }
         let stemming = try SearchSchema.tokenizer(db) == .englishStemming
-        guard let term = indexTerm(piece[0], stemming: stemming),
+        let terms = pieces.compactMap { indexTerm($0, stemming: stemming) }
+        guard terms.count == pieces.count,
             let stats = try db.scalar("SELECT value FROM search_text_stat WHERE id = 0")?.blobValue,
-            let (documents, tokens) = documentTotals(stats),
-            let matches = try FTS4Postings.matches(of: term.bytes, prefix: term.prefix, db: db)
+            let (documents, tokens) = documentTotals(stats)
         else { return nil }
-        var docids = matches.docids
-        var hits = matches.hits
+        var alternatives: [FTS4Postings.Matches] = []
+        for term in terms {
+            guard let matches = try FTS4Postings.matches(of: term.bytes, prefix: term.prefix, db: db) else {
+                return nil
+            }
+            alternatives.append(matches)
+        }
+        var docids = union(alternatives.map(\.docids))
         if let exclusion = compiled.exclusion {
             guard let excluded = try excludedRows(exclusion, stemming: stemming, db: db) else { return nil }
-            var kept = 0
-            var next = 0
-            for index in docids.indices {
-                while next < excluded.count && excluded[next] < docids[index] { next += 1 }
-                if next < excluded.count && excluded[next] == docids[index] { continue }
-                docids[kept] = docids[index]
-                hits[kept] = hits[index]
-                kept += 1
-            }
-            docids.removeSubrange(kept...)
-            hits.removeSubrange(kept...)
+            docids = subtracting(excluded, from: docids)
         }
+        let phrases = alternatives.count
+        let stride = 5 + 3 * phrases
         let average = UInt32(
             truncatingIfNeeded: (Int64(UInt32(truncatingIfNeeded: tokens)) + documents / 2) / documents)
-        let total = UInt32(truncatingIfNeeded: matches.totalHits)
-        let rows = UInt32(truncatingIfNeeded: matches.docids.count)
-        let row: [UInt32] = [1, 1, UInt32(truncatingIfNeeded: documents), average, 0, 0, total, rows]
-        let infos = [UInt32](unsafeUninitializedCapacity: hits.count * 8) { buffer, initialized in
-            for (index, count) in hits.enumerated() {
-                for word in 0..<8 { buffer[index * 8 + word] = word == 5 ? count : row[word] }
-            }
-            initialized = hits.count * 8
+        var row: [UInt32] = [UInt32(phrases), 1, UInt32(truncatingIfNeeded: documents), average, 0]
+        for matches in alternatives {
+            row += [0, UInt32(truncatingIfNeeded: matches.totalHits), UInt32(truncatingIfNeeded: matches.docids.count)]
         }
-        return (docids, infos)
+        let infos = [UInt32](unsafeUninitializedCapacity: docids.count * stride) { buffer, initialized in
+            for index in docids.indices {
+                for word in 0..<stride { buffer[index * stride + word] = row[word] }
+            }
+            // Each alternative's hits in each row: its docids are a subsequence of `docids`.
+            for (phrase, matches) in alternatives.enumerated() {
+                var position = 0
+                for (docid, count) in zip(matches.docids, matches.hits) {
+                    while position < docids.count && docids[position] < docid { position += 1 }
+                    guard position < docids.count else { break }
+                    if docids[position] == docid { buffer[position * stride + 5 + 3 * phrase] = count }
+                }
+            }
+            initialized = docids.count * stride
+        }
+        return (docids, infos, stride)
     }
 
     /// The rows any exclusion matches, ascending: each one-token exclusion read directly, the
     /// others asked of FTS4; nil when the index cannot be read directly.
     private static func excludedRows(_ exclusion: String, stemming: Bool, db: Connection) throws -> [Int64]? {
-        var rows = Set<Int64>()
-        guard let pieces = alternativePieces(exclusion) else {
-            try db.forEachRowView("SELECT docid FROM search_text WHERE search_text MATCH ?", [.text(exclusion)]) {
-                rows.insert($0.integer(0))
+        func fromFTS4(_ match: String) throws -> [Int64] {
+            var rows: [Int64] = []
+            try db.forEachRowView("SELECT docid FROM search_text WHERE search_text MATCH ?", [.text(match)]) {
+                rows.append($0.integer(0))
             }
             return rows.sorted()
         }
+        guard let pieces = alternativePieces(exclusion) else { return try fromFTS4(exclusion) }
+        var lists: [[Int64]] = []
         for piece in pieces {
             if let term = indexTerm(piece, stemming: stemming) {
                 guard let matches = try FTS4Postings.matches(of: term.bytes, prefix: term.prefix, db: db) else {
                     return nil
                 }
-                rows.formUnion(matches.docids)
+                lists.append(matches.docids)
             } else {
-                try db.forEachRowView(
-                    "SELECT docid FROM search_text WHERE search_text MATCH ?", [.text("\"" + piece + "\"")]
-                ) { rows.insert($0.integer(0)) }
+                lists.append(try fromFTS4("\"" + piece + "\""))
             }
         }
-        return rows.sorted()
+        return union(lists)
+    }
+
+    /// The union of ascending lists, ascending.
+    static func union(_ lists: [[Int64]]) -> [Int64] {
+        var lists = lists.filter { !$0.isEmpty }
+        while lists.count > 1 {
+            var next: [[Int64]] = []
+            for start in Swift.stride(from: 0, to: lists.count, by: 2) {
+                guard start + 1 < lists.count else {
+                    next.append(lists[start])
+                    continue
+                }
+                let a = lists[start]
+                let b = lists[start + 1]
+                var out: [Int64] = []
+                out.reserveCapacity(a.count + b.count)
+                var i = 0
+                var j = 0
+                while i < a.count && j < b.count {
+                    if a[i] < b[j] {
+                        out.append(a[i])
+                        i += 1
+                    } else if b[j] < a[i] {
+                        out.append(b[j])
+                        j += 1
+                    } else {
+                        out.append(a[i])
+                        i += 1
+                        j += 1
+                    }
+                }
+                out += a[i...]
+                out += b[j...]
+                next.append(out)
+            }
+            lists = next
+        }
+        return lists.first ?? []
+    }
+
+    /// `rows` (ascending) without `excluded` (ascending).
+    static func subtracting(_ excluded: [Int64], from rows: [Int64]) -> [Int64] {
+        var kept: [Int64] = []
+        kept.reserveCapacity(rows.count)
+        var next = 0
+        for docid in rows {
+            while next < excluded.count && excluded[next] < docid { next += 1 }
+            if next < excluded.count && excluded[next] == docid { continue }
+            kept.append(docid)
+        }
+        return kept
     }
 
     /// The contents of `match` when it is quoted strings joined by ` OR ` (what
@@ -82,12 +147,6 @@ extension TopHits {
         guard match.hasPrefix("\""), match.hasSuffix("\""), match.count >= 2 else { return nil }
         let pieces = match.dropFirst().dropLast().split(separator: "\" OR \"", omittingEmptySubsequences: false)
         return pieces.allSatisfy { !$0.contains("\"") } ? pieces : nil
-    }
-
-    /// `alternativePieces` when the whole match is one quoted string.
-    private static func quotedPieces(_ match: String) -> [Substring]? {
-        guard let pieces = alternativePieces(match), pieces.count == 1 else { return nil }
-        return pieces
     }
 
     /// The index term of a quoted piece that is one token (`word` or `word*`): the folded UTF-8

@@ -38,7 +38,7 @@ package enum TopHits {
         // 'pcnax' (no per-row `l`: DocumentLengths reads the lengths in bulk), stored in the
         // 'pcnalx' layout BM25 scores: p, c, n, a[c], l[c], x[3cp]. One token: read directly.
         if directPostings, let direct = try directRows(compiled, db: db) {
-            (docids, infos, stride, columns) = (direct.docids, direct.infos, 8, 1)
+            (docids, infos, stride, columns) = (direct.docids, direct.infos, direct.stride, 1)
         } else {
             try db.forEachRowView(
                 "SELECT docid, matchinfo(search_text, 'pcnax') FROM search_text WHERE \(condition)", arguments

@@ -183,7 +183,8 @@ final class FTS4PostingsTests: XCTestCase {
         }
         let queries = [
             "patient", "pat*", "the", "a", "w17", "Été", "patient -the", "pat -w1 -ab", "patient -\"the patient\"",
-            "zzzz", "patient OR w17", "\"the patient\"",
+            "zzzz", "patient OR w17", "pat* OR w1* OR x -the", "w17 OR w17", "patient OR \"the patient\"",
+            "\"the patient\"",
         ]
         for query in queries {
             for limit in [1, 10, 500] {
@@ -210,6 +211,10 @@ final class FTS4PostingsTests: XCTestCase {
             try TopHits.directRows(try SearchQuery.parse("\"the patient\"").compiled(), db: db) != nil
         }
         XCTAssertFalse(phrase, "a phrase is FTS4's")
+        let alternatives = try store.read { db in
+            try TopHits.directRows(try SearchQuery.parse("patient OR w17 -the").compiled(), db: db) != nil
+        }
+        XCTAssertTrue(alternatives, "one-token alternatives are read directly")
     }
 
     func testTheWriterConnectionIsLeftToFTS4() throws {
@@ -217,6 +222,41 @@ final class FTS4PostingsTests: XCTestCase {
         let compiled = try SearchQuery.parse("patient").compiled()
         let onWriter = try store.write { db in try TopHits.directRows(compiled, db: db) != nil }
         XCTAssertFalse(onWriter, "the writer may hold pending terms FTS4 has not written to its segments")
+    }
+
+    /// `combined` against a plain reference, with docids dense (counted in arrays) and sparse
+    /// (merged lists).
+    func testCombiningTermsAndSegmentsMatchesAPlainReference() {
+        var random = SeededWords(seed: 5)
+        for spread in [1, 3, 1_000_003] as [Int64] {
+            for _ in 0..<20 {
+                var terms: [[Postings]] = []
+                for _ in 0..<(1 + random.number(5)) {
+                    var lists: [Postings] = []
+                    for _ in 0..<(1 + random.number(4)) {
+                        var docids = Set<Int64>()
+                        for _ in 0..<random.number(60) { docids.insert(Int64(1 + random.number(200)) * spread) }
+                        let sorted = docids.sorted()
+                        lists.append(Postings(docids: sorted, hits: sorted.map { _ in UInt32(random.number(4)) }))
+                    }
+                    terms.append(lists)
+                }
+                var expected: [Int64: UInt32] = [:]
+                for lists in terms {
+                    var seen = Set<Int64>()
+                    for list in lists {
+                        for (docid, hits) in zip(list.docids, list.hits) where seen.insert(docid).inserted {
+                            expected[docid, default: 0] += hits
+                        }
+                    }
+                }
+                let kept = expected.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+                let actual = FTS4Postings.combined(terms)
+                XCTAssertEqual(actual.docids, kept.map(\.key), "spread \(spread)")
+                XCTAssertEqual(actual.hits, kept.map(\.value), "spread \(spread)")
+                XCTAssertEqual(actual.totalHits, kept.reduce(0) { $0 + UInt64($1.value) })
+            }
+        }
     }
 
     func testDoclistsThatDoNotParseAreRefused() {
@@ -241,6 +281,9 @@ struct SeededWords {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return state >> 33
     }
+
+    /// A number in 0..<bound.
+    mutating func number(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
     mutating func word() -> String {
         let fixed = ["the", "patient", "patients", "patiently", "pat", "path", "a", "ab", "abc", "été", "eté", "x"]
