@@ -1,40 +1,49 @@
-/// TopHits' first stage for a query of one-token alternatives (issue 12): the matching rows and
-/// their `matchinfo(…, 'pcnalx')` values from `FTS4Postings`, the same values FTS4 gives row by
-/// row.
+/// TopHits' first stage for a query of one-token terms (issue 12): the matching rows and their
+/// `matchinfo(…, 'pcnalx')` values from `FTS4Postings`, the values FTS4 gives row by row.
 extension TopHits {
     /// The rows `compiled` matches, ascending, and their 'pcnalx' values (`p` phrases, one column:
-    /// 5 + 3p words a row, `l` left 0 for `DocumentLengths`), when the query is one word or prefix
-    /// or several joined by `OR`, with or without exclusions, and the connection is a reader's;
-    /// nil otherwise (FTS4 answers).
+    /// 5 + 3p words a row, `l` left 0 for `DocumentLengths`), when every term of the query is one
+    /// word or prefix — clauses that must all match, each one term or several joined by `OR`, with
+    /// or without exclusions — and the connection is a reader's; nil otherwise (FTS4 answers:
+    /// phrases, and anything the reader does not read).
     ///
     /// Why the values are FTS4's:
     /// - a reader (`query_only`) never holds FTS4's pending terms, which live only in the writing
     ///   connection until its transaction commits;
     /// - `n` and `a` are FTS4's from `search_text_stat` (`a` rounded as FTS4 rounds it);
-    /// - 'x' gives, per alternative, the row's hits, then the hits and the rows of its whole doclist
-    ///   (exclusions do not change them: in FTS4 they are another statement);
-    /// - FTS4 defers (reads from the page text, and counts as in every row) only a token that
-    ///   shares an AND or a phrase with another; an alternative of one token never does.
+    /// - 'x' gives, per term, the row's hits, then the hits and the rows of its whole doclist
+    ///   (exclusions do not change them: in FTS4 they are another statement).
+    ///
+    /// One difference, by design: FTS4 may defer a very common token of an AND (test each row's
+    /// text for it rather than read its doclist) and then reports it in every row (`x` = N, N).
+    /// Here its real hits and rows are counted, as BM25's definition (`BM25`) says
+    /// (`FTS4PostingsTests.testADeferredTokenIsCountedByItsRealRows`).
     static func directRows(_ compiled: CompiledSearchQuery, db: Connection) throws
         -> (docids: [Int64], infos: [UInt32], stride: Int)?
     {
-        guard let pieces = alternativePieces(compiled.match), pieces.count <= 64,
+        guard let clauses = clausePieces(compiled.match), clauses.joined().count <= 64,
             try db.scalar("PRAGMA query_only")?.integerValue == 1
         else { return nil }
         let stemming = try SearchSchema.tokenizer(db) == .englishStemming
-        let terms = pieces.compactMap { indexTerm($0, stemming: stemming) }
-        guard terms.count == pieces.count,
-            let stats = try db.scalar("SELECT value FROM search_text_stat WHERE id = 0")?.blobValue,
+        guard let stats = try db.scalar("SELECT value FROM search_text_stat WHERE id = 0")?.blobValue,
             let (documents, tokens) = documentTotals(stats)
         else { return nil }
+        // Phrases in the order they appear (matchinfo's order); a row is in every clause.
         var alternatives: [FTS4Postings.Matches] = []
-        for term in terms {
-            guard let matches = try FTS4Postings.matches(of: term.bytes, prefix: term.prefix, db: db) else {
-                return nil
+        var docids: [Int64]?
+        for clause in clauses {
+            var lists: [[Int64]] = []
+            for piece in clause {
+                guard let term = indexTerm(piece, stemming: stemming),
+                    let matches = try FTS4Postings.matches(of: term.bytes, prefix: term.prefix, db: db)
+                else { return nil }
+                alternatives.append(matches)
+                lists.append(matches.docids)
             }
-            alternatives.append(matches)
+            let rows = union(lists)
+            docids = docids.map { intersection($0, rows) } ?? rows
         }
-        var docids = union(alternatives.map(\.docids))
+        guard var docids else { return nil }
         if let exclusion = compiled.exclusion {
             guard let excluded = try excludedRows(exclusion, stemming: stemming, db: db) else { return nil }
             docids = subtracting(excluded, from: docids)
@@ -126,6 +135,45 @@ extension TopHits {
             lists = next
         }
         return lists.first ?? []
+    }
+
+    /// The rows in both ascending lists, ascending.
+    static func intersection(_ a: [Int64], _ b: [Int64]) -> [Int64] {
+        var out: [Int64] = []
+        var j = 0
+        for docid in a {
+            while j < b.count && b[j] < docid { j += 1 }
+            if j < b.count && b[j] == docid { out.append(docid) }
+        }
+        return out
+    }
+
+    /// `match` as clauses (joined by spaces: all must match) of quoted strings (joined by ` OR `),
+    /// as `SearchQuery.compiled` writes it; nil for anything else.
+    static func clausePieces(_ match: String) -> [[Substring]]? {
+        var clauses: [[Substring]] = []
+        var rest = Substring(match)
+        var sameClause = false
+        while !rest.isEmpty {
+            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else { return nil }
+            let piece = rest[rest.index(after: rest.startIndex)..<close]
+            if sameClause, !clauses.isEmpty {
+                clauses[clauses.count - 1].append(piece)
+            } else {
+                clauses.append([piece])
+            }
+            rest = rest[rest.index(after: close)...]
+            if rest.hasPrefix(" OR \"") {
+                rest = rest.dropFirst(4)
+                sameClause = true
+            } else if rest.hasPrefix(" \"") {
+                rest = rest.dropFirst(1)
+                sameClause = false
+            } else if !rest.isEmpty {
+                return nil
+            }
+        }
+        return clauses.isEmpty ? nil : clauses
     }
 
     /// `rows` (ascending) without `excluded` (ascending).

@@ -183,7 +183,8 @@ final class FTS4PostingsTests: XCTestCase {
         }
         let queries = [
             "patient", "pat*", "the", "a", "w17", "Été", "patient -the", "pat -w1 -ab", "patient -\"the patient\"",
-            "zzzz", "patient OR w17", "pat* OR w1* OR x -the", "w17 OR w17", "patient OR \"the patient\"",
+            "zzzz", "patient OR w17", "pat* OR w1* OR x -the", "patient w17", "pat* OR x w1* -the", "a ab abc",
+            "w17 OR w17", "patient OR \"the patient\"",
             "\"the patient\"",
         ]
         for query in queries {
@@ -215,6 +216,68 @@ final class FTS4PostingsTests: XCTestCase {
             try TopHits.directRows(try SearchQuery.parse("patient OR w17 -the").compiled(), db: db) != nil
         }
         XCTAssertTrue(alternatives, "one-token alternatives are read directly")
+    }
+
+    /// FTS4 may defer a common token of an AND (test it against each row's text instead of reading
+    /// its doclist), and then counts it as in every row (`x` = N, N). The direct read counts its
+    /// real hits and rows, as BM25's definition says; the rows and each row's hits are the same.
+    /// Here the token is in every row, so the rows (and every score) agree; only the total hits,
+    /// which BM25 does not use, differ.
+    func testADeferredTokenIsCountedByItsRealRows() throws {
+        try store.write { db in
+            try db.transaction {
+                for docid in 1...60_000 {
+                    let rare = docid % 20_000 == 0 ? " rare" : ""
+                    try db.execute(
+                        "INSERT INTO search_text (docid, body) VALUES (?, ?)",
+                        [.integer(Int64(docid)), .text("common common words of page \(docid) common" + rare)])
+                }
+            }
+        }
+        func fromFTS4(_ match: String, _ db: Connection) throws -> [[UInt32]] {
+            var rows: [[UInt32]] = []
+            try db.forEachRowView(
+                "SELECT matchinfo(search_text, 'pcnax') FROM search_text WHERE search_text MATCH ? ORDER BY docid",
+                [.text(match)]
+            ) { row in
+                rows.append(
+                    row.withBytes(0) { raw in
+                        (0..<(raw.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self) }
+                    })
+            }
+            return rows
+        }
+        let compiled = try SearchQuery.parse("rare common").compiled()
+        let (direct, viaFTS4, alone) = try store.read { db in
+            (
+                try XCTUnwrap(TopHits.directRows(compiled, db: db)), try fromFTS4(compiled.match, db),
+                try fromFTS4("\"common*\"", db)
+            )
+        }
+        XCTAssertEqual(viaFTS4.count, 3)
+        XCTAssertEqual(direct.docids.count, 3)
+        let trueCommon = Array(try XCTUnwrap(alone.first)[5...6])  // hits and rows of `common` alone
+        XCTAssertEqual(trueCommon, [180_000, 60_000])
+        for (index, fts4) in viaFTS4.enumerated() {
+            let row = Array(direct.infos[(index * direct.stride)..<((index + 1) * direct.stride)])
+            // p, c, n, a; then the row's hits of each phrase.
+            XCTAssertEqual(Array(row[0..<4]), Array(fts4[0..<4]))
+            XCTAssertEqual([row[5], row[8]], [fts4[4], fts4[7]])
+            XCTAssertEqual(Array(row[9...10]), trueCommon, "the direct read: `common`'s real rows")
+            XCTAssertEqual(Array(fts4[8...9]), [60_000, 60_000], "FTS4 deferred `common`: every row")
+        }
+    }
+
+    func testClausesAreReadAsSearchQueryWritesThem() throws {
+        XCTAssertEqual(TopHits.clausePieces("\"a*\""), [["a*"]])
+        XCTAssertEqual(TopHits.clausePieces("\"a*\" OR \"b\" \"c d\""), [["a*", "b"], ["c d"]])
+        XCTAssertEqual(TopHits.clausePieces("\"a\" \"b\" OR \"c\""), [["a"], ["b", "c"]])
+        XCTAssertNil(TopHits.clausePieces("a"))
+        XCTAssertNil(TopHits.clausePieces("\"a\" AND \"b\""))
+        XCTAssertNil(TopHits.clausePieces("\"a"))
+        XCTAssertNil(TopHits.clausePieces(""))
+        let compiled = try SearchQuery.parse("alpha OR beta* gamma -delta").compiled()
+        XCTAssertEqual(TopHits.clausePieces(compiled.match), [["alpha*", "beta*"], ["gamma*"]])
     }
 
     func testTheWriterConnectionIsLeftToFTS4() throws {
