@@ -26,11 +26,42 @@ public enum BM25 {
         try matchInfo.withUnsafeBufferPointer { try score(matchInfo: $0, weights: weights) }
     }
 
+    /// The idf of each phrase and column last computed, by the counts it was computed from: the
+    /// rows of one statement share `N` and each phrase's `df`, so a pass over many rows computes
+    /// each logarithm once (the same expression, so the same value).
+    struct IDFCache {
+        fileprivate var counts: [(rows: UInt32, documents: UInt32)] = []
+        fileprivate var values: [Double] = []
+
+        /// An empty cache.
+        init() {}
+
+        fileprivate mutating func idf(_ slot: Int, rows: UInt32, documents: UInt32) -> Double {
+            if slot < counts.count, counts[slot] == (rows, documents) { return values[slot] }
+            let value = log1p((Double(rows) - Double(documents) + 0.5) / (Double(documents) + 0.5))
+            if slot >= counts.count {
+                counts += Array(repeating: (0, 0), count: slot + 1 - counts.count)
+                values += Array(repeating: 0, count: slot + 1 - values.count)
+            }
+            counts[slot] = (rows, documents)
+            values[slot] = value
+            return value
+        }
+    }
+
     /// The score of one row from its 'pcnalx' matchinfo values and per-column weights.
     static func score(matchInfo info: UnsafeBufferPointer<UInt32>, weights: [Double]) throws -> Double {
+        var cache = IDFCache()
+        return try score(matchInfo: info, weights: weights, cache: &cache)
+    }
+
+    /// `score` with the idf values kept in `cache` for the next rows.
+    static func score(matchInfo info: UnsafeBufferPointer<UInt32>, weights: [Double], cache: inout IDFCache) throws
+        -> Double
+    {
         guard info.count >= 3 else { throw MatchInfoError.malformed(count: info.count) }
         let phrases = Int(info[0]), columns = Int(info[1])
-        let rows = Double(info[2])
+        let rows = info[2]
         guard phrases <= 1 << 16, columns <= 1 << 16, info.count == 3 + 2 * columns + 3 * columns * phrases else {
             throw MatchInfoError.malformed(count: info.count)
         }
@@ -45,8 +76,7 @@ public enum BM25 {
                 let base = 3 + 2 * columns + 3 * (phrase * columns + column)
                 let frequency = Double(info[base])
                 guard frequency > 0 else { continue }
-                let documents = Double(info[base + 2])
-                let idf = log1p((rows - documents + 0.5) / (documents + 0.5))
+                let idf = cache.idf(phrase * columns + column, rows: rows, documents: info[base + 2])
                 total += weight * idf * frequency * (k1 + 1) / (frequency + norm)
             }
         }

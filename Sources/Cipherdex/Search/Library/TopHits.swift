@@ -70,10 +70,11 @@ package enum TopHits {
         try DocumentLengths.fill(&infos, docids: docids, stride: stride, offset: 3 + columns, columns: columns, db: db)
         var scores: [Double] = []
         scores.reserveCapacity(docids.count)
+        var idf = BM25.IDFCache()
         infos.withUnsafeBufferPointer { all in
             for index in docids.indices {
                 let row = UnsafeBufferPointer(rebasing: all[(index * stride)..<((index + 1) * stride)])
-                scores.append(malformed.contains(index) ? 0 : (try? BM25.score(matchInfo: row, weights: [])) ?? 0)
+                scores.append(malformed.contains(index) ? 0 : (try? BM25.score(matchInfo: row, weights: [], cache: &idf)) ?? 0)
             }
         }
         var candidates: [SearchLibrary.Hit] = []
