@@ -60,7 +60,8 @@ public enum BM25 {
         -> Double
     {
         guard info.count >= 3 else { throw MatchInfoError.malformed(count: info.count) }
-        let phrases = Int(info[0]), columns = Int(info[1])
+        let phrases = Int(info[0])
+        let columns = Int(info[1])
         let rows = info[2]
         guard phrases <= 1 << 16, columns <= 1 << 16, info.count == 3 + 2 * columns + 3 * columns * phrases else {
             throw MatchInfoError.malformed(count: info.count)
@@ -83,4 +84,3 @@ public enum BM25 {
         return total
     }
 }
-

@@ -1,18 +1,19 @@
-/// TopHits' first stage for a query of one-token terms (issue 12): the matching rows and their
+/// TopHits' first stage for a query read straight from the index (issue 12): the matching rows and their
 /// `matchinfo(…, 'pcnalx')` values from `FTS4Postings`, the values FTS4 gives row by row.
 extension TopHits {
     /// The rows `compiled` matches, ascending, and their 'pcnalx' values (`p` phrases, one column:
-    /// 5 + 3p words a row, `l` left 0 for `DocumentLengths`), when every term of the query is one
-    /// word or prefix — clauses that must all match, each one term or several joined by `OR`, with
-    /// or without exclusions — and the connection is a reader's; nil otherwise (FTS4 answers:
-    /// phrases, and anything the reader does not read).
+    /// 5 + 3p words a row, `l` left 0 for `DocumentLengths`), for the queries `SearchQuery.compiled`
+    /// writes — clauses that must all match, each one term or several joined by `OR`, a term a
+    /// word, a prefix or a phrase of them, with or without exclusions — on a reader's connection;
+    /// nil otherwise (FTS4 answers, as it does for anything this reader does not read).
     ///
     /// Why the values are FTS4's:
     /// - a reader (`query_only`) never holds FTS4's pending terms, which live only in the writing
     ///   connection until its transaction commits;
     /// - `n` and `a` are FTS4's from `search_text_stat` (`a` rounded as FTS4 rounds it);
-    /// - 'x' gives, per term, the row's hits, then the hits and the rows of its whole doclist
-    ///   (exclusions do not change them: in FTS4 they are another statement).
+    /// - 'x' gives, per term, the row's hits (for a phrase, the positions where it starts), then
+    ///   the hits and the rows of its whole doclist (exclusions do not change them: in FTS4 they
+    ///   are another statement).
     ///
     /// One difference, by design: FTS4 may defer a very common token of an AND (test each row's
     /// text for it rather than read its doclist) and then reports it in every row (`x` = N, N).
@@ -34,9 +35,7 @@ extension TopHits {
         for clause in clauses {
             var lists: [[Int64]] = []
             for piece in clause {
-                guard let term = indexTerm(piece, stemming: stemming),
-                    let matches = try FTS4Postings.matches(of: term.bytes, prefix: term.prefix, db: db)
-                else { return nil }
+                guard let matches = try termMatches(piece, stemming: stemming, db: db) else { return nil }
                 alternatives.append(matches)
                 lists.append(matches.docids)
             }
@@ -87,14 +86,8 @@ extension TopHits {
         guard let pieces = alternativePieces(exclusion) else { return try fromFTS4(exclusion) }
         var lists: [[Int64]] = []
         for piece in pieces {
-            if let term = indexTerm(piece, stemming: stemming) {
-                guard let matches = try FTS4Postings.matches(of: term.bytes, prefix: term.prefix, db: db) else {
-                    return nil
-                }
-                lists.append(matches.docids)
-            } else {
-                lists.append(try fromFTS4("\"" + piece + "\""))
-            }
+            guard let matches = try termMatches(piece, stemming: stemming, db: db) else { return nil }
+            lists.append(matches.docids)
         }
         return union(lists)
     }
@@ -197,15 +190,24 @@ extension TopHits {
         return pieces.allSatisfy { !$0.contains("\"") } ? pieces : nil
     }
 
-    /// The index term of a quoted piece that is one token (`word` or `word*`): the folded UTF-8
-    /// FTS4 looks up; nil for a phrase or anything else.
-    static func indexTerm(_ piece: Substring, stemming: Bool) -> (bytes: [UInt8], prefix: Bool)? {
-        let prefix = piece.hasSuffix("*")
-        let text = prefix ? piece.dropLast() : piece
-        guard !text.isEmpty, !text.contains(where: { $0 == " " || $0 == "*" }) else { return nil }
-        let tokens = SearchTokenizer.tokens(in: String(text), stemming: stemming)
-        guard tokens.count == 1, tokens[0].byteRange == 0..<text.utf8.count else { return nil }
-        return (Array(tokens[0].text.utf8), prefix)
+    /// The rows of one quoted piece: a word or prefix, or a phrase of them; nil when the piece
+    /// has no token or the index cannot be read directly.
+    static func termMatches(_ piece: Substring, stemming: Bool, db: Connection) throws -> FTS4Postings.Matches? {
+        guard let tokens = indexTokens(piece, stemming: stemming), !tokens.isEmpty else { return nil }
+        if tokens.count == 1 { return try FTS4Postings.matches(of: tokens[0].bytes, prefix: tokens[0].prefix, db: db) }
+        return try FTS4Postings.phraseMatches(tokens, db: db)
+    }
+
+    /// The tokens FTS4 looks up for a quoted piece: the tokenizer's tokens of it (folded UTF-8),
+    /// each a prefix when a `*` follows it, as FTS4's query parser reads a quoted string.
+    static func indexTokens(_ piece: Substring, stemming: Bool) -> [FTS4Postings.PhraseToken]? {
+        let text = String(piece)
+        let utf8 = Array(text.utf8)
+        return SearchTokenizer.tokens(in: text, stemming: stemming).map { token in
+            let end = token.byteRange.upperBound
+            return FTS4Postings.PhraseToken(
+                bytes: Array(token.text.utf8), prefix: end < utf8.count && utf8[end] == UInt8(ascii: "*"))
+        }
     }
 
     /// FTS4's `%_stat` row 0: the row count, then the first column's tokens.

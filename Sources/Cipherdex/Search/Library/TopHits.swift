@@ -74,7 +74,8 @@ package enum TopHits {
         infos.withUnsafeBufferPointer { all in
             for index in docids.indices {
                 let row = UnsafeBufferPointer(rebasing: all[(index * stride)..<((index + 1) * stride)])
-                scores.append(malformed.contains(index) ? 0 : (try? BM25.score(matchInfo: row, weights: [], cache: &idf)) ?? 0)
+                scores.append(
+                    malformed.contains(index) ? 0 : (try? BM25.score(matchInfo: row, weights: [], cache: &idf)) ?? 0)
             }
         }
         var candidates: [SearchLibrary.Hit] = []

@@ -30,11 +30,15 @@ final class FTS4PostingsTests: XCTestCase {
 
     /// FTS4's answer: each row's hits and the whole doclist's (`matchinfo 'x'`).
     private func fromFTS4(_ term: String, prefix: Bool) throws -> FTS4Postings.Matches {
+        try fromFTS4Match("\"" + term + (prefix ? "*" : "") + "\"")
+    }
+
+    private func fromFTS4Match(_ match: String) throws -> FTS4Postings.Matches {
         try store.read { db in
             var matches = FTS4Postings.Matches()
             try db.forEachRowView(
                 "SELECT docid, matchinfo(search_text, 'x') FROM search_text WHERE search_text MATCH ? ORDER BY docid",
-                [.text("\"" + term + (prefix ? "*" : "") + "\"")]
+                [.text(match)]
             ) { row in
                 matches.docids.append(row.integer(0))
                 row.withBytes(1) { raw in
@@ -50,7 +54,20 @@ final class FTS4PostingsTests: XCTestCase {
         try store.read { db in try FTS4Postings.matches(of: Array(term.utf8), prefix: prefix, db: db) }
     }
 
+    /// Phrases of every kind: repeated tokens, prefixes, three tokens, absent.
+    private let phrases = [
+        "the patient", "patient the", "pat* the", "the the", "w1* w2*", "a ab", "x x x", "the* a", "zz zz",
+        "a w17 patient",
+    ]
+
     private func assertSameAsFTS4(_ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        for phrase in phrases {
+            let expected = try fromFTS4Match("\"" + phrase + "\"")
+            let actual = try store.read { db in
+                try FTS4Postings.phraseMatches(try XCTUnwrap(TopHits.indexTokens(phrase[...], stemming: false)), db: db)
+            }
+            XCTAssertEqual(actual, expected, "\(label): \"\(phrase)\"", file: file, line: line)
+        }
         var nonEmpty = 0
         for probe in probes {
             let expected = try fromFTS4(probe.term, prefix: probe.prefix)
@@ -149,6 +166,25 @@ final class FTS4PostingsTests: XCTestCase {
                     of: Array(probe.term.utf8), prefix: probe.prefix, table: "deep", db: db)
                 XCTAssertEqual(actual, expected, "\(label): \(probe)")
             }
+            for phrase in ["the patient", "pat* the", "a ab", "w1* w2*", "the the"] {
+                var expected = FTS4Postings.Matches()
+                try db.forEachRowView(
+                    "SELECT docid, matchinfo(deep, 'x') FROM deep WHERE deep MATCH ? ORDER BY docid",
+                    [.text("\"" + phrase + "\"")]
+                ) { row in
+                    expected.docids.append(row.integer(0))
+                    row.withBytes(1) { raw in
+                        expected.hits.append(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+                        expected.totalHits = UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+                    }
+                }
+                let tokens = phrase.split(separator: " ").map {
+                    FTS4Postings.PhraseToken(
+                        bytes: Array($0.utf8.filter { $0 != UInt8(ascii: "*") }), prefix: $0.hasSuffix("*"))
+                }
+                let actual = try FTS4Postings.phraseMatches(tokens, table: "deep", db: db)
+                XCTAssertEqual(actual, expected, "\(label): \"\(phrase)\"")
+            }
         }
         var words = SeededWords(seed: 7)
         for start in Swift.stride(from: 1, to: 3001, by: 250) {
@@ -184,6 +220,7 @@ final class FTS4PostingsTests: XCTestCase {
         let queries = [
             "patient", "pat*", "the", "a", "w17", "Été", "patient -the", "pat -w1 -ab", "patient -\"the patient\"",
             "zzzz", "patient OR w17", "pat* OR w1* OR x -the", "patient w17", "pat* OR x w1* -the", "a ab abc",
+            "\"the patient\" w17", "\"pat the\" OR \"a ab\" -\"x x\"", "\"w1 w2\"",
             "w17 OR w17", "patient OR \"the patient\"",
             "\"the patient\"",
         ]
@@ -209,9 +246,9 @@ final class FTS4PostingsTests: XCTestCase {
         }
         XCTAssertTrue(oneToken, "a one-token query is read directly")
         let phrase = try store.read { db in
-            try TopHits.directRows(try SearchQuery.parse("\"the patient\"").compiled(), db: db) != nil
+            try TopHits.directRows(try SearchQuery.parse("\"the patient\" OR pat -\"a ab\"").compiled(), db: db) != nil
         }
-        XCTAssertFalse(phrase, "a phrase is FTS4's")
+        XCTAssertTrue(phrase, "phrases are read directly")
         let alternatives = try store.read { db in
             try TopHits.directRows(try SearchQuery.parse("patient OR w17 -the").compiled(), db: db) != nil
         }
