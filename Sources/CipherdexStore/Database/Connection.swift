@@ -23,6 +23,9 @@ package final class Connection {
     private var openHandle: OpaquePointer?
     let path: String
     private var statementCache: [String: Statement] = [:]
+    /// Work a feature does at the end of every transaction `transaction` runs, in it, before
+    /// `COMMIT` (a throw rolls the transaction back): search brings its page lengths up to date.
+    package var willCommit: [(Connection) throws -> Void] = []
 
     /// The open handle (a closed connection is a programming error: the pool never hands one out).
     package var handle: OpaquePointer {
@@ -231,6 +234,7 @@ package final class Connection {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
+            for hook in willCommit { try hook(self) }
             try execute("COMMIT")
             return result
         } catch {

@@ -7,11 +7,10 @@
 /// ```
 /// A common word's search reads the lengths of most pages: from `search_text_docsize` that was one
 /// row, one step and one callback a page (45% of a `patient` search at 1,000,000 pages); here it is
-/// one a chunk. FTS4 writes `search_text_docsize` itself, so triggers on it keep this table in the
-/// same transaction (a page without a `_docsize` row has 0, as in `DocumentLengths`); a chunk whose
-/// pages are all gone is deleted. A new chunk is inserted only when none exists (never with
-/// `OR IGNORE`: FTS4 writes `_docsize` with `REPLACE`, and the conflict policy of the statement
-/// that fires a trigger overrides the trigger's own, which would replace the chunk). `SearchSchema.rebuild` renames FTS4's tables, which drops the
+/// one a chunk. FTS4 writes `search_text_docsize` itself, so triggers on it note each changed
+/// docid and the chunks are rewritten from `_docsize` before the transaction commits
+/// (`PageLengthChanges`): the table changes in the same transaction as FTS4's (a page without a
+/// `_docsize` row has 0, as in `DocumentLengths`; a chunk whose pages are all gone is deleted). `SearchSchema.rebuild` renames FTS4's tables, which drops the
 /// triggers: it calls `create` again.
 enum PageLengths {
     /// Pages per chunk.
@@ -30,31 +29,21 @@ enum PageLengths {
     /// Creates the table (or empties it) and its triggers on `search_text_docsize`, and fills it
     /// from `search_text_docsize`, in the caller's transaction.
     static func create(_ db: Connection) throws {
-        let set = PageLengthFunction.name
         try dropTriggers(db)
+        let changed = PageLengthChanges.functionName
         try db.execute(
             """
             CREATE TABLE IF NOT EXISTS search_page_lengths (chunk INTEGER PRIMARY KEY, lengths BLOB NOT NULL);
             DELETE FROM search_page_lengths;
             CREATE TRIGGER search_page_lengths_insert AFTER INSERT ON search_text_docsize BEGIN
-                INSERT INTO search_page_lengths (chunk, lengths) SELECT new.docid >> 8, zeroblob(\(chunkBytes))
-                    WHERE NOT EXISTS (SELECT 1 FROM search_page_lengths WHERE chunk = new.docid >> 8);
-                UPDATE search_page_lengths SET lengths = \(set)(lengths, new.docid & 255, new.size)
-                    WHERE chunk = new.docid >> 8;
+                SELECT \(changed)(new.docid);
             END;
             CREATE TRIGGER search_page_lengths_update AFTER UPDATE ON search_text_docsize BEGIN
-                UPDATE search_page_lengths SET lengths = \(set)(lengths, old.docid & 255, NULL)
-                    WHERE chunk = old.docid >> 8;
-                INSERT INTO search_page_lengths (chunk, lengths) SELECT new.docid >> 8, zeroblob(\(chunkBytes))
-                    WHERE NOT EXISTS (SELECT 1 FROM search_page_lengths WHERE chunk = new.docid >> 8);
-                UPDATE search_page_lengths SET lengths = \(set)(lengths, new.docid & 255, new.size)
-                    WHERE chunk = new.docid >> 8;
-                DELETE FROM search_page_lengths WHERE chunk = old.docid >> 8 AND lengths = zeroblob(\(chunkBytes));
+                SELECT \(changed)(old.docid);
+                SELECT \(changed)(new.docid);
             END;
             CREATE TRIGGER search_page_lengths_delete AFTER DELETE ON search_text_docsize BEGIN
-                UPDATE search_page_lengths SET lengths = \(set)(lengths, old.docid & 255, NULL)
-                    WHERE chunk = old.docid >> 8;
-                DELETE FROM search_page_lengths WHERE chunk = old.docid >> 8 AND lengths = zeroblob(\(chunkBytes));
+                SELECT \(changed)(old.docid);
             END;
             """)
         var chunk: Int64?
@@ -79,5 +68,32 @@ enum PageLengths {
             withUnsafeBytes(of: length.littleEndian) { for index in 0..<4 { lengths[slot + index] = $0[index] } }
         }
         try flush()
+    }
+
+    /// Rewrites the chunks of `docids` from `search_text_docsize` (what it holds now, so a
+    /// savepoint rolled back in between changes nothing), deleting a chunk left all 0.
+    static func flush(_ docids: Set<Int64>, db: Connection) throws {
+        guard !docids.isEmpty else { return }
+        for chunk in Set(docids.map { $0 >> 8 }).sorted() {
+            var lengths = [UInt8](repeating: 0, count: chunkBytes)
+            try db.forEachRowView(
+                "SELECT docid, size FROM search_text_docsize WHERE docid BETWEEN ? AND ?",
+                [.integer(chunk << 8), .integer(chunk << 8 | 255)]
+            ) { row in
+                let slot = Int(row.integer(0) & 255) * 4
+                let length = row.withBytes(1) { raw -> UInt32 in
+                    var reader = VarintReader(raw)
+                    return UInt32(truncatingIfNeeded: reader.next() ?? 0)
+                }
+                withUnsafeBytes(of: length.littleEndian) { for index in 0..<4 { lengths[slot + index] = $0[index] } }
+            }
+            if lengths.contains(where: { $0 != 0 }) {
+                try db.execute(
+                    "INSERT OR REPLACE INTO search_page_lengths (chunk, lengths) VALUES (?, ?)",
+                    [.integer(chunk), .blob(lengths)])
+            } else {
+                try db.execute("DELETE FROM search_page_lengths WHERE chunk = ?", [.integer(chunk)])
+            }
+        }
     }
 }

@@ -241,6 +241,21 @@ final class FTS4PostingsTests: XCTestCase {
                 XCTAssertEqual(direct.hits.map(\.matchInfo), viaFTS4.hits.map(\.matchInfo), query)
             }
         }
+        // The stemming tokenizer: the query's tokens are stemmed as the index's are.
+        try store.library.setTokenizer(.englishStemming)
+        for query in ["patients", "patiently OR w17", "\"the patients\"", "pat* -paths", "Été"] {
+            let (direct, viaFTS4) = try store.read { db in
+                let compiled = try SearchQuery.parse(query).compiled(stemming: true)
+                return (
+                    try TopHits.select(compiled, options: SearchOptions(), db: db),
+                    try TopHits.select(compiled, options: SearchOptions(), db: db, directPostings: false)
+                )
+            }
+            XCTAssertGreaterThan(viaFTS4.matchedRows, 0, query)
+            XCTAssertEqual(direct.matchedRows, viaFTS4.matchedRows, query)
+            XCTAssertEqual(direct.hits.map(\.docid), viaFTS4.hits.map(\.docid), query)
+            XCTAssertEqual(direct.hits.map(\.score), viaFTS4.hits.map(\.score), query)
+        }
         let oneToken = try store.read { db in
             try TopHits.directRows(try SearchQuery.parse("pat -w1").compiled(), db: db) != nil
         }

@@ -139,14 +139,27 @@ final class PageLengthsTests: XCTestCase {
         try assertInStep("deleted after the migration")
     }
 
-    func testTheFunctionSetsOneSlot() throws {
-        let result = try store.read { db in
-            try db.scalar("SELECT cipherdex_set_page_length(NULL, 3, x'8101')")?.blobValue
+    /// A write to `search_text` outside `Connection.transaction` (so without the flush before
+    /// `COMMIT`) is refused, and leaves nothing; a savepoint rolled back leaves the chunks true.
+    func testAWriteThatWouldLeaveTheChunksBehindIsRefused() throws {
+        try write { db in
+            try db.execute("INSERT INTO search_text (docid, body) VALUES (1, 'one two three')")
         }
-        var expected = [UInt8](repeating: 0, count: PageLengths.chunkBytes)
-        expected[12] = 129
-        XCTAssertEqual(result, expected, "slot 3 holds the varint 0x81 0x01 = 129")
         XCTAssertThrowsError(
-            try store.read { db in try db.scalar("SELECT cipherdex_set_page_length(NULL, 256, x'01')") })
+            try store.write { db in try db.execute("INSERT INTO search_text (docid, body) VALUES (2, 'four five')") }
+        ) { XCTAssertEqual(($0 as? DatabaseError)?.code, 19, "the commit hook refuses the commit") }
+        XCTAssertEqual(try store.read { try $0.scalar("SELECT count(*) FROM search_text")?.integerValue }, 1)
+        try assertInStep("after the refused write")
+        try write { db in
+            try db.execute("SAVEPOINT inner")
+            try db.execute("INSERT INTO search_text (docid, body) VALUES (3, 'six seven eight nine')")
+            try db.execute("DELETE FROM search_text WHERE docid = 1")
+            try db.execute("ROLLBACK TO inner")
+            try db.execute("RELEASE inner")
+            try db.execute("INSERT INTO search_text (docid, body) VALUES (4, 'ten')")
+        }
+        try assertInStep("after a savepoint rolled back")
+        let (docsize, _) = try lengths(store)
+        XCTAssertEqual(docsize, [1: 3, 4: 1])
     }
 }
