@@ -52,20 +52,22 @@ extension FTS4Postings {
     /// The positions `p` of `lists[0]` with `p + i` in `lists[i]` for every `i` (each ascending).
     static func occurrences(_ lists: [ArraySlice<UInt32>]) -> UInt32 {
         guard let first = lists.first else { return 0 }
-        var next = [Int](repeating: 0, count: lists.count)
-        var count: UInt32 = 0
-        outer: for start in first {
-            for index in 1..<lists.count {
-                let wanted = UInt64(start) + UInt64(index)
-                let list = lists[index]
-                while next[index] < list.count && UInt64(list[list.startIndex + next[index]]) < wanted {
-                    next[index] += 1
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: lists.count) { next in
+            next.initialize(repeating: 0)
+            var count: UInt32 = 0
+            outer: for start in first {
+                for index in 1..<lists.count {
+                    let wanted = UInt64(start) + UInt64(index)
+                    let list = lists[index]
+                    while next[index] < list.count && UInt64(list[list.startIndex + next[index]]) < wanted {
+                        next[index] += 1
+                    }
+                    guard next[index] < list.count else { break outer }
+                    if UInt64(list[list.startIndex + next[index]]) != wanted { continue outer }
                 }
-                guard next[index] < list.count else { break outer }
-                if UInt64(list[list.startIndex + next[index]]) != wanted { continue outer }
+                count += 1
             }
-            count += 1
+            return count
         }
-        return count
     }
 }

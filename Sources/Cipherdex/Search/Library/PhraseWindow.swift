@@ -25,11 +25,11 @@ struct PhraseWindow {
     private let doclists: Doclists
     /// The doclists by term, each term's newest first: the first entry a term has for a row wins.
     private let order: [Int]
-    /// Per doclist: where its next row starts, that row's docid (nil at the end) and the docid
-    /// before it.
+    /// Per doclist: where its next row's position list starts, that row's docid (`Int64.max` at
+    /// the end), and whether a row was read yet.
     private var offsets: [Int]
-    private var nexts: [Int64?]
-    private var previous: [Int64]
+    private var nexts: [Int64]
+    private var started: [Bool]
     /// The loaded window: its first docid; per slot, whose term last claimed it (`claims`), where
     /// its positions are in `positionsBuffer` and how many there are.
     private var base: Int64 = 0
@@ -44,45 +44,65 @@ struct PhraseWindow {
         self.doclists = doclists
         order = doclists.ends.indices.sorted { (doclists.terms[$0], $0) < (doclists.terms[$1], $1) }
         offsets = doclists.ends.indices.map { $0 == 0 ? 0 : doclists.ends[$0 - 1] }
-        nexts = Array(repeating: nil, count: doclists.ends.count)
-        previous = Array(repeating: 0, count: doclists.ends.count)
+        nexts = Array(repeating: 0, count: doclists.ends.count)
+        started = Array(repeating: false, count: doclists.ends.count)
         claims = Array(repeating: 0, count: Self.size)
         starts = Array(repeating: 0, count: Self.size)
         counts = Array(repeating: 0, count: Self.size)
-        for index in doclists.ends.indices { peek(index) }
+        var offsets = self.offsets
+        var nexts = self.nexts
+        var started = self.started
+        let ends = doclists.ends
+        let parsed = doclists.bytes.withUnsafeBufferPointer { bytes in
+            ends.indices.allSatisfy {
+                Self.readDocid(bytes, $0, end: ends[$0], offsets: &offsets, nexts: &nexts, started: &started)
+            }
+        }
+        (self.offsets, self.nexts, self.started) = (offsets, nexts, started)
+        if !parsed { fail() }
     }
 
     /// The least docid not yet loaded, nil when every doclist is read.
-    var nextDocid: Int64? { valid ? nexts.compactMap { $0 }.min() : nil }
+    var nextDocid: Int64? {
+        guard valid, let least = nexts.min(), least != .max else { return nil }
+        return least
+    }
 
-    /// Decodes doclist `index`'s next docid into `nexts` (nil at its end).
-    private mutating func peek(_ index: Int) {
-        let end = doclists.ends[index]
+    /// Reads doclist `index`'s next docid (a delta after its first) at `offsets[index]` into
+    /// `nexts[index]` (`Int64.max` at the doclist's end `end`), leaving `offsets[index]` at the
+    /// row's position list; false when it does not parse or does not ascend.
+    @inline(__always)
+    private static func readDocid(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ index: Int, end: Int, offsets: inout [Int], nexts: inout [Int64],
+        started: inout [Bool]
+    ) -> Bool {
         var position = offsets[index]
         guard position < end else {
-            nexts[index] = nil
-            return
+            nexts[index] = .max
+            return true
         }
         var delta: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard position < end, shift < 64 else { return fail() }
-            let byte = doclists.bytes[position]
+            guard position < end, shift < 64 else { return false }
+            let byte = bytes[position]
             position += 1
             delta |= UInt64(byte & 0x7f) << shift
             if byte < 0x80 { break }
             shift += 7
         }
-        let first = offsets[index] == (index == 0 ? 0 : doclists.ends[index - 1])
-        let docid = previous[index] &+ Int64(bitPattern: delta)
-        guard first || docid > previous[index] else { return fail() }
+        let previous = started[index] ? nexts[index] : 0
+        let docid = previous &+ Int64(bitPattern: delta)
+        guard !started[index] || docid > previous, docid != .max else { return false }
+        started[index] = true
         nexts[index] = docid
-        offsets[index] = position  // now at the row's position list
+        offsets[index] = position
+        return true
     }
 
     private mutating func fail() {
         valid = false
-        for index in nexts.indices { nexts[index] = nil }
+        for index in nexts.indices { nexts[index] = .max }
     }
 
     /// Loads the window of docids `base ..< base + size`: every row of it, from every doclist;
@@ -91,33 +111,64 @@ struct PhraseWindow {
     /// gave some.
     mutating func load(from base: Int64) -> Bool {
         self.base = base
-        for slot in 0..<Self.size { counts[slot] = 0 }
         let limit = base + Int64(Self.size)
         var entries: [(slot: Int, start: Int, end: Int)] = []
-        var lastTerm = -1
-        for index in order {
-            if doclists.terms[index] != lastTerm {
-                lastTerm = doclists.terms[index]
-                claimMark += 1
-            }
-            while let docid = nexts[index], docid < limit {
-                guard docid >= base else { return failing() }
-                let slot = Int(docid - base)
-                let start = offsets[index]
-                guard let (end, count) = listEnd(from: start, in: index) else { return failing() }
-                if claims[slot] != claimMark {
-                    claims[slot] = claimMark
-                    if count > 0 {
-                        entries.append((slot, start, end))
-                        counts[slot] += count
-                    }
+        var (claims, counts, offsets, nexts, started) = (
+            self.claims, self.counts, self.offsets, self.nexts, self.started
+        )
+        (self.claims, self.counts, self.offsets, self.nexts, self.started) = ([], [], [], [], [])
+        var claimMark = self.claimMark
+        let (ends, terms, order) = (doclists.ends, doclists.terms, self.order)
+        let parsed = doclists.bytes.withUnsafeBufferPointer { bytes -> Bool in
+            for slot in 0..<Self.size { counts[slot] = 0 }
+            var lastTerm = -1
+            for index in order {
+                if terms[index] != lastTerm {
+                    lastTerm = terms[index]
+                    claimMark += 1
                 }
-                previous[index] = docid
-                offsets[index] = end + 1
-                peek(index)
-                if !valid { return false }
+                let end = ends[index]
+                while nexts[index] < limit {
+                    let docid = nexts[index]
+                    guard docid >= base else { return false }
+                    let slot = Int(docid - base)
+                    // The position list: count the varints up to the 0 that ends it.
+                    let start = offsets[index]
+                    var position = start
+                    var count = 0
+                    var continuing = false
+                    while true {
+                        guard position < end else { return false }
+                        let byte = bytes[position]
+                        if !continuing {
+                            if byte == 0 { break }
+                            if byte == 1 {
+                                // A column marker and its column: not a position.
+                                position += 2
+                                continue
+                            }
+                        }
+                        if byte < 0x80 { count += 1 }
+                        continuing = byte >= 0x80
+                        position += 1
+                    }
+                    if claims[slot] != claimMark {
+                        claims[slot] = claimMark
+                        if count > 0 {
+                            entries.append((slot, start, position))
+                            counts[slot] += count
+                        }
+                    }
+                    offsets[index] = position + 1
+                    guard Self.readDocid(bytes, index, end: end, offsets: &offsets, nexts: &nexts, started: &started)
+                    else { return false }
+                }
             }
+            return true
         }
+        (self.claims, self.counts, self.offsets, self.nexts, self.started) = (claims, counts, offsets, nexts, started)
+        self.claimMark = claimMark
+        guard parsed else { return failing() }
         var total = 0
         for slot in 0..<Self.size {
             starts[slot] = total
@@ -127,7 +178,7 @@ struct PhraseWindow {
         var filled = [Int](repeating: 0, count: Self.size)
         var mixed: [Int] = []
         var isMixed = [Bool](repeating: false, count: Self.size)
-        let parsed = positionsBuffer.withUnsafeMutableBufferPointer { out -> Bool in
+        let decoded = positionsBuffer.withUnsafeMutableBufferPointer { out -> Bool in
             doclists.bytes.withUnsafeBufferPointer { bytes -> Bool in
                 for entry in entries {
                     if filled[entry.slot] > 0 && !isMixed[entry.slot] {
@@ -173,33 +224,7 @@ struct PhraseWindow {
                 return true
             }
         }
-        return parsed ? valid : failing()
-    }
-
-    /// Where the position list starting at `start` in doclist `index` ends (its 0) and how many
-    /// positions it holds; nil when it runs past the doclist.
-    private func listEnd(from start: Int, in index: Int) -> (end: Int, count: Int)? {
-        let end = doclists.ends[index]
-        return doclists.bytes.withUnsafeBufferPointer { bytes -> (Int, Int)? in
-            var position = start
-            var count = 0
-            var continuing = false
-            while position < end {
-                let byte = bytes[position]
-                if !continuing {
-                    if byte == 0 { return (position, count) }
-                    if byte == 1 {
-                        // A column marker and its column: not a position.
-                        position += 2
-                        continue
-                    }
-                }
-                if byte < 0x80 { count += 1 }
-                continuing = byte >= 0x80
-                position += 1
-            }
-            return nil
-        }
+        return decoded ? valid : failing()
     }
 
     private mutating func failing() -> Bool {
