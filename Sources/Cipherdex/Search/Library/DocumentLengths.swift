@@ -1,6 +1,7 @@
 /// The per-row token counts of `search_text` (matchinfo's `l`), read for many rows at once
-/// (issue 12): from `search_page_lengths` (`PageLengths`, 256 pages a row) when the table has one
-/// column and the store has it, else from FTS4's `search_text_docsize` as below.
+/// (issue 12): from `search_page_lengths` (`PageLengths`, 256 pages a row) on a reader's
+/// connection when the table has one column and the store has the chunks, else from FTS4's
+/// `search_text_docsize` as below.
 ///
 /// `matchinfo(…, 'l')` looks each row up in `%_docsize` through a statement of its own (about
 /// 2 µs a row, most of a common word's query at 100,000 pages). Here, when the rows are dense
@@ -30,7 +31,8 @@ enum DocumentLengths {
             }
         }
         let ascending = zip(docids, docids.dropFirst()).allSatisfy { $0 < $1 }
-        if ascending && columns == 1,
+        // Only a reader's: the writer's chunks may wait for the end of its transaction.
+        if ascending && columns == 1, try db.scalar("PRAGMA query_only")?.integerValue == 1,
             try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'search_page_lengths'")?.integerValue == 1
         {
             try fillFromChunks(&infos, docids: docids, stride: stride, offset: offset, db: db)

@@ -83,10 +83,10 @@ enum FTS4Postings {
                     [.integer(first), .integer(last)]
                 ) { row in
                     if row.integer(0) != expected { parsed = false }
-                    expected += 1
+                    expected &+= 1
                     if parsed { parsed = row.withBytes(1) { readLeaf($0, term: term, prefix: prefix, found: body) } }
                 }
-                if expected != last + 1 { parsed = false }
+                if expected != last &+ 1 { parsed = false }
             }
             guard parsed else { return false }
         }
@@ -110,8 +110,9 @@ enum FTS4Postings {
         }
         var matches = Matches()
         guard entries > 0 else { return matches }
-        if high - low < Int64(entries) * 4 + 1_024 {
-            let span = Int(high - low) + 1
+        let (range, overflow) = high.subtractingReportingOverflow(low)
+        if !overflow, range < Int64(entries) * 4 + 1_024 {
+            let span = Int(range) + 1
             var hits = [UInt32](repeating: 0, count: span)
             var owner = [UInt32](repeating: 0, count: span)
             for (number, lists) in terms.enumerated() {
@@ -161,29 +162,30 @@ enum FTS4Postings {
     }
 
     /// The leaves of the segment whose root is `node` that may hold `term` (or, with `prefix`,
-    /// a term it begins), as FTS4's `fts3SelectLeaf` finds them; nil when a node does not parse.
-    static func leafRange(of term: [UInt8], prefix: Bool, node: [UInt8], table: String, db: Connection) throws
-        -> LeafRange?
-    {
+    /// a term it begins), as FTS4's `fts3SelectLeaf` finds them; nil when a node does not parse
+    /// or a child is not lower than its parent (`below`: the parent's height).
+    static func leafRange(
+        of term: [UInt8], prefix: Bool, node: [UInt8], table: String, db: Connection, below: UInt64 = .max
+    ) throws -> LeafRange? {
         guard
             let height = node.withUnsafeBytes({ raw -> UInt64? in
                 var reader = VarintReader(raw)
                 return reader.next()
-            })
+            }), height < below
         else { return nil }
-        if height == 0 { return .root }
+        if height == 0 { return below == .max ? .root : nil }
         guard let (first, last) = scanInterior(node, term: term) else { return nil }
         if height == 1 { return .blocks(first: first, last: prefix ? last : first) }
         // Children are interior nodes too: the first leaf from the first child, the last from the last.
         guard let firstChild = try block(first, table: table, db: db),
             case .blocks(let firstLeaf, let lastInFirst)? = try leafRange(
-                of: term, prefix: prefix, node: firstChild, table: table, db: db)
+                of: term, prefix: prefix, node: firstChild, table: table, db: db, below: height)
         else { return nil }
         guard prefix else { return .blocks(first: firstLeaf, last: firstLeaf) }
         if last == first { return .blocks(first: firstLeaf, last: lastInFirst) }
         guard let lastChild = try block(last, table: table, db: db),
             case .blocks(_, let lastLeaf)? = try leafRange(
-                of: term, prefix: true, node: lastChild, table: table, db: db)
+                of: term, prefix: true, node: lastChild, table: table, db: db, below: height)
         else { return nil }
         return .blocks(first: firstLeaf, last: lastLeaf)
     }
@@ -202,9 +204,13 @@ enum FTS4Postings {
         var buffer: [UInt8] = []
         var isFirstTerm = true
         while !reader.atEnd && (first == nil || last == nil) {
-            let shared = isFirstTerm ? 0 : Int(reader.next() ?? UInt64.max)
+            var shared = 0
+            if !isFirstTerm {
+                guard let value = reader.next(), value <= UInt64(buffer.count) else { return nil }
+                shared = Int(value)
+            }
             isFirstTerm = false
-            guard let suffixLength = reader.next(), shared <= buffer.count,
+            guard let suffixLength = reader.next(),
                 let suffix = reader.bytes(Int(clamping: suffixLength))
             else { return nil }
             buffer.removeSubrange(shared...)
@@ -212,6 +218,7 @@ enum FTS4Postings {
             let compared = compare(term, buffer.prefix(min(buffer.count, term.count)))
             if first == nil && (compared < 0 || (compared == 0 && buffer.count > term.count)) { first = child }
             if last == nil && compared < 0 { last = child }
+            guard child < Int64.max - 1 else { return nil }
             child += 1
         }
         return (first ?? child, last ?? child)

@@ -50,18 +50,24 @@ final class PageLengthChanges: Sendable {
         return Unmanaged<PageLengthChanges>.fromOpaque(data).takeUnretainedValue().isEmpty ? 0 : 1
     }
 
+    private static let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
+        guard let data else { return }
+        Unmanaged<PageLengthChanges>.fromOpaque(data).release()
+    }
+
     private static let rollbackHook: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
         guard let data else { return }
         Unmanaged<PageLengthChanges>.fromOpaque(data).takeUnretainedValue().forget()
     }
 
-    /// Registers the function and the hooks on `connection`, which keeps the object (through its
-    /// `willCommit` work) for as long as it is open.
+    /// Registers the function and the hooks on `connection`.
     static func register(on connection: Connection) throws {
         let changes = PageLengthChanges()
-        let data = Unmanaged.passUnretained(changes).toOpaque()
+        // The function owns one reference (released by SQLite with the function, also when
+        // registering fails); `willCommit` another, for as long as the Connection object lives.
+        let data = Unmanaged.passRetained(changes).toOpaque()
         let code = sqlite3_create_function_v2(
-            connection.handle, functionName, 1, SQLITE_UTF8, data, function, nil, nil, nil)
+            connection.handle, functionName, 1, SQLITE_UTF8, data, function, nil, nil, release)
         guard code == SQLITE_OK else { throw connection.error(code: code) }
         _ = sqlite3_commit_hook(connection.handle, commitHook, data)
         _ = sqlite3_rollback_hook(connection.handle, rollbackHook, data)

@@ -10,8 +10,8 @@
 /// one a chunk. FTS4 writes `search_text_docsize` itself, so triggers on it note each changed
 /// docid and the chunks are rewritten from `_docsize` before the transaction commits
 /// (`PageLengthChanges`): the table changes in the same transaction as FTS4's (a page without a
-/// `_docsize` row has 0, as in `DocumentLengths`; a chunk whose pages are all gone is deleted). `SearchSchema.rebuild` renames FTS4's tables, which drops the
-/// triggers: it calls `create` again.
+/// `_docsize` row has 0, as in `DocumentLengths`; a chunk whose pages are all gone is deleted). `SearchSchema.rebuild` drops the triggers before it empties
+/// FTS4's tables and drops the old one, and calls `create` again at its end.
 enum PageLengths {
     /// Pages per chunk.
     static let chunkPages = 256

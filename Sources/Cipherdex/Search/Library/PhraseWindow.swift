@@ -111,7 +111,7 @@ struct PhraseWindow {
     /// gave some.
     mutating func load(from base: Int64) -> Bool {
         self.base = base
-        let limit = base + Int64(Self.size)
+        let limit = base > Int64.max - Int64(Self.size) ? Int64.max : base + Int64(Self.size)
         var entries: [(slot: Int, start: Int, end: Int)] = []
         var (claims, counts, offsets, nexts, started) = (
             self.claims, self.counts, self.offsets, self.nexts, self.started
@@ -207,8 +207,10 @@ struct PhraseWindow {
                             continue
                         }
                         guard value >= 2 else { return false }
-                        at += value - 2
-                        guard at <= UInt64(UInt32.max), write < starts[entry.slot] + counts[entry.slot] else {
+                        let (next, overflow) = at.addingReportingOverflow(value - 2)
+                        at = next
+                        guard !overflow, at <= UInt64(UInt32.max), write < starts[entry.slot] + counts[entry.slot]
+                        else {
                             return false
                         }
                         out[write] = UInt32(at)

@@ -15,9 +15,10 @@ extension TopHits {
     ///   the hits and the rows of its whole doclist (exclusions do not change them: in FTS4 they
     ///   are another statement).
     ///
-    /// One difference, by design: FTS4 may defer a very common token of an AND (test each row's
-    /// text for it rather than read its doclist) and then reports it in every row (`x` = N, N).
-    /// Here its real hits and rows are counted, as BM25's definition (`BM25`) says
+    /// One difference, by design: FTS4 may defer a very common token (test each row's text for it
+    /// rather than read its doclist). A deferred term of an AND is then reported in every row
+    /// (`x` = N, N); a phrase with a deferred token is counted without it. Here every term's real
+    /// hits and rows are counted, as BM25's definition (`BM25`) says
     /// (`FTS4PostingsTests.testADeferredTokenIsCountedByItsRealRows`).
     static func directRows(_ compiled: CompiledSearchQuery, db: Connection) throws
         -> (docids: [Int64], infos: [UInt32], stride: Int)?
@@ -190,10 +191,16 @@ extension TopHits {
         return pieces.allSatisfy { !$0.contains("\"") } ? pieces : nil
     }
 
+    /// The longest phrase read directly: each token keeps a window of its own (about 1.5 MiB), so a
+    /// longer one (a pasted CJK sentence is a phrase of bigrams) is left to FTS4.
+    static let maximumPhraseTokens = 16
+
     /// The rows of one quoted piece: a word or prefix, or a phrase of them; nil when the piece
-    /// has no token or the index cannot be read directly.
+    /// has no token, has more than `maximumPhraseTokens`, or the index cannot be read directly.
     static func termMatches(_ piece: Substring, stemming: Bool, db: Connection) throws -> FTS4Postings.Matches? {
-        guard let tokens = indexTokens(piece, stemming: stemming), !tokens.isEmpty else { return nil }
+        guard let tokens = indexTokens(piece, stemming: stemming), !tokens.isEmpty,
+            tokens.count <= maximumPhraseTokens
+        else { return nil }
         if tokens.count == 1 { return try FTS4Postings.matches(of: tokens[0].bytes, prefix: tokens[0].prefix, db: db) }
         return try FTS4Postings.phraseMatches(tokens, db: db)
     }

@@ -23,9 +23,9 @@ package enum TopHits {
         package var ranked: [(docid: Int64, score: Double)] { hits.map { ($0.docid, $0.score) } }
     }
 
-    /// Runs `compiled` over `search_text` and returns the best rows under `options`' caps; a
-    /// query of one token reads its rows from FTS4's segments (`directRows`) unless
-    /// `directPostings` is false.
+    /// Runs `compiled` over `search_text` and returns the best rows under `options`' caps; on a
+    /// reader's connection the rows come from FTS4's segments (`directRows`) unless
+    /// `directPostings` is false or the reader cannot read them.
     package static func select(
         _ compiled: CompiledSearchQuery, options: SearchOptions, db: Connection, directPostings: Bool = true
     ) throws -> Outcome {
@@ -36,7 +36,7 @@ package enum TopHits {
         var columns = 0
         var malformed: Set<Int> = []
         // 'pcnax' (no per-row `l`: DocumentLengths reads the lengths in bulk), stored in the
-        // 'pcnalx' layout BM25 scores: p, c, n, a[c], l[c], x[3cp]. One token: read directly.
+        // 'pcnalx' layout BM25 scores: p, c, n, a[c], l[c], x[3cp]. Read directly when possible.
         if directPostings, let direct = try directRows(compiled, db: db) {
             (docids, infos, stride, columns) = (direct.docids, direct.infos, direct.stride, 1)
         } else {

@@ -374,6 +374,31 @@ final class FTS4PostingsTests: XCTestCase {
         }
     }
 
+    /// Hostile nodes give nil (FTS4 then answers, and reports the damage), never a crash or a
+    /// loop: a child no lower than its parent, varints cut short, child ids at the top of Int64.
+    func testNodesThatDoNotParseAreRefused() throws {
+        let directory = TemporaryDirectory.make(prefix: "fts4-hostile")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try Connection(path: directory + "/h.db", mode: .writer, key: nil, cipher: nil, create: true)
+        try db.execute("CREATE TABLE h_segments (blockid INTEGER PRIMARY KEY, block BLOB)")
+        try db.execute("INSERT INTO h_segments VALUES (5, x'0205'), (6, x'0000')")
+        func range(_ node: [UInt8]) throws -> FTS4Postings.LeafRange? {
+            try FTS4Postings.leafRange(of: Array("a".utf8), prefix: true, node: node, table: "h", db: db)
+        }
+        XCTAssertNil(try range([0x02, 0x05]), "block 5 is its own child: refused, not recursed into")
+        XCTAssertNil(try range([0x02, 0x06]), "a leaf under a node of height 2")
+        XCTAssertNil(try range([0x01, 0x02, 0x01, 0x61, 0x80]), "a varint cut short")
+        XCTAssertNil(try range([0x01]), "no first child")
+        XCTAssertNil(
+            try range([0x01, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0x01, 0x62, 0x00, 0x01, 0x63]),
+            "child ids past Int64.max")
+        XCTAssertEqual(try range([0x00]), .root)
+        // Docids at both ends of Int64: merged, not counted in arrays (their range overflows).
+        XCTAssertEqual(
+            FTS4Postings.combined([[Postings(docids: [Int64.min, Int64.max], hits: [1, 2])]]).docids,
+            [Int64.min, Int64.max])
+    }
+
     func testDoclistsThatDoNotParseAreRefused() {
         func parse(_ bytes: [UInt8]) -> Postings? { bytes.withUnsafeBytes { Postings(doclist: $0) } }
         XCTAssertEqual(parse([5, 2, 3, 0, 2, 4, 0, 1, 0]), Postings(docids: [5, 7, 8], hits: [2, 1, 0]))
