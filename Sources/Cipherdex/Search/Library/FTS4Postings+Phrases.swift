@@ -42,7 +42,6 @@ extension FTS4Postings {
                 if count > 0 {
                     matches.docids.append(base + Int64(slot))
                     matches.hits.append(count)
-                    matches.totalHits += UInt64(count)
                 }
             }
         }

@@ -33,7 +33,7 @@ enum FTS4Postings {
         /// The term's hits in each row (1 or more).
         var hits: [UInt32] = []
         /// The hits summed over every row (`matchinfo`'s 'x', second value).
-        var totalHits: UInt64 = 0
+        var totalHits: UInt64 { hits.reduce(0) { $0 + UInt64($1) } }
     }
 
     /// The rows of `term` (its folded UTF-8 as the tokenizer writes it into the index) in the
@@ -134,7 +134,6 @@ enum FTS4Postings {
             for slot in hits.indices where hits[slot] > 0 {
                 matches.docids.append(low + Int64(slot))
                 matches.hits.append(hits[slot])
-                matches.totalHits += UInt64(hits[slot])
             }
             return matches
         }
@@ -150,7 +149,6 @@ enum FTS4Postings {
         for index in all.docids.indices where all.hits[index] > 0 {
             matches.docids.append(all.docids[index])
             matches.hits.append(all.hits[index])
-            matches.totalHits += UInt64(all.hits[index])
         }
         return matches
     }

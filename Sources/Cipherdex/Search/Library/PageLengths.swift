@@ -46,35 +46,22 @@ enum PageLengths {
                 SELECT \(changed)(old.docid);
             END;
             """)
-        var chunk: Int64?
-        var lengths = [UInt8](repeating: 0, count: chunkBytes)
-        func flush() throws {
-            guard let current = chunk, lengths.contains(where: { $0 != 0 }) else { return }
-            try db.execute(
-                "INSERT INTO search_page_lengths (chunk, lengths) VALUES (?, ?)", [.integer(current), .blob(lengths)])
+        var chunks: [Int64] = []
+        try db.forEachRowView("SELECT DISTINCT docid >> 8 FROM search_text_docsize ORDER BY 1") {
+            chunks.append($0.integer(0))
         }
-        try db.forEachRowView("SELECT docid, size FROM search_text_docsize ORDER BY docid") { row in
-            let docid = row.integer(0)
-            let length = row.withBytes(1) { raw -> UInt32 in
-                var reader = VarintReader(raw)
-                return UInt32(truncatingIfNeeded: reader.next() ?? 0)
-            }
-            if docid >> 8 != chunk {
-                try flush()
-                chunk = docid >> 8
-                lengths = [UInt8](repeating: 0, count: chunkBytes)
-            }
-            let slot = Int(docid & 255) * 4
-            withUnsafeBytes(of: length.littleEndian) { for index in 0..<4 { lengths[slot + index] = $0[index] } }
-        }
-        try flush()
+        try rewrite(chunks: chunks, db: db)
     }
 
     /// Rewrites the chunks of `docids` from `search_text_docsize` (what it holds now, so a
     /// savepoint rolled back in between changes nothing), deleting a chunk left all 0.
     static func flush(_ docids: Set<Int64>, db: Connection) throws {
-        guard !docids.isEmpty else { return }
-        for chunk in Set(docids.map { $0 >> 8 }).sorted() {
+        try rewrite(chunks: Set(docids.map { $0 >> 8 }).sorted(), db: db)
+    }
+
+    /// Writes each of `chunks` from what `search_text_docsize` holds now.
+    private static func rewrite(chunks: [Int64], db: Connection) throws {
+        for chunk in chunks {
             var lengths = [UInt8](repeating: 0, count: chunkBytes)
             try db.forEachRowView(
                 "SELECT docid, size FROM search_text_docsize WHERE docid BETWEEN ? AND ?",

@@ -81,16 +81,7 @@ struct PhraseWindow {
             nexts[index] = .max
             return true
         }
-        var delta: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard position < end, shift < 64 else { return false }
-            let byte = bytes[position]
-            position += 1
-            delta |= UInt64(byte & 0x7f) << shift
-            if byte < 0x80 { break }
-            shift += 7
-        }
+        guard let delta = VarintReader.decode(bytes, at: &position, end: end) else { return false }
         let previous = started[index] ? nexts[index] : 0
         let docid = previous &+ Int64(bitPattern: delta)
         guard !started[index] || docid > previous, docid != .max else { return false }
@@ -132,34 +123,16 @@ struct PhraseWindow {
                     let docid = nexts[index]
                     guard docid >= base else { return false }
                     let slot = Int(docid - base)
-                    // The position list: count the varints up to the 0 that ends it.
                     let start = offsets[index]
-                    var position = start
-                    var count = 0
-                    var continuing = false
-                    while true {
-                        guard position < end else { return false }
-                        let byte = bytes[position]
-                        if !continuing {
-                            if byte == 0 { break }
-                            if byte == 1 {
-                                // A column marker and its column: not a position.
-                                position += 2
-                                continue
-                            }
-                        }
-                        if byte < 0x80 { count += 1 }
-                        continuing = byte >= 0x80
-                        position += 1
-                    }
+                    guard let list = Postings.positionList(bytes, from: start, end: end) else { return false }
                     if claims[slot] != claimMark {
                         claims[slot] = claimMark
-                        if count > 0 {
-                            entries.append((slot, start, position))
-                            counts[slot] += count
+                        if list.count > 0 {
+                            entries.append((slot, start, list.end))
+                            counts[slot] += Int(list.count)
                         }
                     }
-                    offsets[index] = position + 1
+                    offsets[index] = list.end + 1
                     guard Self.readDocid(bytes, index, end: end, offsets: &offsets, nexts: &nexts, started: &started)
                     else { return false }
                 }
@@ -189,16 +162,7 @@ struct PhraseWindow {
                     var at: UInt64 = 0
                     var write = starts[entry.slot] + filled[entry.slot]
                     while offset < entry.end {
-                        var value: UInt64 = 0
-                        var shift: UInt64 = 0
-                        while true {
-                            guard offset < entry.end, shift < 64 else { return false }
-                            let byte = bytes[offset]
-                            offset += 1
-                            value |= UInt64(byte & 0x7f) << shift
-                            if byte < 0x80 { break }
-                            shift += 7
-                        }
+                        guard let value = VarintReader.decode(bytes, at: &offset, end: entry.end) else { return false }
                         if value == 1 {
                             // A column marker: only column 0 is read.
                             guard offset < entry.end, bytes[offset] == 0 else { return false }

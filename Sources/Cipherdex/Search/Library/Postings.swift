@@ -16,52 +16,49 @@ struct Postings: Equatable {
     /// position list); nil when it does not parse, holds a column other than 0 or its docids do
     /// not ascend.
     init?(doclist: UnsafeRawBufferPointer) {
-        guard let base = doclist.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        let end = doclist.count
+        let bytes = doclist.assumingMemoryBound(to: UInt8.self)
+        let end = bytes.count
         docids.reserveCapacity(end / 3)
         hits.reserveCapacity(end / 3)
         var offset = 0
         var docid: Int64 = 0
-        var isFirst = true
         while offset < end {
-            // The docid (delta) varint.
-            var delta: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                guard offset < end, shift < 64 else { return nil }
-                let byte = base[offset]
-                offset += 1
-                delta |= UInt64(byte & 0x7f) << shift
-                if byte < 0x80 { break }
-                shift += 7
-            }
+            guard let delta = VarintReader.decode(bytes, at: &offset, end: end) else { return nil }
             let next = docid &+ Int64(bitPattern: delta)
-            if !isFirst && next <= docid { return nil }
-            isFirst = false
+            if !docids.isEmpty && next <= docid { return nil }
             docid = next
-            // The position list: one hit per varint that ends (a byte under 0x80) until the 0
-            // that ends the list; a 1 that starts a varint is a column marker.
-            var count: UInt32 = 0
-            var continuing = false
-            while true {
-                guard offset < end else { return nil }
-                let byte = base[offset]
-                offset += 1
-                if !continuing {
-                    if byte == 0 { break }
-                    if byte == 1 {
-                        // Only column 0 is read: the marker's column must be 0.
-                        guard offset < end, base[offset] == 0 else { return nil }
-                        offset += 1
-                        continue
-                    }
-                }
-                if byte < 0x80 { count &+= 1 }
-                continuing = byte >= 0x80
-            }
+            guard let list = Self.positionList(bytes, from: offset, end: end) else { return nil }
+            offset = list.end + 1
             docids.append(docid)
-            hits.append(count)
+            hits.append(list.count)
         }
+    }
+
+    /// The position list starting at `start` (varints of position deltas plus 2, a 1 then a
+    /// column number to change column, a 0 to end): where its 0 is and how many positions it
+    /// holds; nil when it runs to `end` or names a column other than 0 (only column 0 is read).
+    @inline(__always)
+    static func positionList(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, end: Int)
+        -> (end: Int, count: UInt32)?
+    {
+        var offset = start
+        var count: UInt32 = 0
+        var continuing = false
+        while offset < end {
+            let byte = bytes[offset]
+            if !continuing {
+                if byte == 0 { return (offset, count) }
+                if byte == 1 {
+                    guard offset + 1 < end, bytes[offset + 1] == 0 else { return nil }
+                    offset += 2
+                    continue
+                }
+            }
+            if byte < 0x80 { count &+= 1 }
+            continuing = byte >= 0x80
+            offset += 1
+        }
+        return nil
     }
 
     /// The lists of `lists` (newest first) merged, each row's entry from the newest list that

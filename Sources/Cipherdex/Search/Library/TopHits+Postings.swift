@@ -74,19 +74,12 @@ extension TopHits {
         return (docids, infos, stride)
     }
 
-    /// The rows any exclusion matches, ascending: each one-token exclusion read directly, the
-    /// others asked of FTS4; nil when the index cannot be read directly.
+    /// The rows any exclusion matches, ascending (`SearchQuery.compiled` joins them by `OR`: one
+    /// clause); nil when it is not such a clause or the index cannot be read directly.
     private static func excludedRows(_ exclusion: String, stemming: Bool, db: Connection) throws -> [Int64]? {
-        func fromFTS4(_ match: String) throws -> [Int64] {
-            var rows: [Int64] = []
-            try db.forEachRowView("SELECT docid FROM search_text WHERE search_text MATCH ?", [.text(match)]) {
-                rows.append($0.integer(0))
-            }
-            return rows.sorted()
-        }
-        guard let pieces = alternativePieces(exclusion) else { return try fromFTS4(exclusion) }
+        guard let clauses = clausePieces(exclusion), clauses.count == 1 else { return nil }
         var lists: [[Int64]] = []
-        for piece in pieces {
+        for piece in clauses[0] {
             guard let matches = try termMatches(piece, stemming: stemming, db: db) else { return nil }
             lists.append(matches.docids)
         }
@@ -183,14 +176,6 @@ extension TopHits {
         return kept
     }
 
-    /// The contents of `match` when it is quoted strings joined by ` OR ` (what
-    /// `SearchQuery.compiled` writes for one clause), else nil.
-    static func alternativePieces(_ match: String) -> [Substring]? {
-        guard match.hasPrefix("\""), match.hasSuffix("\""), match.count >= 2 else { return nil }
-        let pieces = match.dropFirst().dropLast().split(separator: "\" OR \"", omittingEmptySubsequences: false)
-        return pieces.allSatisfy { !$0.contains("\"") } ? pieces : nil
-    }
-
     /// The longest phrase read directly: each token keeps a window of its own (about 1.5 MiB), so a
     /// longer one (a pasted CJK sentence is a phrase of bigrams) is left to FTS4.
     static let maximumPhraseTokens = 16
@@ -198,16 +183,15 @@ extension TopHits {
     /// The rows of one quoted piece: a word or prefix, or a phrase of them; nil when the piece
     /// has no token, has more than `maximumPhraseTokens`, or the index cannot be read directly.
     static func termMatches(_ piece: Substring, stemming: Bool, db: Connection) throws -> FTS4Postings.Matches? {
-        guard let tokens = indexTokens(piece, stemming: stemming), !tokens.isEmpty,
-            tokens.count <= maximumPhraseTokens
-        else { return nil }
+        let tokens = indexTokens(piece, stemming: stemming)
+        guard !tokens.isEmpty, tokens.count <= maximumPhraseTokens else { return nil }
         if tokens.count == 1 { return try FTS4Postings.matches(of: tokens[0].bytes, prefix: tokens[0].prefix, db: db) }
         return try FTS4Postings.phraseMatches(tokens, db: db)
     }
 
     /// The tokens FTS4 looks up for a quoted piece: the tokenizer's tokens of it (folded UTF-8),
     /// each a prefix when a `*` follows it, as FTS4's query parser reads a quoted string.
-    static func indexTokens(_ piece: Substring, stemming: Bool) -> [FTS4Postings.PhraseToken]? {
+    static func indexTokens(_ piece: Substring, stemming: Bool) -> [FTS4Postings.PhraseToken] {
         let text = String(piece)
         let utf8 = Array(text.utf8)
         return SearchTokenizer.tokens(in: text, stemming: stemming).map { token in

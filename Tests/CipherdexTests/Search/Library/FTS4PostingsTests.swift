@@ -34,20 +34,37 @@ final class FTS4PostingsTests: XCTestCase {
     }
 
     private func fromFTS4Match(_ match: String) throws -> FTS4Postings.Matches {
-        try store.read { db in
-            var matches = FTS4Postings.Matches()
-            try db.forEachRowView(
-                "SELECT docid, matchinfo(search_text, 'x') FROM search_text WHERE search_text MATCH ? ORDER BY docid",
-                [.text(match)]
-            ) { row in
-                matches.docids.append(row.integer(0))
-                row.withBytes(1) { raw in
-                    matches.hits.append(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
-                    matches.totalHits = UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-                }
+        try store.read { db in try Self.fts4Matches(match, table: "search_text", db: db) }
+    }
+
+    /// FTS4's rows and hits for `match` (`matchinfo 'x'`), and a check that the doclist's total
+    /// FTS4 reports in every row is the sum of the rows' hits (what `Matches.totalHits` gives).
+    static func fts4Matches(
+        _ match: String, table: String, db: Connection, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> FTS4Postings.Matches {
+        var matches = FTS4Postings.Matches()
+        var reported: Set<UInt32> = []
+        try db.forEachRowView(
+            "SELECT docid, matchinfo(\(table), 'x') FROM \(table) WHERE \(table) MATCH ? ORDER BY docid", [.text(match)]
+        ) { row in
+            matches.docids.append(row.integer(0))
+            row.withBytes(1) { raw in
+                matches.hits.append(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+                reported.insert(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
             }
-            return matches
         }
+        if !matches.docids.isEmpty {
+            XCTAssertEqual(reported, [UInt32(matches.totalHits)], match, file: file, line: line)
+        }
+        return matches
+    }
+
+    /// An unencrypted database in a new temporary folder (removed by the caller's `defer`).
+    static func plainDatabase(_ prefix: String) throws -> (Connection, String) {
+        let directory = TemporaryDirectory.make(prefix: prefix)
+        return (
+            try Connection(path: directory + "/plain.db", mode: .writer, key: nil, cipher: nil, create: true), directory
+        )
     }
 
     private func direct(_ term: String, prefix: Bool) throws -> FTS4Postings.Matches? {
@@ -64,7 +81,7 @@ final class FTS4PostingsTests: XCTestCase {
         for phrase in phrases {
             let expected = try fromFTS4Match("\"" + phrase + "\"")
             let actual = try store.read { db in
-                try FTS4Postings.phraseMatches(try XCTUnwrap(TopHits.indexTokens(phrase[...], stemming: false)), db: db)
+                try FTS4Postings.phraseMatches(TopHits.indexTokens(phrase[...], stemming: false), db: db)
             }
             XCTAssertEqual(actual, expected, "\(label): \"\(phrase)\"", file: file, line: line)
         }
@@ -142,42 +159,22 @@ final class FTS4PostingsTests: XCTestCase {
     /// An FTS4 table (simple tokenizer) in an unencrypted database of 512-byte pages, so that a few
     /// thousand rows make b-trees three and four levels high.
     func testDeepTreesOfSmallPages() throws {
-        let directory = TemporaryDirectory.make(prefix: "fts4-deep")
+        let (db, directory) = try Self.plainDatabase("fts4-deep")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let db = try Connection(path: directory + "/deep.db", mode: .writer, key: nil, cipher: nil, create: true)
         try db.execute("PRAGMA journal_mode = DELETE")
         try db.execute("PRAGMA page_size = 512")
         try db.execute("VACUUM")
         try db.execute("CREATE VIRTUAL TABLE deep USING fts4(body)")
         func compare(_ label: String) throws {
             for probe in probes {
-                var expected = FTS4Postings.Matches()
-                try db.forEachRowView(
-                    "SELECT docid, matchinfo(deep, 'x') FROM deep WHERE deep MATCH ? ORDER BY docid",
-                    [.text("\"" + probe.term + (probe.prefix ? "*" : "") + "\"")]
-                ) { row in
-                    expected.docids.append(row.integer(0))
-                    row.withBytes(1) { raw in
-                        expected.hits.append(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
-                        expected.totalHits = UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-                    }
-                }
+                let expected = try Self.fts4Matches(
+                    "\"" + probe.term + (probe.prefix ? "*" : "") + "\"", table: "deep", db: db)
                 let actual = try FTS4Postings.matches(
                     of: Array(probe.term.utf8), prefix: probe.prefix, table: "deep", db: db)
                 XCTAssertEqual(actual, expected, "\(label): \(probe)")
             }
             for phrase in ["the patient", "pat* the", "a ab", "w1* w2*", "the the"] {
-                var expected = FTS4Postings.Matches()
-                try db.forEachRowView(
-                    "SELECT docid, matchinfo(deep, 'x') FROM deep WHERE deep MATCH ? ORDER BY docid",
-                    [.text("\"" + phrase + "\"")]
-                ) { row in
-                    expected.docids.append(row.integer(0))
-                    row.withBytes(1) { raw in
-                        expected.hits.append(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
-                        expected.totalHits = UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-                    }
-                }
+                let expected = try Self.fts4Matches("\"" + phrase + "\"", table: "deep", db: db)
                 let tokens = phrase.split(separator: " ").map {
                     FTS4Postings.PhraseToken(
                         bytes: Array($0.utf8.filter { $0 != UInt8(ascii: "*") }), prefix: $0.hasSuffix("*"))
@@ -369,7 +366,6 @@ final class FTS4PostingsTests: XCTestCase {
                 let actual = FTS4Postings.combined(terms)
                 XCTAssertEqual(actual.docids, kept.map(\.key), "spread \(spread)")
                 XCTAssertEqual(actual.hits, kept.map(\.value), "spread \(spread)")
-                XCTAssertEqual(actual.totalHits, kept.reduce(0) { $0 + UInt64($1.value) })
             }
         }
     }
@@ -377,9 +373,8 @@ final class FTS4PostingsTests: XCTestCase {
     /// Hostile nodes give nil (FTS4 then answers, and reports the damage), never a crash or a
     /// loop: a child no lower than its parent, varints cut short, child ids at the top of Int64.
     func testNodesThatDoNotParseAreRefused() throws {
-        let directory = TemporaryDirectory.make(prefix: "fts4-hostile")
+        let (db, directory) = try Self.plainDatabase("fts4-hostile")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let db = try Connection(path: directory + "/h.db", mode: .writer, key: nil, cipher: nil, create: true)
         try db.execute("CREATE TABLE h_segments (blockid INTEGER PRIMARY KEY, block BLOB)")
         try db.execute("INSERT INTO h_segments VALUES (5, x'0205'), (6, x'0000')")
         func range(_ node: [UInt8]) throws -> FTS4Postings.LeafRange? {
@@ -407,30 +402,5 @@ final class FTS4PostingsTests: XCTestCase {
         XCTAssertNil(parse([5, 1, 1, 2, 0]), "a second column")
         XCTAssertNil(parse([5, 0x80]), "a varint cut short")
         XCTAssertEqual(parse([]), Postings())
-    }
-}
-
-/// A deterministic stream of words: "the", "patient", "a" often, prefixes of each other, folded
-/// forms ("ete" is what "Été" is indexed as), and `w0`…`w3999` in a skewed mix.
-struct SeededWords {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    private mutating func next() -> UInt64 {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return state >> 33
-    }
-
-    /// A number in 0..<bound.
-    mutating func number(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    mutating func word() -> String {
-        let fixed = ["the", "patient", "patients", "patiently", "pat", "path", "a", "ab", "abc", "été", "eté", "x"]
-        let roll = next() % 100
-        if roll < 30 { return fixed[Int(next() % UInt64(fixed.count))] }
-        // Skewed: small numbers far more often than large ones.
-        let bound = [10, 100, 1_000, 4_000][Int(next() % 4)]
-        return "w\(next() % UInt64(bound))"
     }
 }
