@@ -12,8 +12,11 @@ extension FTS4Postings {
     /// something this reader does not read.
     ///
     /// Each token's doclists (every term it stands for, in every segment) are copied, still
-    /// encoded, and read a window of 65,536 docids at a time (`PhraseWindow`): memory is that of
-    /// the encoded doclists and of one window's positions, not of every position decoded.
+    /// encoded, and read a window of 65,536 docids at a time (`PhraseWindow`). Only a row every
+    /// token holds has its positions decoded: the first token's into a list of starts, each next
+    /// token's stamped into a table indexed by position, and the starts kept that find the token
+    /// at their offset. Memory is that of the encoded doclists, of one window's entries and of a
+    /// table as long as the longest row.
     static func phraseMatches(_ tokens: [PhraseToken], table: String = "search_text", db: Connection) throws
         -> Matches?
     {
@@ -31,14 +34,22 @@ extension FTS4Postings {
             guard read else { return nil }
             windows.append(PhraseWindow(doclists))
         }
+        return phraseMatches(windows)
+    }
+
+    /// The rows where the tokens of `windows` (one per token, in phrase order) stand one after
+    /// the other, with how often; nil when a doclist does not parse or a position is not below
+    /// `PhraseCounter.positionLimit`.
+    static func phraseMatches(_ windows: [PhraseWindow]) -> Matches? {
         var matches = Matches()
         guard !windows.isEmpty else { return matches }
-        var lists = [ArraySlice<UInt32>](repeating: [], count: windows.count)
+        var counter = PhraseCounter()
         while let base = windows.compactMap(\.nextDocid).min() {
-            for index in windows.indices { guard windows[index].load(from: base) else { return nil } }
-            for slot in 0..<PhraseWindow.size where windows.allSatisfy({ $0.holds(slot) }) {
-                for index in windows.indices { lists[index] = windows[index].positions(slot) }
-                let count = occurrences(lists)
+            for window in windows { guard window.load(from: base) else { return nil } }
+            let rows = windows.map(\.rows)
+            slots: for slot in 0..<PhraseWindow.size {
+                for row in rows where !row.holds(slot) { continue slots }
+                guard let count = counter.occurrences(in: slot, of: rows) else { return nil }
                 if count > 0 {
                     matches.docids.append(base + Int64(slot))
                     matches.hits.append(count)
@@ -47,26 +58,90 @@ extension FTS4Postings {
         }
         return matches
     }
+}
 
-    /// The positions `p` of `lists[0]` with `p + i` in `lists[i]` for every `i` (each ascending).
-    static func occurrences(_ lists: [ArraySlice<UInt32>]) -> UInt32 {
-        guard let first = lists.first else { return 0 }
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: lists.count) { next in
-            next.initialize(repeating: 0)
-            var count: UInt32 = 0
-            outer: for start in first {
-                for index in 1..<lists.count {
-                    let wanted = UInt64(start) + UInt64(index)
-                    let list = lists[index]
-                    while next[index] < list.count && UInt64(list[list.startIndex + next[index]]) < wanted {
-                        next[index] += 1
-                    }
-                    guard next[index] < list.count else { break outer }
-                    if UInt64(list[list.startIndex + next[index]]) != wanted { continue outer }
-                }
-                count += 1
-            }
-            return count
+/// Counts a phrase in one row of loaded `PhraseWindow`s without sorting a position: the first
+/// token's positions are the candidate starts; each next token `i`'s positions are stamped with a
+/// new generation in a table indexed by position, and a start `p` stays when `p + i` bears it.
+struct PhraseCounter: ~Copyable {
+    /// Positions at or past this are left to FTS4 (a row of 4,194,304 tokens is no page).
+    static let positionLimit = 1 << 22
+
+    private var stamps: UnsafeMutablePointer<UInt32>
+    private var stampCount = 0
+    private var generation: UInt32 = 0
+    private var starts: UnsafeMutablePointer<UInt32>
+    private var startCapacity = 1024
+
+    init() {
+        stamps = .allocate(capacity: 0)
+        starts = .allocate(capacity: startCapacity)
+    }
+
+    deinit {
+        stamps.deallocate()
+        starts.deallocate()
+    }
+
+    /// How often the tokens of `rows` stand one after the other in row `slot`, which every one
+    /// holds; nil when a position list does not parse or a position is not below
+    /// `positionLimit`.
+    mutating func occurrences(in slot: Int, of rows: [PhraseWindow.Rows]) -> UInt32? {
+        var count = 0
+        var first = rows[0].positions(slot)
+        while let position = first.next() {
+            guard position < UInt64(Self.positionLimit) else { return nil }
+            if count == startCapacity { growStarts() }
+            starts[count] = UInt32(position)
+            count += 1
         }
+        guard !first.failed else { return nil }
+        for index in 1..<max(1, rows.count) {
+            if count == 0 { return 0 }
+            if generation == .max {
+                stamps.update(repeating: 0, count: stampCount)
+                generation = 0
+            }
+            generation += 1
+            let mark = generation
+            var longest = -1
+            var positions = rows[index].positions(slot)
+            while let position = positions.next() {
+                guard position < UInt64(Self.positionLimit) else { return nil }
+                let at = Int(position)
+                if at >= stampCount { growStamps(to: at + 1) }
+                stamps[at] = mark
+                if at > longest { longest = at }
+            }
+            guard !positions.failed else { return nil }
+            var kept = 0
+            for start in 0..<count {
+                let at = Int(starts[start]) + index
+                if at <= longest && stamps[at] == mark {
+                    starts[kept] = starts[start]
+                    kept += 1
+                }
+            }
+            count = kept
+        }
+        return UInt32(count)
+    }
+
+    private mutating func growStarts() {
+        let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: startCapacity * 2)
+        grown.moveInitialize(from: starts, count: startCapacity)
+        starts.deallocate()
+        starts = grown
+        startCapacity *= 2
+    }
+
+    private mutating func growStamps(to least: Int) {
+        let capacity = min(Self.positionLimit, max(least, 2 * stampCount, 4096))
+        let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        grown.moveInitialize(from: stamps, count: stampCount)
+        (grown + stampCount).initialize(repeating: 0, count: capacity - stampCount)
+        stamps.deallocate()
+        stamps = grown
+        stampCount = capacity
     }
 }

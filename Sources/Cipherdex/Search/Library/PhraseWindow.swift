@@ -1,7 +1,11 @@
 /// One phrase token's rows, a window of `size` docids at a time: every doclist of the token (all
 /// its terms, all segments), each row's entry from its term's newest segment (an empty entry: the
-/// row no longer holds that term), the terms' positions merged per row.
-struct PhraseWindow {
+/// row no longer holds that term), each row's entries chained so that its positions are decoded
+/// only when every token of the phrase holds the row (`rows`).
+///
+/// A class owning plain buffers, so that the phrase's inner loop reads them through `Rows`
+/// without reference counting.
+final class PhraseWindow {
     /// Docids per window.
     static let size = 65_536
 
@@ -22,60 +26,161 @@ struct PhraseWindow {
         }
     }
 
-    private let doclists: Doclists
+    /// One row's entry: where its position list starts and ends in the doclists' bytes, and the
+    /// row's next entry (-1: none).
+    struct Entry {
+        var start: Int
+        var end: Int
+        var next: Int32
+    }
+
+    /// The loaded window, read-only, for as long as its window is alive and not reloaded.
+    struct Rows {
+        fileprivate let bytes: UnsafeBufferPointer<UInt8>
+        fileprivate let heads: UnsafePointer<Int32>
+        fileprivate let entries: UnsafePointer<Entry>
+
+        /// Whether the row at `slot` holds the token.
+        @inline(__always)
+        func holds(_ slot: Int) -> Bool { heads[slot] >= 0 }
+
+        /// The token's positions in the row at `slot` (each term's ascending, the terms one after
+        /// the other).
+        @inline(__always)
+        func positions(_ slot: Int) -> Positions { Positions(bytes: bytes, entries: entries, entry: heads[slot]) }
+    }
+
+    /// Decodes a row's positions, entry after entry; `failed` when a position list does not
+    /// parse.
+    struct Positions {
+        fileprivate let bytes: UnsafeBufferPointer<UInt8>
+        fileprivate let entries: UnsafePointer<Entry>
+        private var entry: Int32
+        private var offset = 0
+        private var end = 0
+        private var at: UInt64 = 0
+        /// True when a position list did not parse (`next` then returns nil).
+        private(set) var failed = false
+
+        fileprivate init(bytes: UnsafeBufferPointer<UInt8>, entries: UnsafePointer<Entry>, entry: Int32) {
+            (self.bytes, self.entries, self.entry) = (bytes, entries, entry)
+            if entry >= 0 { (offset, end) = (entries[Int(entry)].start, entries[Int(entry)].end) }
+        }
+
+        /// The next position, nil at the end or when `failed`.
+        @inline(__always)
+        mutating func next() -> UInt64? {
+            while entry >= 0 {
+                while offset < end {
+                    let value: UInt64
+                    let byte = bytes[offset]
+                    if byte < 0x80 {
+                        value = UInt64(byte)
+                        offset += 1
+                    } else {
+                        guard let decoded = VarintReader.decode(bytes, at: &offset, end: end) else { return failing() }
+                        value = decoded
+                    }
+                    if value == 1 {
+                        // A column marker: only column 0 is read.
+                        guard offset < end, bytes[offset] == 0 else { return failing() }
+                        offset += 1
+                        at = 0
+                        continue
+                    }
+                    guard value >= 2 else { return failing() }
+                    let (sum, overflow) = at.addingReportingOverflow(value - 2)
+                    guard !overflow else { return failing() }
+                    at = sum
+                    return at
+                }
+                entry = entries[Int(entry)].next
+                at = 0
+                if entry >= 0 { (offset, end) = (entries[Int(entry)].start, entries[Int(entry)].end) }
+            }
+            return nil
+        }
+
+        private mutating func failing() -> UInt64? {
+            failed = true
+            entry = -1
+            return nil
+        }
+    }
+
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    private let ends: [Int]
     /// The doclists by term, each term's newest first: the first entry a term has for a row wins.
     private let order: [Int]
+    private let terms: [Int]
     /// Per doclist: where its next row's position list starts, that row's docid (`Int64.max` at
     /// the end), and whether a row was read yet.
-    private var offsets: [Int]
-    private var nexts: [Int64]
-    private var started: [Bool]
-    /// The loaded window: its first docid; per slot, whose term last claimed it (`claims`), where
-    /// its positions are in `positionsBuffer` and how many there are.
-    private var base: Int64 = 0
-    private var claims: [Int]
-    private var starts: [Int]
-    private var counts: [Int]
-    private var positionsBuffer: [UInt32] = []
+    private let offsets: UnsafeMutablePointer<Int>
+    private let nexts: UnsafeMutablePointer<Int64>
+    private let started: UnsafeMutablePointer<Bool>
+    /// Per slot of the loaded window: whose term last claimed it, and its first entry (-1: the
+    /// token is not in that row).
+    private let claims: UnsafeMutablePointer<Int>
+    private let heads: UnsafeMutablePointer<Int32>
+    /// The loaded window's entries, their number and room, the last claim's mark, and whether
+    /// every doclist parsed so far (`load` works on copies of these, then stores them back).
+    private var entries: UnsafeMutablePointer<Entry>
+    private var entryCount = 0
+    private var entryCapacity = 1024
     private var claimMark = 0
     private var valid = true
 
     init(_ doclists: Doclists) {
-        self.doclists = doclists
+        bytes = .allocate(capacity: max(1, doclists.bytes.count))
+        _ = bytes.initialize(from: doclists.bytes)
+        ends = doclists.ends
+        terms = doclists.terms
         order = doclists.ends.indices.sorted { (doclists.terms[$0], $0) < (doclists.terms[$1], $1) }
-        offsets = doclists.ends.indices.map { $0 == 0 ? 0 : doclists.ends[$0 - 1] }
-        nexts = Array(repeating: 0, count: doclists.ends.count)
-        started = Array(repeating: false, count: doclists.ends.count)
-        claims = Array(repeating: 0, count: Self.size)
-        starts = Array(repeating: 0, count: Self.size)
-        counts = Array(repeating: 0, count: Self.size)
-        var offsets = self.offsets
-        var nexts = self.nexts
-        var started = self.started
-        let ends = doclists.ends
-        let parsed = doclists.bytes.withUnsafeBufferPointer { bytes in
-            ends.indices.allSatisfy {
-                Self.readDocid(bytes, $0, end: ends[$0], offsets: &offsets, nexts: &nexts, started: &started)
-            }
+        let count = doclists.ends.count
+        offsets = .allocate(capacity: max(1, count))
+        for index in 0..<count { (offsets + index).initialize(to: index == 0 ? 0 : doclists.ends[index - 1]) }
+        nexts = .allocate(capacity: max(1, count))
+        nexts.initialize(repeating: 0, count: count)
+        started = .allocate(capacity: max(1, count))
+        started.initialize(repeating: false, count: count)
+        claims = .allocate(capacity: Self.size)
+        claims.initialize(repeating: 0, count: Self.size)
+        heads = .allocate(capacity: Self.size)
+        heads.initialize(repeating: -1, count: Self.size)
+        entries = .allocate(capacity: entryCapacity)
+        let source = UnsafeBufferPointer(bytes)
+        for index in 0..<count where !readDocid(source, index, end: doclists.ends[index]) {
+            fail()
+            break
         }
-        (self.offsets, self.nexts, self.started) = (offsets, nexts, started)
-        if !parsed { fail() }
+    }
+
+    deinit {
+        bytes.deallocate()
+        offsets.deallocate()
+        nexts.deallocate()
+        started.deallocate()
+        claims.deallocate()
+        heads.deallocate()
+        entries.deallocate()
     }
 
     /// The least docid not yet loaded, nil when every doclist is read.
     var nextDocid: Int64? {
-        guard valid, let least = nexts.min(), least != .max else { return nil }
-        return least
+        guard valid else { return nil }
+        var least = Int64.max
+        for index in 0..<ends.count { least = min(least, nexts[index]) }
+        return least == .max ? nil : least
     }
+
+    /// The loaded window's rows.
+    var rows: Rows { Rows(bytes: UnsafeBufferPointer(bytes), heads: heads, entries: entries) }
 
     /// Reads doclist `index`'s next docid (a delta after its first) at `offsets[index]` into
     /// `nexts[index]` (`Int64.max` at the doclist's end `end`), leaving `offsets[index]` at the
     /// row's position list; false when it does not parse or does not ascend.
     @inline(__always)
-    private static func readDocid(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ index: Int, end: Int, offsets: inout [Int], nexts: inout [Int64],
-        started: inout [Bool]
-    ) -> Bool {
+    private func readDocid(_ bytes: UnsafeBufferPointer<UInt8>, _ index: Int, end: Int) -> Bool {
         var position = offsets[index]
         guard position < end else {
             nexts[index] = .max
@@ -91,116 +196,65 @@ struct PhraseWindow {
         return true
     }
 
-    private mutating func fail() {
+    private func fail() {
         valid = false
-        for index in nexts.indices { nexts[index] = .max }
+        nexts.update(repeating: .max, count: ends.count)
     }
 
-    /// Loads the window of docids `base ..< base + size`: every row of it, from every doclist;
-    /// false when a doclist does not parse. First each row's winning entries (one per term) and
-    /// their position counts, then the positions, each row's together, sorted where several terms
-    /// gave some.
-    mutating func load(from base: Int64) -> Bool {
-        self.base = base
+    /// Loads the window of docids `base ..< base + size`: every row of it, from every doclist,
+    /// each row's winning entries (one per term that still holds it) chained from its head; false
+    /// when a doclist does not parse. No position is decoded here.
+    func load(from base: Int64) -> Bool {
+        guard valid else { return false }
         let limit = base > Int64.max - Int64(Self.size) ? Int64.max : base + Int64(Self.size)
-        var entries: [(slot: Int, start: Int, end: Int)] = []
-        var (claims, counts, offsets, nexts, started) = (
-            self.claims, self.counts, self.offsets, self.nexts, self.started
-        )
-        (self.claims, self.counts, self.offsets, self.nexts, self.started) = ([], [], [], [], [])
-        var claimMark = self.claimMark
-        let (ends, terms, order) = (doclists.ends, doclists.terms, self.order)
-        let parsed = doclists.bytes.withUnsafeBufferPointer { bytes -> Bool in
-            for slot in 0..<Self.size { counts[slot] = 0 }
-            var lastTerm = -1
-            for index in order {
-                if terms[index] != lastTerm {
-                    lastTerm = terms[index]
-                    claimMark += 1
-                }
-                let end = ends[index]
-                while nexts[index] < limit {
-                    let docid = nexts[index]
-                    guard docid >= base else { return false }
-                    let slot = Int(docid - base)
-                    let start = offsets[index]
-                    guard let list = Postings.positionList(bytes, from: start, end: end) else { return false }
-                    if claims[slot] != claimMark {
-                        claims[slot] = claimMark
-                        if list.count > 0 {
-                            entries.append((slot, start, list.end))
-                            counts[slot] += Int(list.count)
-                        }
-                    }
-                    offsets[index] = list.end + 1
-                    guard Self.readDocid(bytes, index, end: end, offsets: &offsets, nexts: &nexts, started: &started)
-                    else { return false }
-                }
+        let (heads, claims, nexts, offsets) = (self.heads, self.claims, self.nexts, self.offsets)
+        heads.update(repeating: -1, count: Self.size)
+        var (entries, entryCount, entryCapacity, claimMark) = (self.entries, 0, self.entryCapacity, self.claimMark)
+        defer {
+            (self.entries, self.entryCount, self.entryCapacity, self.claimMark) = (
+                entries, entryCount, entryCapacity, claimMark
+            )
+        }
+        let source = UnsafeBufferPointer(bytes)
+        let (ends, terms, order) = (self.ends, self.terms, self.order)
+        var lastTerm = -1
+        for index in order {
+            if terms[index] != lastTerm {
+                lastTerm = terms[index]
+                claimMark += 1
             }
-            return true
-        }
-        (self.claims, self.counts, self.offsets, self.nexts, self.started) = (claims, counts, offsets, nexts, started)
-        self.claimMark = claimMark
-        guard parsed else { return failing() }
-        var total = 0
-        for slot in 0..<Self.size {
-            starts[slot] = total
-            total += counts[slot]
-        }
-        positionsBuffer = Array(repeating: 0, count: total)
-        var filled = [Int](repeating: 0, count: Self.size)
-        var mixed: [Int] = []
-        var isMixed = [Bool](repeating: false, count: Self.size)
-        let decoded = positionsBuffer.withUnsafeMutableBufferPointer { out -> Bool in
-            doclists.bytes.withUnsafeBufferPointer { bytes -> Bool in
-                for entry in entries {
-                    if filled[entry.slot] > 0 && !isMixed[entry.slot] {
-                        isMixed[entry.slot] = true
-                        mixed.append(entry.slot)
-                    }
-                    var offset = entry.start
-                    var at: UInt64 = 0
-                    var write = starts[entry.slot] + filled[entry.slot]
-                    while offset < entry.end {
-                        guard let value = VarintReader.decode(bytes, at: &offset, end: entry.end) else { return false }
-                        if value == 1 {
-                            // A column marker: only column 0 is read.
-                            guard offset < entry.end, bytes[offset] == 0 else { return false }
-                            offset += 1
-                            at = 0
-                            continue
+            let end = ends[index]
+            while nexts[index] < limit {
+                let docid = nexts[index]
+                guard docid >= base else { return failing() }
+                let slot = Int(docid - base)
+                let start = offsets[index]
+                guard let list = Postings.positionList(source, from: start, end: end) else { return failing() }
+                if claims[slot] != claimMark {
+                    claims[slot] = claimMark
+                    if list.count > 0 {
+                        if entryCount == entryCapacity {
+                            guard entryCapacity < Int(Int32.max) / 2 else { return failing() }
+                            let grown = UnsafeMutablePointer<Entry>.allocate(capacity: entryCapacity * 2)
+                            grown.moveInitialize(from: entries, count: entryCount)
+                            entries.deallocate()
+                            entries = grown
+                            entryCapacity *= 2
                         }
-                        guard value >= 2 else { return false }
-                        let (next, overflow) = at.addingReportingOverflow(value - 2)
-                        at = next
-                        guard !overflow, at <= UInt64(UInt32.max), write < starts[entry.slot] + counts[entry.slot]
-                        else {
-                            return false
-                        }
-                        out[write] = UInt32(at)
-                        write += 1
+                        (entries + entryCount).initialize(to: Entry(start: start, end: list.end, next: heads[slot]))
+                        heads[slot] = Int32(entryCount)
+                        entryCount += 1
                     }
-                    filled[entry.slot] = write - starts[entry.slot]
                 }
-                for slot in mixed {
-                    let range = starts[slot]..<(starts[slot] + counts[slot])
-                    var row = UnsafeMutableBufferPointer(rebasing: out[range])
-                    row.sort()
-                }
-                return true
+                offsets[index] = list.end + 1
+                guard readDocid(source, index, end: end) else { return failing() }
             }
         }
-        return decoded ? valid : failing()
+        return true
     }
 
-    private mutating func failing() -> Bool {
+    private func failing() -> Bool {
         fail()
         return false
     }
-
-    /// Whether the loaded window's row at `slot` holds the token.
-    func holds(_ slot: Int) -> Bool { counts[slot] > 0 }
-
-    /// The positions of the loaded window's row at `slot`, ascending.
-    func positions(_ slot: Int) -> ArraySlice<UInt32> { positionsBuffer[starts[slot]..<(starts[slot] + counts[slot])] }
 }
