@@ -38,7 +38,7 @@ public enum BM25 {
 
         fileprivate mutating func idf(_ slot: Int, rows: UInt32, documents: UInt32) -> Double {
             if slot < counts.count, counts[slot] == (rows, documents) { return values[slot] }
-            let value = log1p((Double(rows) - Double(documents) + 0.5) / (Double(documents) + 0.5))
+            let value = BM25.idf(rows: rows, documents: documents)
             if slot >= counts.count {
                 counts += Array(repeating: (0, 0), count: slot + 1 - counts.count)
                 values += Array(repeating: 0, count: slot + 1 - values.count)
@@ -46,6 +46,41 @@ public enum BM25 {
             counts[slot] = (rows, documents)
             values[slot] = value
             return value
+        }
+    }
+
+    /// `ln(1 + (N - df + 0.5) / (df + 0.5))` for `rows` rows of which `documents` hold the phrase.
+    @inline(__always)
+    static func idf(rows: UInt32, documents: UInt32) -> Double {
+        log1p((Double(rows) - Double(documents) + 0.5) / (Double(documents) + 0.5))
+    }
+
+    /// The scores of many rows of one column of weight 1 that share `N` (`rows`), the average
+    /// length and each phrase's rows (`documents`): `hits` holds each row's hits of each phrase,
+    /// row after row, and `lengths` each row's length. The same expressions as `score`, in the
+    /// same order, so the same values.
+    static func scores(
+        hits: UnsafeBufferPointer<UInt32>, lengths: [UInt32], rows: UInt32, average: UInt32, documents: [UInt32]
+    ) -> [Double] {
+        let phrases = documents.count
+        let idfs = documents.map { idf(rows: rows, documents: $0) }
+        let averageLength = max(Double(average), 1)
+        let weight = 1.0
+        return [Double](unsafeUninitializedCapacity: lengths.count) { buffer, initialized in
+            idfs.withUnsafeBufferPointer { idfs in
+                for index in 0..<lengths.count {
+                    let length = Double(lengths[index])
+                    let norm = k1 * (1 - b + b * length / averageLength)
+                    var total = 0.0
+                    for phrase in 0..<phrases {
+                        let frequency = Double(hits[index * phrases + phrase])
+                        guard frequency > 0 else { continue }
+                        total += weight * idfs[phrase] * frequency * (k1 + 1) / (frequency + norm)
+                    }
+                    buffer[index] = total
+                }
+            }
+            initialized = lengths.count
         }
     }
 

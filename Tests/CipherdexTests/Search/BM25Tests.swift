@@ -19,10 +19,33 @@ final class BM25Tests: XCTestCase {
         XCTAssertThrowsError(try BM25.score(matchInfo: [UInt32.max, UInt32.max, 1]))
     }
 
+    /// The scores of many rows at once are `score`'s of each row, bit for bit.
+    func testScoresOfManyRowsAreEachRowsScore() throws {
+        var generator = SystemRandomNumberGenerator()
+        for phrases in 1...4 {
+            let rows = 1_000
+            let documents = (0..<phrases).map { _ in UInt32.random(in: 1...UInt32(rows), using: &generator) }
+            let totals = (0..<phrases).map { _ in UInt32.random(in: 1...100_000, using: &generator) }
+            let average = UInt32.random(in: 0...400, using: &generator)
+            let hits = (0..<(rows * phrases)).map { _ in UInt32.random(in: 0...3, using: &generator) * 7 }
+            let lengths = (0..<rows).map { _ in UInt32.random(in: 0...2_000, using: &generator) }
+            let scores = hits.withUnsafeBufferPointer {
+                BM25.scores(
+                    hits: $0, lengths: lengths, rows: UInt32(rows), average: average, documents: documents)
+            }
+            for row in 0..<rows {
+                var info: [UInt32] = [UInt32(phrases), 1, UInt32(rows), average, lengths[row]]
+                for phrase in 0..<phrases { info += [hits[row * phrases + phrase], totals[phrase], documents[phrase]] }
+                XCTAssertEqual(scores[row].bitPattern, try BM25.score(matchInfo: info).bitPattern, "row \(row)")
+            }
+        }
+    }
+
     /// Ranked rowids for `query` over table `t`, best first.
     private func ranked(_ connection: Connection, _ query: String, weights: String = "") throws -> [Int64] {
         let condition = try SearchQuery.parse(query, options: .exactWords).compiled().condition(table: "t")
-        let sql = "SELECT rowid FROM t WHERE \(condition.sql) ORDER BY cipherdex_bm25(matchinfo(t, 'pcnalx')\(weights)) DESC, rowid"
+        let sql =
+            "SELECT rowid FROM t WHERE \(condition.sql) ORDER BY cipherdex_bm25(matchinfo(t, 'pcnalx')\(weights)) DESC, rowid"
         return try connection.rows(sql, condition.arguments).compactMap { $0[0].integerValue }
     }
 
@@ -31,7 +54,10 @@ final class BM25Tests: XCTestCase {
         let connection = try SearchTestSupport.connection()
         try connection.execute("CREATE VIRTUAL TABLE t USING fts4(title, body, tokenize=cipherdex)")
         let rows: [(String, String)] = [
-            ("Notes", "encryption is mentioned once in this rather long document about many other common things common common"),
+            (
+                "Notes",
+                "encryption is mentioned once in this rather long document about many other common things common common"
+            ),
             ("Memo", "encryption encryption encryption: a short note"),
             ("Report", "common words only common"),
             ("Zoo", "common zebra"),
@@ -53,7 +79,9 @@ final class BM25Tests: XCTestCase {
         // CJK: three mentions beat one.
         XCTAssertEqual(try ranked(connection, "暗号化").first, 6)
         // Scores are positive and ordered.
-        let scores = try connection.rows("SELECT cipherdex_bm25(matchinfo(t, 'pcnalx')) FROM t WHERE t MATCH '\"encryption\"'").compactMap { $0[0].doubleValue }
+        let scores = try connection.rows(
+            "SELECT cipherdex_bm25(matchinfo(t, 'pcnalx')) FROM t WHERE t MATCH '\"encryption\"'"
+        ).compactMap { $0[0].doubleValue }
         XCTAssertTrue(scores.allSatisfy { $0 > 0 })
     }
 
@@ -66,6 +94,8 @@ final class BM25Tests: XCTestCase {
         XCTAssertThrowsError(try connection.scalar("SELECT cipherdex_bm25('text')"))
         XCTAssertThrowsError(try connection.scalar("SELECT cipherdex_bm25(x'0100000001000000')"))
         XCTAssertThrowsError(try connection.scalar("SELECT cipherdex_bm25(matchinfo(t)) FROM t WHERE t MATCH 'hello'"))
-        XCTAssertNotNil(try connection.scalar("SELECT cipherdex_bm25(matchinfo(t, 'pcnalx')) FROM t WHERE t MATCH 'hello'")?.doubleValue)
+        XCTAssertNotNil(
+            try connection.scalar("SELECT cipherdex_bm25(matchinfo(t, 'pcnalx')) FROM t WHERE t MATCH 'hello'")?
+                .doubleValue)
     }
 }

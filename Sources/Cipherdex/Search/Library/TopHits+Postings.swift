@@ -20,9 +20,7 @@ extension TopHits {
     /// (`x` = N, N); a phrase with a deferred token is counted without it. Here every term's real
     /// hits and rows are counted, as BM25's definition (`BM25`) says
     /// (`FTS4PostingsTests.testADeferredTokenIsCountedByItsRealRows`).
-    static func directRows(_ compiled: CompiledSearchQuery, db: Connection) throws
-        -> (docids: [Int64], infos: [UInt32], stride: Int)?
-    {
+    static func directRows(_ compiled: CompiledSearchQuery, db: Connection) throws -> DirectRows? {
         guard let clauses = clausePieces(compiled.match), clauses.joined().count <= 64,
             try db.scalar("PRAGMA query_only")?.integerValue == 1
         else { return nil }
@@ -48,30 +46,52 @@ extension TopHits {
             guard let excluded = try excludedRows(exclusion, stemming: stemming, db: db) else { return nil }
             docids = subtracting(excluded, from: docids)
         }
-        let phrases = alternatives.count
-        let stride = 5 + 3 * phrases
         let average = UInt32(
             truncatingIfNeeded: (Int64(UInt32(truncatingIfNeeded: tokens)) + documents / 2) / documents)
-        var row: [UInt32] = [UInt32(phrases), 1, UInt32(truncatingIfNeeded: documents), average, 0]
+        var shared: [UInt32] = [UInt32(alternatives.count), 1, UInt32(truncatingIfNeeded: documents), average, 0]
         for matches in alternatives {
-            row += [0, UInt32(truncatingIfNeeded: matches.totalHits), UInt32(truncatingIfNeeded: matches.docids.count)]
+            shared += [
+                0, UInt32(truncatingIfNeeded: matches.totalHits), UInt32(truncatingIfNeeded: matches.docids.count),
+            ]
         }
-        let infos = [UInt32](unsafeUninitializedCapacity: docids.count * stride) { buffer, initialized in
-            for index in docids.indices {
-                for word in 0..<stride { buffer[index * stride + word] = row[word] }
-            }
+        let phrases = alternatives.count
+        let hits = [UInt32](unsafeUninitializedCapacity: docids.count * phrases) { buffer, initialized in
+            buffer.initialize(repeating: 0)
             // Each alternative's hits in each row: its docids are a subsequence of `docids`.
             for (phrase, matches) in alternatives.enumerated() {
                 var position = 0
                 for (docid, count) in zip(matches.docids, matches.hits) {
                     while position < docids.count && docids[position] < docid { position += 1 }
                     guard position < docids.count else { break }
-                    if docids[position] == docid { buffer[position * stride + 5 + 3 * phrase] = count }
+                    if docids[position] == docid { buffer[position * phrases + phrase] = count }
                 }
             }
-            initialized = docids.count * stride
+            initialized = docids.count * phrases
         }
-        return (docids, infos, stride)
+        return DirectRows(docids: docids, hits: hits, shared: shared)
+    }
+
+    /// The rows of a query read straight from the index and what their 'pcnalx' values hold:
+    /// each row's hits of each phrase, and the values every row shares. `matchInfo` writes one
+    /// row's values, so only the rows described are written out whole.
+    struct DirectRows {
+        /// The rows, ascending.
+        var docids: [Int64]
+        /// Each row's hits of each phrase (matchinfo's 'x', first value), row after row.
+        var hits: [UInt32]
+        /// p, c (1), n, a, l (0), then per phrase 0, its hits in every row, its rows.
+        var shared: [UInt32]
+
+        /// The number of phrases.
+        var phrases: Int { Int(shared[0]) }
+
+        /// Row `index`'s 'pcnalx' values, with `length` as its `l`.
+        func matchInfo(_ index: Int, length: UInt32) -> [UInt32] {
+            var row = shared
+            row[4] = length
+            for phrase in 0..<phrases { row[5 + 3 * phrase] = hits[index * phrases + phrase] }
+            return row
+        }
     }
 
     /// The rows any exclusion matches, ascending (`SearchQuery.compiled` joins them by `OR`: one

@@ -1,10 +1,12 @@
 /// The best rows of a search (issue 12), without describing or sorting every match.
 ///
-/// The first stage reads only `docid` and `matchinfo(…, 'pcnax')` of each matching row, in place
-/// (no join with `search_pages`, no per-row allocation), adds the rows' lengths read in bulk
-/// (`DocumentLengths`: the same values as matchinfo's `l`, without its lookup per row), and
-/// scores each with `BM25` into flat arrays. A bounded min-heap of scores then finds the `maximumResults`-th best score; only the
-/// rows at or above it (ties included) are looked up in `search_pages` and ranked in full by
+/// The first stage finds every matching row and what BM25 needs of it: on a reader, straight
+/// from FTS4's segments (`directRows`: each row's hits of each phrase), else through FTS4 (each
+/// row's `docid` and `matchinfo(…, 'pcnax')`, read in place). It adds the rows' lengths read in
+/// bulk (`DocumentLengths`: the same values as matchinfo's `l`, without its lookup per row) and
+/// scores every row with `BM25` into a flat array. A bounded min-heap of scores then finds the
+/// `maximumResults`-th best score; only the rows at or above it (ties included) are looked up in
+/// `search_pages`, given their whole 'pcnalx' values and ranked in full by
 /// `SearchLibrary.rankAndLimit`. When the per-document cap or the page/annotation filter leaves
 /// fewer than `maximumResults`, the next rows by score are described in turn (twice as many each
 /// round). Every row left out scores strictly below every row described, so the results are
@@ -29,41 +31,81 @@ package enum TopHits {
     package static func select(
         _ compiled: CompiledSearchQuery, options: SearchOptions, db: Connection, directPostings: Bool = true
     ) throws -> Outcome {
+        let scores: [Double]
+        let docids: [Int64]
+        let matchInfo: (Int) -> [UInt32]
+        if directPostings, let direct = try directRows(compiled, db: db) {
+            // One column: each row's length and hits are all its score needs.
+            var lengths = [UInt32](repeating: 0, count: direct.docids.count)
+            try DocumentLengths.fill(&lengths, docids: direct.docids, stride: 1, offset: 0, columns: 1, db: db)
+            docids = direct.docids
+            scores = direct.hits.withUnsafeBufferPointer { hits in
+                BM25.scores(
+                    hits: hits, lengths: lengths, rows: direct.shared[2], average: direct.shared[3],
+                    documents: (0..<direct.phrases).map { direct.shared[7 + 3 * $0] })
+            }
+            matchInfo = { direct.matchInfo($0, length: lengths[$0]) }
+        } else {
+            let rows = try ftsRows(compiled, db: db)
+            (docids, scores) = (rows.docids, rows.scores)
+            matchInfo = { Array(rows.infos[($0 * rows.stride)..<(($0 + 1) * rows.stride)]) }
+        }
+        var candidates: [SearchLibrary.Hit] = []
+        var ceiling = Double.infinity
+        var wanted = options.maximumResults
+        var described = 0
+        while true {
+            // Scores are finite (BM25 of finite counts), so -infinity means "every row left".
+            let floor = threshold(scores, rank: wanted, below: ceiling)
+            let chosen = scores.indices.filter { scores[$0] >= floor && scores[$0] < ceiling }
+            described += chosen.count
+            candidates += try describe(
+                chosen, docids: docids, scores: scores, matchInfo: matchInfo, options: options, db: db)
+            let kept = SearchLibrary.rankAndLimit(candidates, options: options)
+            if kept.count >= options.maximumResults || floor == -.infinity {
+                return Outcome(hits: kept, matchedRows: docids.count, describedRows: described)
+            }
+            ceiling = floor
+            wanted = wanted > Int.max / 2 ? Int.max : wanted * 2
+        }
+    }
+
+    /// Every row `compiled` matches through FTS4 itself: its docid, `matchinfo(…, 'pcnax')` stored
+    /// in the 'pcnalx' layout BM25 scores (p, c, n, a[c], l[c], x[3cp]; no per-row `l`:
+    /// `DocumentLengths` reads the lengths in bulk), and its score. A row whose values do not
+    /// have the statement's size (never seen) scores 0.
+    private static func ftsRows(_ compiled: CompiledSearchQuery, db: Connection) throws
+        -> (docids: [Int64], infos: [UInt32], stride: Int, scores: [Double])
+    {
         let (condition, arguments) = compiled.condition(table: "search_text")
         var docids: [Int64] = []
         var infos: [UInt32] = []
         var stride = -1
         var columns = 0
         var malformed: Set<Int> = []
-        // 'pcnax' (no per-row `l`: DocumentLengths reads the lengths in bulk), stored in the
-        // 'pcnalx' layout BM25 scores: p, c, n, a[c], l[c], x[3cp]. Read directly when possible.
-        if directPostings, let direct = try directRows(compiled, db: db) {
-            (docids, infos, stride, columns) = (direct.docids, direct.infos, direct.stride, 1)
-        } else {
-            try db.forEachRowView(
-                "SELECT docid, matchinfo(search_text, 'pcnax') FROM search_text WHERE \(condition)", arguments
-            ) { row in
-                let index = docids.count
-                docids.append(row.integer(0))
-                row.withBytes(1) { raw in
-                    let count = raw.count / 4
-                    func word(_ offset: Int) -> UInt32 {
-                        raw.loadUnaligned(fromByteOffset: offset * 4, as: UInt32.self)
-                    }
-                    if stride < 0 {
-                        columns = count >= 2 ? Int(word(1)) : 0
-                        stride = count + columns
-                    }
-                    // Every row of one statement has the same size; another (never seen) scores 0.
-                    guard count >= 3 + columns, count + columns == stride, Int(word(1)) == columns else {
-                        malformed.insert(index)
-                        infos.append(contentsOf: repeatElement(0, count: max(stride, 0)))
-                        return
-                    }
-                    for offset in 0..<(3 + columns) { infos.append(word(offset)) }
-                    infos.append(contentsOf: repeatElement(0, count: columns))
-                    for offset in (3 + columns)..<count { infos.append(word(offset)) }
+        try db.forEachRowView(
+            "SELECT docid, matchinfo(search_text, 'pcnax') FROM search_text WHERE \(condition)", arguments
+        ) { row in
+            let index = docids.count
+            docids.append(row.integer(0))
+            row.withBytes(1) { raw in
+                let count = raw.count / 4
+                func word(_ offset: Int) -> UInt32 {
+                    raw.loadUnaligned(fromByteOffset: offset * 4, as: UInt32.self)
                 }
+                if stride < 0 {
+                    columns = count >= 2 ? Int(word(1)) : 0
+                    stride = count + columns
+                }
+                // Every row of one statement has the same size.
+                guard count >= 3 + columns, count + columns == stride, Int(word(1)) == columns else {
+                    malformed.insert(index)
+                    infos.append(contentsOf: repeatElement(0, count: max(stride, 0)))
+                    return
+                }
+                for offset in 0..<(3 + columns) { infos.append(word(offset)) }
+                infos.append(contentsOf: repeatElement(0, count: columns))
+                for offset in (3 + columns)..<count { infos.append(word(offset)) }
             }
         }
         stride = max(stride, 0)
@@ -78,24 +120,7 @@ package enum TopHits {
                     malformed.contains(index) ? 0 : (try? BM25.score(matchInfo: row, weights: [], cache: &idf)) ?? 0)
             }
         }
-        var candidates: [SearchLibrary.Hit] = []
-        var ceiling = Double.infinity
-        var wanted = options.maximumResults
-        var described = 0
-        while true {
-            // Scores are finite (BM25 of finite counts), so -infinity means "every row left".
-            let floor = threshold(scores, rank: wanted, below: ceiling)
-            let chosen = scores.indices.filter { scores[$0] >= floor && scores[$0] < ceiling }
-            described += chosen.count
-            candidates += try describe(
-                chosen, docids: docids, scores: scores, infos: infos, stride: stride, options: options, db: db)
-            let kept = SearchLibrary.rankAndLimit(candidates, options: options)
-            if kept.count >= options.maximumResults || floor == -.infinity {
-                return Outcome(hits: kept, matchedRows: docids.count, describedRows: described)
-            }
-            ceiling = floor
-            wanted = wanted > Int.max / 2 ? Int.max : wanted * 2
-        }
+        return (docids, infos, stride, scores)
     }
 
     /// The `rank`-th best of the scores below `ceiling`, or -infinity when fewer are: a min-heap
@@ -135,7 +160,7 @@ package enum TopHits {
     /// The hits of the chosen rows: their pages' facts from `search_pages`, in batches of 500,
     /// without the pages or annotations `options` leaves out.
     private static func describe(
-        _ chosen: [Int], docids: [Int64], scores: [Double], infos: [UInt32], stride: Int, options: SearchOptions,
+        _ chosen: [Int], docids: [Int64], scores: [Double], matchInfo: (Int) -> [UInt32], options: SearchOptions,
         db: Connection
     ) throws -> [SearchLibrary.Hit] {
         var position: [Int64: Int] = [:]
@@ -161,7 +186,7 @@ package enum TopHits {
                         isAnnotation: isAnnotation, ordinal: Int(row[4].integerValue ?? 0),
                         isOCR: row[5].integerValue == 1,
                         score: scores[index],
-                        matchInfo: Array(infos[(index * stride)..<((index + 1) * stride)])))
+                        matchInfo: matchInfo(index)))
             }
         }
         return hits

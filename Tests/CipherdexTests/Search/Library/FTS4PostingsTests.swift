@@ -308,7 +308,7 @@ final class FTS4PostingsTests: XCTestCase {
         let trueCommon = Array(try XCTUnwrap(alone.first)[5...6])  // hits and rows of `common` alone
         XCTAssertEqual(trueCommon, [180_000, 60_000])
         for (index, fts4) in viaFTS4.enumerated() {
-            let row = Array(direct.infos[(index * direct.stride)..<((index + 1) * direct.stride)])
+            let row = direct.matchInfo(index, length: 0)
             // p, c, n, a; then the row's hits of each phrase.
             XCTAssertEqual(Array(row[0..<4]), Array(fts4[0..<4]))
             XCTAssertEqual([row[5], row[8]], [fts4[4], fts4[7]])
