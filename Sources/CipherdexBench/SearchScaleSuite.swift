@@ -26,13 +26,16 @@ enum SearchScaleSuite {
         ]
     }
 
-    /// Parses `search-scale [--pages N] [--work DIR] [--runs R] [--changes]`, runs the suite and
-    /// prints its markdown; the exit status.
+    /// Parses `search-scale [--pages N] [--work DIR] [--runs R] [--changes] [--cli PATH]`, runs
+    /// the suite and prints its markdown; the exit status. `--cli` names the `cipherdex` binary
+    /// measured (default: the one beside this benchmark; `make install` builds the installed one
+    /// with the Swift runtime linked in, `.build/static/release/cipherdex`).
     static func main(_ arguments: [String]) -> Int32 {
         var pages = 100_000
         var work: String?
         var runs = 5
         var changes = false
+        var cli: String?
         var index = 1
         while index < arguments.count {
             let value = index + 1 < arguments.count ? arguments[index + 1] : nil
@@ -44,15 +47,18 @@ enum SearchScaleSuite {
             case "--pages": pages = value.flatMap { Int($0) } ?? pages
             case "--work": work = value
             case "--runs": runs = value.flatMap { Int($0) } ?? runs
+            case "--cli": cli = value
             default:
                 FileHandle.standardError.write(
-                    Data("usage: cipherdex-bench search-scale [--pages N] [--work DIR] [--runs R] [--changes]\n".utf8))
+                    Data(
+                        "usage: cipherdex-bench search-scale [--pages N] [--work DIR] [--runs R] [--changes] [--cli PATH]\n"
+                            .utf8))
                 return 64
             }
             index += 2
         }
         do {
-            print(try run(pages: max(pages, 100), work: work, runs: max(runs, 1), changes: changes))
+            print(try run(pages: max(pages, 100), work: work, runs: max(runs, 1), changes: changes, cli: cli))
             return 0
         } catch {
             FileHandle.standardError.write(Data("cipherdex-bench: error: \(error)\n".utf8))
@@ -62,7 +68,7 @@ enum SearchScaleSuite {
 
     /// Generates (or reuses) the corpus, indexes it with both tools (unless reused), runs the
     /// query mix and returns the markdown tables.
-    static func run(pages: Int, work: String?, runs: Int, changes: Bool = false) throws -> String {
+    static func run(pages: Int, work: String?, runs: Int, changes: Bool = false, cli: String? = nil) throws -> String {
         let documents = pages / 100
         let directory = work ?? Bench.scratchDirectory("search-scale")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -70,7 +76,8 @@ enum SearchScaleSuite {
         let folder = directory + "/corpus-\(documents)x100"
         let store = directory + "/store-\(documents)x100"
         let keyFile = directory + "/key"
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/cipherdex"
+        let executable =
+            cli ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/cipherdex"
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw BenchError.failed("\(executable) not built (swift build -c release --product cipherdex)")
         }
@@ -200,6 +207,7 @@ enum SearchScaleSuite {
             ])
         }
         lines.append("corpus: generated \(generated); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        lines.append("cli: `\(executable)`")
         var goals: [String] = []
         if let mine = fullIndexSeconds, let theirs = recollSeconds {
             goals.append("time \(Bench.ratio(mine / theirs)) of recollindex's (target ≤ 0.6 at 1,000,000 pages)")

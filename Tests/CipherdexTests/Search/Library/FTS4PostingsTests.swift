@@ -403,4 +403,28 @@ final class FTS4PostingsTests: XCTestCase {
         XCTAssertNil(parse([5, 0x80]), "a varint cut short")
         XCTAssertEqual(parse([]), Postings())
     }
+
+    /// The position list read eight bytes at a time is the bytewise reading, on random bytes of
+    /// every kind (terminators, column markers, varints continued across words, lists cut short).
+    func testPositionListsReadEightBytesAtATimeAsBytewise() {
+        var generator = SystemRandomNumberGenerator()
+        let kinds: [ClosedRange<UInt8>] = [0...1, 2...0x7F, 0x80...0xFF]
+        for trial in 0..<20_000 {
+            let length = Int.random(in: 0...40, using: &generator)
+            let weights = (trial % 3 == 0) ? [1, 6, 4] : [1, 30, 20]
+            let bytes: [UInt8] = (0..<length).map { _ in
+                let pick = Int.random(in: 0..<weights.reduce(0, +), using: &generator)
+                let kind = pick < weights[0] ? 0 : pick < weights[0] + weights[1] ? 1 : 2
+                return UInt8.random(in: kinds[kind], using: &generator)
+            }
+            let start = length == 0 ? 0 : Int.random(in: 0...length, using: &generator)
+            let end = Int.random(in: start...length, using: &generator)
+            bytes.withUnsafeBufferPointer { buffer in
+                let fast = Postings.positionList(buffer, from: start, end: end)
+                let slow = Postings.positionListBytewise(buffer, from: start, end: end, count: 0, continuing: false)
+                XCTAssertEqual(fast?.end, slow?.end, "\(bytes) from \(start) to \(end)")
+                XCTAssertEqual(fast?.count, slow?.count, "\(bytes) from \(start) to \(end)")
+            }
+        }
+    }
 }
