@@ -22,7 +22,7 @@ extension FTS4Postings {
     {
         var windows: [PhraseWindow] = []
         for token in tokens {
-            var doclists = PhraseWindow.Doclists()
+            let doclists = PhraseWindow.Doclists()
             var terms: [[UInt8]: Int] = [:]
             let read = try forEachDoclist(of: token.bytes, prefix: token.prefix, table: table, db: db) {
                 term, doclist in

@@ -131,6 +131,10 @@ enum FTS4Postings {
                     }
                 }
             }
+            var rows = 0
+            for slot in hits.indices where hits[slot] > 0 { rows += 1 }
+            matches.docids.reserveCapacity(rows)
+            matches.hits.reserveCapacity(rows)
             for slot in hits.indices where hits[slot] > 0 {
                 matches.docids.append(low + Int64(slot))
                 matches.hits.append(hits[slot])

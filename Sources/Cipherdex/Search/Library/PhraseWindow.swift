@@ -1,3 +1,5 @@
+import Foundation
+
 /// One phrase token's rows, a window of `size` docids at a time: every doclist of the token (all
 /// its terms, all segments), each row's entry from its term's newest segment (an empty entry: the
 /// row no longer holds that term), each row's entries chained so that its positions are decoded
@@ -9,20 +11,45 @@ final class PhraseWindow {
     /// Docids per window.
     static let size = 65_536
 
-    /// A token's doclists, still encoded, in the order they were added (newest segment first).
-    struct Doclists {
-        /// Every doclist's bytes, one after the other.
-        var bytes: [UInt8] = []
-        /// Where each doclist ends in `bytes`.
-        var ends: [Int] = []
+    /// A token's doclists, still encoded, in the order they were added (newest segment first):
+    /// their bytes one after the other in one buffer grown by `realloc` (which moves a large one
+    /// by remapping it, not copying it), then read in place by the token's `PhraseWindow`.
+    final class Doclists {
+        private var start: UnsafeMutableRawPointer
+        private var capacity = 4096
+        /// The bytes of every doclist.
+        private(set) var count = 0
+        /// Where each doclist ends in the buffer.
+        private(set) var ends: [Int] = []
         /// Each doclist's term (numbered in the order first seen).
-        var terms: [Int] = []
+        private(set) var terms: [Int] = []
+
+        /// No doclist yet.
+        init() {
+            guard let start = malloc(capacity) else { fatalError("out of memory for a phrase's doclists") }
+            self.start = start
+        }
+
+        deinit { free(start) }
 
         /// Adds a doclist of term number `term`.
-        mutating func add(_ doclist: UnsafeRawBufferPointer, term: Int) {
-            bytes.append(contentsOf: doclist)
-            ends.append(bytes.count)
+        func add(_ doclist: UnsafeRawBufferPointer, term: Int) {
+            if count + doclist.count > capacity {
+                let wanted = max(count + doclist.count, capacity * 2)
+                guard let grown = realloc(start, wanted) else { fatalError("out of memory for a phrase's doclists") }
+                (start, capacity) = (grown, wanted)
+            }
+            if let source = doclist.baseAddress, doclist.count > 0 {
+                (start + count).copyMemory(from: source, byteCount: doclist.count)
+            }
+            count += doclist.count
+            ends.append(count)
             terms.append(term)
+        }
+
+        /// Every doclist's bytes, valid until the next `add` and while this object lives.
+        var bytes: UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
         }
     }
 
@@ -108,7 +135,9 @@ final class PhraseWindow {
         }
     }
 
-    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// The token's doclists, kept alive for `bytes`, which reads them in place.
+    private let doclists: Doclists
+    private let bytes: UnsafeBufferPointer<UInt8>
     private let ends: [Int]
     /// The doclists by term, each term's newest first: the first entry a term has for a row wins.
     private let order: [Int]
@@ -131,8 +160,8 @@ final class PhraseWindow {
     private var valid = true
 
     init(_ doclists: Doclists) {
-        bytes = .allocate(capacity: max(1, doclists.bytes.count))
-        _ = bytes.initialize(from: doclists.bytes)
+        self.doclists = doclists
+        bytes = doclists.bytes
         ends = doclists.ends
         terms = doclists.terms
         order = doclists.ends.indices.sorted { (doclists.terms[$0], $0) < (doclists.terms[$1], $1) }
@@ -148,7 +177,7 @@ final class PhraseWindow {
         heads = .allocate(capacity: Self.size)
         heads.initialize(repeating: -1, count: Self.size)
         entries = .allocate(capacity: entryCapacity)
-        let source = UnsafeBufferPointer(bytes)
+        let source = bytes
         for index in 0..<count where !readDocid(source, index, end: doclists.ends[index]) {
             fail()
             break
@@ -156,7 +185,6 @@ final class PhraseWindow {
     }
 
     deinit {
-        bytes.deallocate()
         offsets.deallocate()
         nexts.deallocate()
         started.deallocate()
@@ -174,7 +202,7 @@ final class PhraseWindow {
     }
 
     /// The loaded window's rows.
-    var rows: Rows { Rows(bytes: UnsafeBufferPointer(bytes), heads: heads, entries: entries) }
+    var rows: Rows { Rows(bytes: bytes, heads: heads, entries: entries) }
 
     /// Reads doclist `index`'s next docid (a delta after its first) at `offsets[index]` into
     /// `nexts[index]` (`Int64.max` at the doclist's end `end`), leaving `offsets[index]` at the
@@ -215,7 +243,7 @@ final class PhraseWindow {
                 entries, entryCount, entryCapacity, claimMark
             )
         }
-        let source = UnsafeBufferPointer(bytes)
+        let source = bytes
         let (ends, terms, order) = (self.ends, self.terms, self.order)
         var lastTerm = -1
         for index in order {

@@ -33,7 +33,7 @@ final class PhraseWindowTests: XCTestCase {
 
     /// A token's window from doclists given newest segment first, each with its term's number.
     private func window(_ lists: [(term: Int, bytes: [UInt8])]) -> PhraseWindow {
-        var doclists = PhraseWindow.Doclists()
+        let doclists = PhraseWindow.Doclists()
         for list in lists { list.bytes.withUnsafeBytes { doclists.add($0, term: list.term) } }
         return PhraseWindow(doclists)
     }
