@@ -39,10 +39,13 @@ extension FTS4Postings {
 
     /// The rows where the tokens of `windows` (one per token, in phrase order) stand one after
     /// the other, with how often; nil when a doclist does not parse or a position is not below
-    /// `PhraseCounter.positionLimit`.
+    /// `PhraseCounter.positionLimit`. Only the rows every token holds have their position lists
+    /// decoded, so damage in another row's list goes unseen, as it does not change the result
+    /// (every list's extent is still checked).
     static func phraseMatches(_ windows: [PhraseWindow]) -> Matches? {
         var matches = Matches()
         guard !windows.isEmpty else { return matches }
+        guard !windows.contains(where: \.failed) else { return nil }
         var counter = PhraseCounter()
         while let base = windows.compactMap(\.nextDocid).min() {
             for window in windows { guard window.load(from: base) else { return nil } }

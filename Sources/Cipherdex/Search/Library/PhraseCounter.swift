@@ -7,11 +7,14 @@ struct PhraseCounter: ~Copyable {
 
     private var stamps: UnsafeMutablePointer<UInt32>
     private var stampCount = 0
-    private var generation: UInt32 = 0
+    private var generation: UInt32
     private var starts: UnsafeMutablePointer<UInt32>
     private var startCapacity = 1024
 
-    init() {
+    /// A counter whose first row's stamps are `generation + 1` (tests start it near the end, where
+    /// the table is cleared and the generations start again).
+    init(generation: UInt32 = 0) {
+        self.generation = generation
         stamps = .allocate(capacity: 0)
         starts = .allocate(capacity: startCapacity)
     }
@@ -62,7 +65,7 @@ struct PhraseCounter: ~Copyable {
             }
             count = kept
         }
-        return UInt32(count)
+        return UInt32(clamping: count)
     }
 
     private mutating func growStarts() {

@@ -17,8 +17,10 @@ final class PhraseWindow {
     final class Doclists {
         private var start: UnsafeMutableRawPointer
         private var capacity = 4096
-        /// The bytes of every doclist.
+        /// The number of bytes of every doclist together.
         private(set) var count = 0
+        /// True once a `PhraseWindow` reads the buffer in place: no doclist may be added then.
+        fileprivate var sealed = false
         /// Where each doclist ends in the buffer.
         private(set) var ends: [Int] = []
         /// Each doclist's term (numbered in the order first seen).
@@ -34,6 +36,7 @@ final class PhraseWindow {
 
         /// Adds a doclist of term number `term`.
         func add(_ doclist: UnsafeRawBufferPointer, term: Int) {
+            precondition(!sealed, "a doclist added after its PhraseWindow was made")
             if count + doclist.count > capacity {
                 let wanted = max(count + doclist.count, capacity * 2)
                 guard let grown = realloc(start, wanted) else { fatalError("out of memory for a phrase's doclists") }
@@ -54,10 +57,11 @@ final class PhraseWindow {
     }
 
     /// One row's entry: where its position list starts and ends in the doclists' bytes, and the
-    /// row's next entry (-1: none).
+    /// row's next entry (-1: none). Twelve bytes, so that a window's entries stay in the cache
+    /// longer (a token's doclists of 4 GiB or more are left to FTS4).
     struct Entry {
-        var start: Int
-        var end: Int
+        var start: UInt32
+        var end: UInt32
         var next: Int32
     }
 
@@ -91,7 +95,7 @@ final class PhraseWindow {
 
         fileprivate init(bytes: UnsafeBufferPointer<UInt8>, entries: UnsafePointer<Entry>, entry: Int32) {
             (self.bytes, self.entries, self.entry) = (bytes, entries, entry)
-            if entry >= 0 { (offset, end) = (entries[Int(entry)].start, entries[Int(entry)].end) }
+            if entry >= 0 { (offset, end) = (Int(entries[Int(entry)].start), Int(entries[Int(entry)].end)) }
         }
 
         /// The next position, nil at the end or when `failed`.
@@ -123,7 +127,7 @@ final class PhraseWindow {
                 }
                 entry = entries[Int(entry)].next
                 at = 0
-                if entry >= 0 { (offset, end) = (entries[Int(entry)].start, entries[Int(entry)].end) }
+                if entry >= 0 { (offset, end) = (Int(entries[Int(entry)].start), Int(entries[Int(entry)].end)) }
             }
             return nil
         }
@@ -161,6 +165,7 @@ final class PhraseWindow {
 
     init(_ doclists: Doclists) {
         self.doclists = doclists
+        doclists.sealed = true
         bytes = doclists.bytes
         ends = doclists.ends
         terms = doclists.terms
@@ -177,6 +182,10 @@ final class PhraseWindow {
         heads = .allocate(capacity: Self.size)
         heads.initialize(repeating: -1, count: Self.size)
         entries = .allocate(capacity: entryCapacity)
+        if bytes.count >= Int(UInt32.max) {
+            fail()
+            return
+        }
         let source = bytes
         for index in 0..<count where !readDocid(source, index, end: doclists.ends[index]) {
             fail()
@@ -193,7 +202,10 @@ final class PhraseWindow {
         entries.deallocate()
     }
 
-    /// The least docid not yet loaded, nil when every doclist is read.
+    /// True when a doclist did not parse (or the doclists are too large to read here).
+    var failed: Bool { !valid }
+
+    /// The least docid not yet loaded, nil when every doclist is read (or `failed`).
     var nextDocid: Int64? {
         guard valid else { return nil }
         var least = Int64.max
@@ -269,7 +281,8 @@ final class PhraseWindow {
                             entries = grown
                             entryCapacity *= 2
                         }
-                        (entries + entryCount).initialize(to: Entry(start: start, end: list.end, next: heads[slot]))
+                        (entries + entryCount).initialize(
+                            to: Entry(start: UInt32(start), end: UInt32(list.end), next: heads[slot]))
                         heads[slot] = Int32(entryCount)
                         entryCount += 1
                     }

@@ -1,9 +1,10 @@
-/// TopHits' first stage for a query read straight from the index (issue 12): the matching rows and their
-/// `matchinfo(…, 'pcnalx')` values from `FTS4Postings`, the values FTS4 gives row by row.
+/// TopHits' first stage for a query read straight from the index (issue 12): the matching rows and
+/// what their `matchinfo(…, 'pcnalx')` values hold, from `FTS4Postings`: the values FTS4 gives row
+/// by row.
 extension TopHits {
-    /// The rows `compiled` matches, ascending, and their 'pcnalx' values (`p` phrases, one column:
-    /// 5 + 3p words a row, `l` left 0 for `DocumentLengths`), for the queries `SearchQuery.compiled`
-    /// writes — clauses that must all match, each one term or several joined by `OR`, a term a
+    /// The rows `compiled` matches, ascending, each row's hits of each phrase and the values every
+    /// row shares (`DirectRows`: `p` phrases, one column, `l` left to `DocumentLengths`), for the
+    /// queries `SearchQuery.compiled` writes — clauses that must all match, each one term or several joined by `OR`, a term a
     /// word, a prefix or a phrase of them, with or without exclusions — on a reader's connection;
     /// nil otherwise (FTS4 answers, as it does for anything this reader does not read).
     ///
@@ -196,8 +197,8 @@ extension TopHits {
         return kept
     }
 
-    /// The longest phrase read directly: each token keeps a window of its own (about 1.5 MiB), so a
-    /// longer one (a pasted CJK sentence is a phrase of bigrams) is left to FTS4.
+    /// The longest phrase read directly: each token keeps a window of its own (768 KiB, and its
+    /// entries), so a longer one (a pasted CJK sentence is a phrase of bigrams) is left to FTS4.
     static let maximumPhraseTokens = 16
 
     /// The rows of one quoted piece: a word or prefix, or a phrase of them; nil when the piece

@@ -76,10 +76,65 @@ final class PhraseWindowTests: XCTestCase {
         XCTAssertNil(FTS4Postings.phraseMatches([a, far]), "a position past the limit goes to FTS4")
         let cut = window([(0, [3, 0x83])])
         XCTAssertNil(FTS4Postings.phraseMatches([a, cut]), "a position list that does not end")
-        let descending = window([(0, [5, 3, 0, 0, 3, 0])])
-        XCTAssertNil(FTS4Postings.phraseMatches([a, descending]), "docids that do not ascend")
+        let repeated = window([(0, [5, 3, 0, 0, 3, 0])])
+        XCTAssertNil(FTS4Postings.phraseMatches([a, repeated]), "a docid repeated (a delta of 0)")
+        // A delta of 2^64 - 1: the docid wraps to 4, below 5.
+        let wrapping = window([(0, [5, 3, 0] + Array(repeating: 0xFF, count: 9) + [0x01, 3, 0])])
+        XCTAssertNil(FTS4Postings.phraseMatches([a, wrapping]), "docids that do not ascend")
         let column = window([(0, [3, 3, 1, 1, 2, 0])])
         XCTAssertNil(FTS4Postings.phraseMatches([a, column]), "a second column")
         XCTAssertEqual(FTS4Postings.phraseMatches([]), FTS4Postings.Matches())
+        let bad = [UInt8]([0x83])
+        XCTAssertNil(
+            FTS4Postings.phraseMatches([window([(0, bad)]), window([(0, bad)])]),
+            "every window refused: nil, not no rows")
+        let empty = window([])
+        XCTAssertNil(FTS4Postings.phraseMatches([window([(0, bad)]), empty]), "one refused, the other empty")
+        XCTAssertEqual(FTS4Postings.phraseMatches([a, empty]), FTS4Postings.Matches(), "a token in no row")
+    }
+
+    func testGenerationsStartAgainWhenTheyRunOut() throws {
+        let x = window([(0, doclist([(0, [0, 1, 2]), (1, [3, 4]), (2, [7, 9])]))])
+        let y = window([(0, doclist([(0, [1, 2, 5]), (1, [4, 8]), (2, [8, 10])]))])
+        XCTAssertTrue(x.load(from: 0) && y.load(from: 0))
+        let rows = [x.rows, y.rows]
+        var counter = PhraseCounter(generation: UInt32.max - 2)
+        // Each row uses one generation: the third and the ones after it run past UInt32.max.
+        for _ in 0..<3 {
+            XCTAssertEqual(counter.occurrences(in: 0, of: rows), 2)
+            XCTAssertEqual(counter.occurrences(in: 1, of: rows), 1)
+            XCTAssertEqual(counter.occurrences(in: 2, of: rows), 2)
+        }
+    }
+
+    /// FTS4's own phrase matching, for rows on both sides of window boundaries (65,536 docids),
+    /// rows longer than the counter's first table (4,096 positions), rows changed and deleted in
+    /// later segments, and prefixes of several terms.
+    func testPhrasesAcrossWindowsAndLongRowsMatchFTS4() throws {
+        let (db, directory) = try FTS4PostingsTests.plainDatabase("phrase-windows")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try db.execute("CREATE VIRTUAL TABLE w USING fts4(body)")
+        var words = SeededWords(seed: 3)
+        func text(_ count: Int) -> String { (0..<count).map { _ in words.word() }.joined(separator: " ") }
+        let docids: [Int64] = [1, 2, 65_535, 65_536, 65_537, 131_071, 131_072, 131_073, 200_000, 1_000_000]
+        for (index, docid) in docids.enumerated() {
+            let length = index % 3 == 0 ? 9_000 : 60
+            try db.execute("INSERT INTO w (docid, body) VALUES (?, ?)", [.integer(docid), .text(text(length))])
+        }
+        try db.execute("UPDATE w SET body = ? WHERE docid = 65536", [.text(text(5_000))])
+        try db.execute("DELETE FROM w WHERE docid = 131072")
+        try db.execute("INSERT INTO w (docid, body) VALUES (131074, ?)", [.text(text(100))])
+        let segments = try db.scalar("SELECT count(*) FROM w_segdir")?.integerValue ?? 0
+        XCTAssertGreaterThan(segments, 5, "one segment a statement")
+        for phrase in ["the patient", "pat* the", "the the", "w1* w2*", "a ab", "x x x", "the* a"] {
+            let expected = try FTS4PostingsTests.fts4Matches("\"" + phrase + "\"", table: "w", db: db)
+            let tokens = phrase.split(separator: " ").map {
+                FTS4Postings.PhraseToken(
+                    bytes: Array($0.utf8.filter { $0 != UInt8(ascii: "*") }), prefix: $0.hasSuffix("*"))
+            }
+            XCTAssertEqual(try FTS4Postings.phraseMatches(tokens, table: "w", db: db), expected, phrase)
+        }
+        let common = try FTS4PostingsTests.fts4Matches("\"the the\"", table: "w", db: db)
+        XCTAssertTrue(common.docids.contains(1_000_000), "a match past the last window boundary")
     }
 }
