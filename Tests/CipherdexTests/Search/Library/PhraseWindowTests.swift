@@ -137,4 +137,43 @@ final class PhraseWindowTests: XCTestCase {
         let common = try FTS4PostingsTests.fts4Matches("\"the the\"", table: "w", db: db)
         XCTAssertTrue(common.docids.contains(1_000_000), "a match past the last window boundary")
     }
+
+    /// Random bytes as doclists, and valid doclists cut or flipped at random: each phrase is
+    /// counted or refused (nil), never read out of bounds (`make asan` runs this under
+    /// AddressSanitizer) or trapped.
+    func testDamagedDoclistsAreCountedOrRefused() {
+        var generator = SearchTokenizerEquivalenceTests.SplitMix(state: 99)
+        let valid = doclist([(1, [0, 3, 9]), (2, [1]), (65_535, [4, 5]), (65_536, [0, 1, 2]), (70_000, [7])])
+        var refused = 0
+        for _ in 0..<1_000 {
+            var lists: [[UInt8]] = []
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                var bytes = valid
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0:
+                    bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                        UInt8.random(in: 0...255, using: &generator)
+                    }
+                case 1:
+                    bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
+                default:
+                    let at = Int.random(in: 0..<bytes.count, using: &generator)
+                    bytes[at] ^= UInt8(1 << Int.random(in: 0..<8, using: &generator))
+                }
+                lists.append(bytes)
+            }
+            let windows = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                window(lists.enumerated().map { (term: $0.offset, bytes: $0.element) })
+            }
+            if let matches = FTS4Postings.phraseMatches(windows) {
+                XCTAssertEqual(matches.docids, matches.docids.sorted())
+                XCTAssertEqual(Set(matches.docids).count, matches.docids.count)
+                XCTAssertFalse(matches.hits.contains(0))
+            } else {
+                refused += 1
+            }
+        }
+        XCTAssertGreaterThan(refused, 100, "damage is refused")
+        XCTAssertLessThan(refused, 1_000, "and what still parses is counted")
+    }
 }
