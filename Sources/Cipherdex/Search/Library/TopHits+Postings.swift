@@ -85,6 +85,12 @@ extension TopHits {
 
         /// The number of phrases.
         var phrases: Int { Int(shared[0]) }
+        /// `n`: the table's rows.
+        var tableRows: UInt32 { shared[2] }
+        /// `a`: the average row length.
+        var averageLength: UInt32 { shared[3] }
+        /// Each phrase's rows (its 'x' third value), for its idf.
+        var phraseRows: [UInt32] { (0..<phrases).map { shared[7 + 3 * $0] } }
 
         /// Row `index`'s 'pcnalx' values, with `length` as its `l`.
         func matchInfo(_ index: Int, length: UInt32) -> [UInt32] {

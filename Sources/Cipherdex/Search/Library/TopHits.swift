@@ -41,8 +41,8 @@ package enum TopHits {
             docids = direct.docids
             scores = direct.hits.withUnsafeBufferPointer { hits in
                 BM25.scores(
-                    hits: hits, lengths: lengths, rows: direct.shared[2], average: direct.shared[3],
-                    documents: (0..<direct.phrases).map { direct.shared[7 + 3 * $0] })
+                    hits: hits, lengths: lengths, rows: direct.tableRows, average: direct.averageLength,
+                    documents: direct.phraseRows)
             }
             matchInfo = { direct.matchInfo($0, length: lengths[$0]) }
         } else {
