@@ -35,4 +35,35 @@ final class SearchOutputSanitizingTests: XCTestCase {
             XCTAssertEqual(sanitized.utf16.count, sample.utf16.count, "UTF-16 offsets stay valid")
         }
     }
+
+    /// `SearchCommand.highlighted` slices the text at the ranges' string indices: the same output
+    /// as marking the UTF-16 code units (its fallback, which was the only path before) for random
+    /// text and ranges, overlapping, empty, out of bounds or cutting a surrogate pair.
+    func testHighlightingMarksWhatTheUTF16PathMarks() {
+        var generator = SeededGenerator(seed: 12)
+        let pieces = ["a", "dose ", "é", "e\u{301}", "中文", "🙂", "👩‍👩‍👧", "\u{1B}", "\t", " ", "عربي"]
+        for round in 0..<2_000 {
+            let text = (0..<generator.below(30)).map { _ in pieces[generator.below(pieces.count)] }.joined()
+            let length = text.utf16.count
+            let ranges = (0..<generator.below(5)).map { _ -> [Int] in
+                let start = generator.below(length + 3) - 1
+                return round % 50 == 0 ? [start] : [start, start + generator.below(8)]
+            }
+            let aligned = ranges.allSatisfy { range in
+                range.allSatisfy { bound in
+                    bound <= 0 || bound >= length
+                        || String.Index(utf16Offset: bound, in: text).samePosition(in: text.unicodeScalars) != nil
+                }
+            }
+            for terminal in [false, true] {
+                let sanitized = SearchCLI.sanitized(text)
+                let (open, close) = terminal ? ("\u{1B}[1;7m", "\u{1B}[0m") : ("[", "]")
+                let expected = SearchCommand.highlightedUTF16(
+                    sanitized, merged: SearchCommand.mergedRanges(ranges, length: length), open: open, close: close)
+                XCTAssertEqual(
+                    SearchCommand.highlighted(text, ranges: ranges, terminal: terminal), expected,
+                    "\(text.debugDescription) \(ranges) aligned: \(aligned)")
+            }
+        }
+    }
 }

@@ -109,14 +109,46 @@ struct SearchCommand: Command {
     }
 
     /// The preview with its matches marked: bold reverse video on a terminal, [brackets] otherwise.
-    /// Control characters from the document are shown as spaces.
+    /// Control characters from the document are shown as spaces. `ranges` are UTF-16 offsets
+    /// (`SearchPreview.matchRanges`): cut at scalar boundaries, the text is sliced in place; an
+    /// offset inside a surrogate pair (never from a preview) takes the UTF-16 path, which shows the
+    /// halves as U+FFFD.
     static func highlighted(_ preview: String, ranges: [[Int]], terminal: Bool) -> String {
-        let units = Array(SearchCLI.sanitized(preview).utf16)
+        let text = SearchCLI.sanitized(preview)
+        let merged = mergedRanges(ranges, length: text.utf16.count)
         let (open, close) = terminal ? ("\u{1B}[1;7m", "\u{1B}[0m") : ("[", "]")
+        var bounds: [String.Index] = []
+        bounds.reserveCapacity(merged.count * 2)
+        var index = text.utf16.startIndex
+        var offset = 0
+        for bound in merged.flatMap({ [$0.0, $0.1] }) {
+            index = text.utf16.index(index, offsetBy: bound - offset)
+            offset = bound
+            guard index.samePosition(in: text.unicodeScalars) != nil else {
+                return highlightedUTF16(text, merged: merged, open: open, close: close)
+            }
+            bounds.append(index)
+        }
+        var result = ""
+        result.reserveCapacity(text.utf8.count + merged.count * (open.utf8.count + close.utf8.count))
+        var position = text.startIndex
+        for pair in Swift.stride(from: 0, to: bounds.count, by: 2) {
+            result += text[position..<bounds[pair]]
+            result += open
+            result += text[bounds[pair]..<bounds[pair + 1]]
+            result += close
+            position = bounds[pair + 1]
+        }
+        result += text[position...]
+        return result
+    }
+
+    /// `ranges` clamped to `0...length`, empty ones left out, sorted, overlapping ones merged.
+    static func mergedRanges(_ ranges: [[Int]], length: Int) -> [(Int, Int)] {
         var merged: [(Int, Int)] = []
         for range in ranges.compactMap({ $0.count == 2 ? ($0[0], $0[1]) : nil }).sorted(by: { $0.0 < $1.0 }) {
-            let start = max(0, min(range.0, units.count))
-            let end = max(start, min(range.1, units.count))
+            let start = max(0, min(range.0, length))
+            let end = max(start, min(range.1, length))
             guard end > start else { continue }
             if let last = merged.last, start <= last.1 {
                 merged[merged.count - 1].1 = max(last.1, end)
@@ -124,15 +156,21 @@ struct SearchCommand: Command {
                 merged.append((start, end))
             }
         }
-        var text = ""
+        return merged
+    }
+
+    /// `highlighted` through the UTF-16 code units, for ranges that cut a surrogate pair.
+    static func highlightedUTF16(_ text: String, merged: [(Int, Int)], open: String, close: String) -> String {
+        let units = Array(text.utf16)
+        var result = ""
         var position = 0
         for (start, end) in merged {
-            text += String(decoding: units[position..<start], as: UTF16.self)
-            text += open + String(decoding: units[start..<end], as: UTF16.self) + close
+            result += String(decoding: units[position..<start], as: UTF16.self)
+            result += open + String(decoding: units[start..<end], as: UTF16.self) + close
             position = end
         }
-        text += String(decoding: units[position...], as: UTF16.self)
-        return text
+        result += String(decoding: units[position...], as: UTF16.self)
+        return result
     }
 
     /// The `--json` shape (documented in the README).

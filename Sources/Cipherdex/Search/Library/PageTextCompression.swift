@@ -91,29 +91,57 @@ enum PageTextCompression {
         Compressor().compressed(text, dictionary: dictionary)
     }
 
-    /// The UTF-8 text of a compressed value (either tag); `Failure.malformed` when it is not one.
+    /// One raw zlib inflate stream, reset for every value: a connection's `cipherdex_uncompress`
+    /// keeps one (as `Compressor`), so reading 500 pages' text for previews sets zlib up once.
+    final class Decompressor {
+        /// Made on the first value, nil until then (and when zlib could not allocate it).
+        private var stream: UnsafeMutablePointer<z_stream>?
+
+        /// zlib's id of `PageTextDictionary` (its Adler-32; FORMAT.md gives it), computed once.
+        static let dictionaryID: UInt = PageTextDictionary.bytes.withUnsafeBufferPointer {
+            cipherdex_adler32($0.baseAddress, UInt32($0.count))
+        }
+
+        /// A decompressor; its stream is set up when first used.
+        init() {}
+
+        deinit {
+            if let stream { cipherdex_inflate_free(stream) }
+        }
+
+        /// The UTF-8 text of a compressed value (either tag); `Failure.malformed` when it is not
+        /// one (or zlib could not allocate a stream).
+        func decompressed(_ value: UnsafeRawBufferPointer) throws -> [UInt8] {
+            guard value.count > 5, value[0] == compressedTag || value[0] == dictionaryTag, let base = value.baseAddress
+            else { throw Failure.malformed }
+            let length = (0..<4).reduce(0) { $0 | Int(value[1 + $1]) << (8 * $1) }
+            guard length >= minimumLength, length <= maximumLength, value.count - 5 <= Int(UInt32.max) else {
+                throw Failure.malformed
+            }
+            if stream == nil { stream = cipherdex_inflate_new() }
+            guard let stream else { throw Failure.malformed }
+            var output = [UInt8](repeating: 0, count: length)
+            let input = (base + 5).assumingMemoryBound(to: UInt8.self)
+            let status = output.withUnsafeMutableBufferPointer { buffer in
+                guard value[0] == dictionaryTag else {
+                    return cipherdex_inflate_stream_value(
+                        stream, nil, 0, 0, input, UInt32(value.count - 5), buffer.baseAddress!, UInt32(length))
+                }
+                return PageTextDictionary.bytes.withUnsafeBufferPointer { words in
+                    cipherdex_inflate_stream_value(
+                        stream, words.baseAddress, UInt32(words.count), Self.dictionaryID, input,
+                        UInt32(value.count - 5), buffer.baseAddress!, UInt32(length))
+                }
+            }
+            guard status == 0 else { throw Failure.malformed }
+            return output
+        }
+    }
+
+    /// The UTF-8 text of a compressed value (either tag) through a stream of its own;
+    /// `Failure.malformed` when it is not one.
     static func decompressed(_ value: UnsafeRawBufferPointer) throws -> [UInt8] {
-        guard value.count > 5, value[0] == compressedTag || value[0] == dictionaryTag, let base = value.baseAddress
-        else { throw Failure.malformed }
-        let length = (0..<4).reduce(0) { $0 | Int(value[1 + $1]) << (8 * $1) }
-        guard length >= minimumLength, length <= maximumLength, value.count - 5 <= Int(UInt32.max) else {
-            throw Failure.malformed
-        }
-        var output = [UInt8](repeating: 0, count: length)
-        let input = (base + 5).assumingMemoryBound(to: UInt8.self)
-        let status = output.withUnsafeMutableBufferPointer { buffer in
-            guard value[0] == dictionaryTag else {
-                return cipherdex_inflate_value(
-                    nil, 0, input, UInt32(value.count - 5), buffer.baseAddress!, UInt32(length))
-            }
-            return PageTextDictionary.bytes.withUnsafeBufferPointer { words in
-                cipherdex_inflate_value(
-                    words.baseAddress, UInt32(words.count), input, UInt32(value.count - 5), buffer.baseAddress!,
-                    UInt32(length))
-            }
-        }
-        guard status == 0 else { throw Failure.malformed }
-        return output
+        try Decompressor().decompressed(value)
     }
 
     // MARK: SQL functions
@@ -153,8 +181,12 @@ enum PageTextCompression {
             case SQLITE_BLOB:
                 let blob = sqlite3_value_blob(value)
                 let count = Int(sqlite3_value_bytes(value))
+                guard let data = sqlite3_user_data(context) else {
+                    return sqlite3_result_error(context, "cipherdex_uncompress has no decompressor", -1)
+                }
+                let decompressor = Unmanaged<Decompressor>.fromOpaque(data).takeUnretainedValue()
                 guard let blob,
-                    let text = try? decompressed(UnsafeRawBufferPointer(start: blob, count: count))
+                    let text = try? decompressor.decompressed(UnsafeRawBufferPointer(start: blob, count: count))
                 else {
                     return sqlite3_result_error(context, "the stored page text is damaged (not a compressed value)", -1)
                 }
@@ -178,9 +210,11 @@ enum PageTextCompression {
             connection.handle, compressName, 1, SQLITE_UTF8 | cipherdex_sqlite_deterministic(), data,
             compressFunction, nil, nil, releaseCompressor)
         guard code == SQLITE_OK else { throw connection.error(code: code) }
+        // The same for the decompressor (`releaseDecompressor`).
+        let decompressor = Unmanaged.passRetained(Decompressor()).toOpaque()
         let second = sqlite3_create_function_v2(
-            connection.handle, uncompressName, 1, SQLITE_UTF8 | cipherdex_sqlite_deterministic(), nil,
-            uncompressFunction, nil, nil, nil)
+            connection.handle, uncompressName, 1, SQLITE_UTF8 | cipherdex_sqlite_deterministic(), decompressor,
+            uncompressFunction, nil, nil, releaseDecompressor)
         guard second == SQLITE_OK else { throw connection.error(code: second) }
     }
 
@@ -188,5 +222,11 @@ enum PageTextCompression {
     private static let releaseCompressor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
         guard let data else { return }
         Unmanaged<Compressor>.fromOpaque(data).release()
+    }
+
+    /// Releases a connection's decompressor (`sqlite3_create_function_v2`'s destructor).
+    private static let releaseDecompressor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
+        guard let data else { return }
+        Unmanaged<Decompressor>.fromOpaque(data).release()
     }
 }

@@ -59,7 +59,7 @@ final class PageTextCompressionTests: XCTestCase {
             b = (b + a) % 65521
         }
         // zlib's id of the dictionary, as FORMAT.md gives it.
-        let adler32: UInt32 = 0xaedbfad5
+        let adler32: UInt32 = 0xaedb_fad5
         XCTAssertEqual(b << 16 | a, adler32)
         let page = """
             The court should consider whether the patient was informed of the risks, and whether the \
@@ -93,6 +93,35 @@ final class PageTextCompressionTests: XCTestCase {
                 XCTAssertEqual($0 as? PageTextCompression.Failure, .malformed)
             }
         }
+    }
+
+    /// One decompressor (as a connection's `cipherdex_uncompress` keeps) reads values of both tags
+    /// in turn, and a damaged value between them (a header, the dictionary's id, the data or the
+    /// trailer changed, or bytes cut) is refused without spoiling the next one.
+    func testOneDecompressorReadsManyValuesInTurnAndRefusesEachDamagedOne() throws {
+        let decompressor = PageTextCompression.Decompressor()
+        var seeded = SeededWords(seed: 1001)
+        let words = ["patient", "dose", "the", "of", "東京", "résumé", "settlement", "analysis"]
+        for round in 0..<300 {
+            let text = (0..<(20 + round % 200)).map { _ in words[seeded.number(words.count)] }
+                .joined(separator: round % 3 == 0 ? "\n" : " ")
+            let stored = try XCTUnwrap(
+                Array(text.utf8).withUnsafeBytes { PageTextCompression.compressed($0, dictionary: round % 4 != 0) })
+            XCTAssertEqual(try stored.withUnsafeBytes { try decompressor.decompressed($0) }, Array(text.utf8))
+            // The zlib header at 5, the dictionary's id at 7...10 (tag 2; deflate data for tag 1), the
+            // Adler-32 trailer in the last 4 bytes.
+            var damaged = stored
+            let position = [5, 6, 7, 9, stored.count / 2, stored.count - 1, stored.count - 4][round % 7]
+            damaged[position] ^= UInt8(1 << (round % 8))
+            let cut = Array(stored.dropLast(1 + round % 4))
+            for value in [damaged, cut, stored + [UInt8(round % 256)]] {
+                XCTAssertThrowsError(try value.withUnsafeBytes { try decompressor.decompressed($0) }, "round \(round)")
+                {
+                    XCTAssertEqual($0 as? PageTextCompression.Failure, .malformed)
+                }
+            }
+        }
+        XCTAssertEqual(PageTextCompression.Decompressor.dictionaryID, 0xaedb_fad5)
     }
 
     func testDamagedValuesAreRefused() throws {
