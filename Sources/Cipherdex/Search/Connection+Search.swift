@@ -1,11 +1,11 @@
 extension Connection {
     /// Registers everything full-text search needs on this connection: the `cipherdex` and
     /// `cipherdex_stem` tokenizers, the `cipherdex_bm25` ranking function and the page text
-    /// compression functions (`PageTextCompression`) and what keeps `search_page_lengths` in step (`PageLengthChanges`).
+    /// compression functions (`PageTextCompression`) and what keeps `search_page_lengths` in step (`SearchTableChanges`).
     func registerSearchSupport() throws {
         try SearchTokenizer.register(on: self)
         try BM25Function.register(on: self)
         try PageTextCompression.register(on: self)
-        try PageLengthChanges.register(on: self)
+        try SearchTableChanges.register(on: self)
     }
 }

@@ -9,7 +9,7 @@
 /// row, one step and one callback a page (45% of a `patient` search at 1,000,000 pages); here it is
 /// one a chunk. FTS4 writes `search_text_docsize` itself, so triggers on it note each changed
 /// docid and the chunks are rewritten from `_docsize` before the transaction commits
-/// (`PageLengthChanges`): the table changes in the same transaction as FTS4's (a page without a
+/// (`SearchTableChanges`): the table changes in the same transaction as FTS4's (a page without a
 /// `_docsize` row has 0, as in `DocumentLengths`; a chunk whose pages are all gone is deleted). `SearchSchema.rebuild` drops the triggers before it empties
 /// FTS4's tables and drops the old one, and calls `create` again at its end.
 enum PageLengths {
@@ -30,7 +30,7 @@ enum PageLengths {
     /// from `search_text_docsize`, in the caller's transaction.
     static func create(_ db: Connection) throws {
         try dropTriggers(db)
-        let changed = PageLengthChanges.functionName
+        let changed = SearchTableChanges.functionName
         try db.execute(
             """
             CREATE TABLE IF NOT EXISTS search_page_lengths (chunk INTEGER PRIMARY KEY, lengths BLOB NOT NULL);

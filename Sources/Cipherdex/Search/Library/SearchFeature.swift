@@ -8,7 +8,7 @@ enum SearchFeature {
 
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
     /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3,
-    /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary, 1004: page lengths).
+    /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary, 1004: page lengths, 1005: page runs).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -52,6 +52,12 @@ enum SearchFeature {
             // thousand rows of lengths rather than one a page.
             Migrator.Migration(version: 1004, name: "page lengths") { db in
                 try PageLengths.create(db)
+            },
+            // Issue 12: `search_pages` in runs of consecutive rows, kept by triggers on it
+            // (`PageRuns`), so that describing a search's best rows reads a few pages, not one
+            // random page of `search_pages` a row.
+            Migrator.Migration(version: 1005, name: "page runs") { db in
+                try PageRuns.create(db)
             },
         ],
         // FTS tokenizers and SQL functions are registered per connection.

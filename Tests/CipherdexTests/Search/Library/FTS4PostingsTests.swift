@@ -209,10 +209,13 @@ final class FTS4PostingsTests: XCTestCase {
         try store.write { db in
             try db.transaction { try db.execute("DELETE FROM search_text WHERE docid % 13 = 0") }
         }
+        // In a transaction, so that `search_page_runs` is written before the commit.
         try store.write { db in
-            try db.execute(
-                "INSERT INTO search_pages (rowid, uid, page_index, kind, ordinal) SELECT docid, 'doc-' || (docid / 10), docid % 10, 0, 0 FROM search_text"
-            )
+            try db.transaction {
+                try db.execute(
+                    "INSERT INTO search_pages (rowid, uid, page_index, kind, ordinal) SELECT docid, 'doc-' || (docid / 10), docid % 10, 0, 0 FROM search_text"
+                )
+            }
         }
         let queries = [
             "patient", "pat*", "the", "a", "w17", "Été", "patient -the", "pat -w1 -ab", "patient -\"the patient\"",
