@@ -59,27 +59,27 @@ enum PageRuns {
                 SELECT \(changed)(old.uid);
             END;
             """)
-        try writeRuns(of: "", db: db)
+        try writeRuns(of: nil, db: db)
     }
 
     /// Rewrites the runs of each of `uids` from what `search_pages` holds now (so a savepoint
-    /// rolled back in between changes nothing).
-    /// Every UID's old runs go first: a row moved from one UID to another would otherwise start
-    /// its new run where an old one of the other UID still starts.
+    /// rolled back in between changes nothing). Every UID's old runs go first: a row moved from
+    /// one UID to another would otherwise start its new run where an old one of the other UID
+    /// still starts.
     static func flush(_ uids: Set<String>, db: Connection) throws {
         let sorted = uids.sorted()
         for uid in sorted { try db.execute("DELETE FROM search_page_runs WHERE uid = ?", [.text(uid)]) }
         for uid in sorted { try writeRuns(of: uid, db: db) }
     }
 
-    /// Inserts the runs of `search_pages`' rows of `uid` (every row when `uid` is empty: no row
-    /// has an empty UID, and runs never cross from one UID to another).
-    private static func writeRuns(of uid: String, db: Connection) throws {
+    /// Inserts the runs of `search_pages`' rows of `uid`, or of every row when `uid` is nil (runs
+    /// never cross from one UID to another).
+    private static func writeRuns(of uid: String?, db: Connection) throws {
         var run: (start: Row, count: Int64)?
         let select = "SELECT rowid, uid, page_index, kind, ordinal, is_ocr FROM search_pages"
         try db.forEachRowView(
-            uid.isEmpty ? select + " ORDER BY rowid" : select + " WHERE uid = ? ORDER BY rowid",
-            uid.isEmpty ? [] : [.text(uid)]
+            uid == nil ? select + " ORDER BY rowid" : select + " WHERE uid = ? ORDER BY rowid",
+            uid.map { [.text($0)] } ?? []
         ) { view in
             let row = Row(
                 rowid: view.integer(0), uid: view.withBytes(1) { String(decoding: $0, as: UTF8.self) },
@@ -111,8 +111,9 @@ enum PageRuns {
             WHERE first BETWEEN ? AND ? ORDER BY first
             """, [.integer(start), .integer(high)]
         ) { view in
+            // Wrapping arithmetic: a damaged count or page index must not trap.
             let first = view.integer(0)
-            let end = first + view.integer(1)
+            let end = max(first, first &+ view.integer(1))
             while next < docids.count && docids[next] < first { next += 1 }
             guard next < docids.count, docids[next] < end else { return }
             let uid = view.withBytes(2) { String(decoding: $0, as: UTF8.self) }
@@ -121,7 +122,7 @@ enum PageRuns {
                 let docid = docids[next]
                 rows.append(
                     Row(
-                        rowid: docid, uid: uid, pageIndex: pageIndex + (docid - first), kind: kind, ordinal: ordinal,
+                        rowid: docid, uid: uid, pageIndex: pageIndex &+ (docid &- first), kind: kind, ordinal: ordinal,
                         isOCR: isOCR))
                 next += 1
             }

@@ -177,4 +177,20 @@ final class PageRunsTests: XCTestCase {
         XCTAssertEqual(after.previews.map(\.annotationIndex), expected.previews.map(\.annotationIndex))
         XCTAssertEqual(after.previews.map(\.score), expected.previews.map(\.score))
     }
+
+    /// A damaged run (a count or page index at the ends of Int64, a negative count) gives wrong
+    /// facts at worst, never a trap.
+    func testDamagedRunsDoNotTrap() throws {
+        try add("alpha.note", pages: 5)
+        store.library.waitUntilIdle()
+        for damage in [
+            "count = 9223372036854775807", "count = -5", "page_index = 9223372036854775807",
+            "first = -9223372036854775808",
+        ] {
+            try store.write { db in try db.execute("UPDATE search_page_runs SET \(damage)") }
+            let docids = try pageRows(store).map(\.rowid)
+            _ = try store.read { try PageRuns.rows(docids, db: $0) }
+            _ = try store.library.search("page")
+        }
+    }
 }
