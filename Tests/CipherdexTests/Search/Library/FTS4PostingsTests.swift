@@ -340,17 +340,23 @@ final class FTS4PostingsTests: XCTestCase {
     }
 
     /// `combined` against a plain reference, with docids dense (counted in arrays) and sparse
-    /// (merged lists).
+    /// (merged lists), each term's segments overlapping (a newer one re-writes rows) or in
+    /// disjoint runs of docids (as a bulk-built index's are), or some of each.
     func testCombiningTermsAndSegmentsMatchesAPlainReference() {
         var random = SeededWords(seed: 5)
         for spread in [1, 3, 1_000_003] as [Int64] {
-            for _ in 0..<20 {
+            for round in 0..<60 {
                 var terms: [[Postings]] = []
                 for _ in 0..<(1 + random.number(5)) {
                     var lists: [Postings] = []
-                    for _ in 0..<(1 + random.number(4)) {
+                    // Round 0 of 3: overlapping; 1: each list in a band of its own; 2: either.
+                    let banded = round % 3 == 1 || (round % 3 == 2 && random.number(2) == 0)
+                    for list in 0..<(1 + random.number(4)) {
                         var docids = Set<Int64>()
-                        for _ in 0..<random.number(60) { docids.insert(Int64(1 + random.number(200)) * spread) }
+                        for _ in 0..<random.number(60) {
+                            let docid = banded ? 1 + list * 200 + random.number(200) : 1 + random.number(200)
+                            docids.insert(Int64(docid) * spread)
+                        }
                         let sorted = docids.sorted()
                         lists.append(Postings(docids: sorted, hits: sorted.map { _ in UInt32(random.number(4)) }))
                     }
@@ -371,6 +377,10 @@ final class FTS4PostingsTests: XCTestCase {
                 XCTAssertEqual(actual.hits, kept.map(\.value), "spread \(spread)")
             }
         }
+        let list = { (docids: [Int64]) in Postings(docids: docids, hits: docids.map { _ in 1 }) }
+        XCTAssertTrue(FTS4Postings.disjoint([list([5, 9]), list([]), list([1, 4]), list([10])]))
+        XCTAssertFalse(FTS4Postings.disjoint([list([5, 9]), list([9, 12])]), "a shared end is an overlap")
+        XCTAssertFalse(FTS4Postings.disjoint([list([1, 20]), list([7])]), "one inside another")
     }
 
     /// Hostile nodes give nil (FTS4 then answers, and reports the damage), never a crash or a
