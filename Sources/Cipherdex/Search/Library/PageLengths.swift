@@ -30,22 +30,14 @@ enum PageLengths {
     /// from `search_text_docsize`, in the caller's transaction.
     static func create(_ db: Connection) throws {
         try dropTriggers(db)
-        let changed = SearchTableChanges.functionName
         try db.execute(
             """
             CREATE TABLE IF NOT EXISTS search_page_lengths (chunk INTEGER PRIMARY KEY, lengths BLOB NOT NULL);
             DELETE FROM search_page_lengths;
-            CREATE TRIGGER search_page_lengths_insert AFTER INSERT ON search_text_docsize BEGIN
-                SELECT \(changed)(new.docid);
-            END;
-            CREATE TRIGGER search_page_lengths_update AFTER UPDATE ON search_text_docsize BEGIN
-                SELECT \(changed)(old.docid);
-                SELECT \(changed)(new.docid);
-            END;
-            CREATE TRIGGER search_page_lengths_delete AFTER DELETE ON search_text_docsize BEGIN
-                SELECT \(changed)(old.docid);
-            END;
-            """)
+            """
+                + SearchTableChanges.triggersSQL(
+                    prefix: "search_page_lengths", table: "search_text_docsize",
+                    function: SearchTableChanges.functionName, column: "docid"))
         var chunks: [Int64] = []
         try db.forEachRowView("SELECT DISTINCT docid >> 8 FROM search_text_docsize ORDER BY 1") {
             chunks.append($0.integer(0))

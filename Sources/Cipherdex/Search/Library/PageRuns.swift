@@ -34,7 +34,6 @@ enum PageRuns {
     /// `search_pages`, in the caller's transaction (migration 1005).
     static func create(_ db: Connection) throws {
         for trigger in triggers { try db.execute("DROP TRIGGER IF EXISTS \(trigger)") }
-        let changed = SearchTableChanges.pageRowFunctionName
         try db.execute(
             """
             CREATE TABLE IF NOT EXISTS search_page_runs (
@@ -48,17 +47,10 @@ enum PageRuns {
             );
             CREATE INDEX IF NOT EXISTS search_page_runs_uid ON search_page_runs (uid);
             DELETE FROM search_page_runs;
-            CREATE TRIGGER search_page_runs_insert AFTER INSERT ON search_pages BEGIN
-                SELECT \(changed)(new.uid);
-            END;
-            CREATE TRIGGER search_page_runs_update AFTER UPDATE ON search_pages BEGIN
-                SELECT \(changed)(old.uid);
-                SELECT \(changed)(new.uid);
-            END;
-            CREATE TRIGGER search_page_runs_delete AFTER DELETE ON search_pages BEGIN
-                SELECT \(changed)(old.uid);
-            END;
-            """)
+            """
+                + SearchTableChanges.triggersSQL(
+                    prefix: "search_page_runs", table: "search_pages",
+                    function: SearchTableChanges.pageRowFunctionName, column: "uid"))
         try writeRuns(of: nil, db: db)
     }
 

@@ -93,6 +93,23 @@ final class SearchTableChanges: Sendable {
         Unmanaged<SearchTableChanges>.fromOpaque(data).takeUnretainedValue().forget()
     }
 
+    /// The SQL of the three triggers `<prefix>_insert`, `_update` and `_delete` on `table` that
+    /// pass each changed row's `column` (old and new) to the SQL function `function`.
+    static func triggersSQL(prefix: String, table: String, function: String, column: String) -> String {
+        """
+        CREATE TRIGGER \(prefix)_insert AFTER INSERT ON \(table) BEGIN
+            SELECT \(function)(new.\(column));
+        END;
+        CREATE TRIGGER \(prefix)_update AFTER UPDATE ON \(table) BEGIN
+            SELECT \(function)(old.\(column));
+            SELECT \(function)(new.\(column));
+        END;
+        CREATE TRIGGER \(prefix)_delete AFTER DELETE ON \(table) BEGIN
+            SELECT \(function)(old.\(column));
+        END;
+        """
+    }
+
     /// Registers the functions and the hooks on `connection`.
     static func register(on connection: Connection) throws {
         let changes = SearchTableChanges()
