@@ -13,7 +13,10 @@ final class SearchDiskFullTests: XCTestCase {
     private var files = ""
 
     override func setUpWithError() throws {
-        disk = try Mounts.tmpfs(size: 8 << 20)
+        // Room, once the filler is gone, for the store and a whole WAL: SQLite reuses the WAL only
+        // after 1,000 frames (16 MiB of 16 KiB pages), and 8 MiB ran out under load (the
+        // second sync's WAL reached 7.8 MB).
+        disk = try Mounts.tmpfs(size: 24 << 20)
         files = TestSupport.temporaryPath("files")
         try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
     }
