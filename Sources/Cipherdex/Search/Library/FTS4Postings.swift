@@ -113,12 +113,12 @@ enum FTS4Postings {
         let (range, overflow) = high.subtractingReportingOverflow(low)
         if !overflow, range < Int64(entries) * 4 + 1_024 {
             let span = Int(range) + 1
-            // One slot a docid of the range: the hits so far and the last term that gave the row
-            // (plain buffers: this loop runs once per entry, 650,000 times for a common word at
-            // 1,000,000 pages).
+            // One slot a docid of the range: the hits so far (plain buffers: this loop runs once
+            // per entry, 650,000 times for a common word at 1,000,000 pages).
             let hits = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: span)
-            // Made only for a term whose lists overlap (a row deleted or re-written in a newer
-            // segment); a bulk-built index's segments hold disjoint runs of docids.
+            // The last term that gave each row: made only for a term whose lists overlap (a row
+            // deleted or re-written in a newer segment); a bulk-built index's segments hold
+            // disjoint runs of docids.
             var owner: UnsafeMutableBufferPointer<UInt32>?
             defer {
                 hits.deallocate()
@@ -156,7 +156,7 @@ enum FTS4Postings {
             // The rows are at most the entries and the slots, so the place stays below `capacity`.
             var rows = 0
             let capacity = min(entries, span) + 1
-            var counts = [UInt32](unsafeUninitializedCapacity: capacity) { _, initialized in initialized = 0 }
+            var counts: [UInt32] = []
             matches.docids = [Int64](unsafeUninitializedCapacity: capacity) { docids, initialized in
                 counts = [UInt32](unsafeUninitializedCapacity: capacity) { values, written in
                     for slot in 0..<span {

@@ -18,12 +18,12 @@ enum PageLengths {
     /// Bytes per chunk.
     static let chunkBytes = chunkPages * 4
 
-    /// The triggers' names.
-    static let triggers = ["search_page_lengths_insert", "search_page_lengths_update", "search_page_lengths_delete"]
+    /// The prefix of the triggers' names (`SearchTableChanges.triggerNames`).
+    static let triggerPrefix = "search_page_lengths"
 
     /// Drops the triggers (before `SearchSchema.rebuild` empties FTS4's tables; `create` makes them again).
     static func dropTriggers(_ db: Connection) throws {
-        for trigger in triggers { try db.execute("DROP TRIGGER IF EXISTS \(trigger)") }
+        try SearchTableChanges.dropTriggers(prefix: triggerPrefix, db: db)
     }
 
     /// Creates the table (or empties it) and its triggers on `search_text_docsize`, and fills it
@@ -36,7 +36,7 @@ enum PageLengths {
             DELETE FROM search_page_lengths;
             """
                 + SearchTableChanges.triggersSQL(
-                    prefix: "search_page_lengths", table: "search_text_docsize",
+                    prefix: triggerPrefix, table: "search_text_docsize",
                     function: SearchTableChanges.functionName, column: "docid"))
         var chunks: [Int64] = []
         try db.forEachRowView("SELECT DISTINCT docid >> 8 FROM search_text_docsize ORDER BY 1") {

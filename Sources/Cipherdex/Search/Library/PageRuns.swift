@@ -17,8 +17,8 @@
 /// UID (`SearchTableChanges`), and before the transaction commits `flush` rewrites that UID's
 /// runs from what `search_pages` holds then, in the same transaction.
 enum PageRuns {
-    /// The triggers' names.
-    static let triggers = ["search_page_runs_insert", "search_page_runs_update", "search_page_runs_delete"]
+    /// The prefix of the triggers' names (`SearchTableChanges.triggerNames`).
+    static let triggerPrefix = "search_page_runs"
 
     /// The facts of one `search_pages` row.
     struct Row: Equatable {
@@ -33,7 +33,7 @@ enum PageRuns {
     /// Creates the table, its index and triggers (emptied if present) and fills it from
     /// `search_pages`, in the caller's transaction (migration 1005).
     static func create(_ db: Connection) throws {
-        for trigger in triggers { try db.execute("DROP TRIGGER IF EXISTS \(trigger)") }
+        try SearchTableChanges.dropTriggers(prefix: triggerPrefix, db: db)
         try db.execute(
             """
             CREATE TABLE IF NOT EXISTS search_page_runs (
@@ -49,7 +49,7 @@ enum PageRuns {
             DELETE FROM search_page_runs;
             """
                 + SearchTableChanges.triggersSQL(
-                    prefix: "search_page_runs", table: "search_pages",
+                    prefix: triggerPrefix, table: "search_pages",
                     function: SearchTableChanges.pageRowFunctionName, column: "uid"))
         try writeRuns(of: nil, db: db)
     }

@@ -93,6 +93,16 @@ final class SearchTableChanges: Sendable {
         Unmanaged<SearchTableChanges>.fromOpaque(data).takeUnretainedValue().forget()
     }
 
+    /// The names of the three triggers `triggersSQL` writes for `prefix`.
+    static func triggerNames(prefix: String) -> [String] {
+        ["insert", "update", "delete"].map { "\(prefix)_\($0)" }
+    }
+
+    /// Drops the three triggers of `prefix` where they exist.
+    static func dropTriggers(prefix: String, db: Connection) throws {
+        for name in triggerNames(prefix: prefix) { try db.execute("DROP TRIGGER IF EXISTS \(name)") }
+    }
+
     /// The SQL of the three triggers `<prefix>_insert`, `_update` and `_delete` on `table` that
     /// pass each changed row's `column` (old and new) to the SQL function `function`.
     static func triggersSQL(prefix: String, table: String, function: String, column: String) -> String {

@@ -162,7 +162,9 @@ final class PageRunsTests: XCTestCase {
         store.library.waitUntilIdle()
         let expected = try store.library.search("page")
         try store.write { db in
-            for trigger in PageRuns.triggers { try db.execute("DROP TRIGGER \(trigger)") }
+            for trigger in SearchTableChanges.triggerNames(prefix: PageRuns.triggerPrefix) {
+                try db.execute("DROP TRIGGER \(trigger)")
+            }
             try db.execute("DROP TABLE search_page_runs")
             try db.execute("DELETE FROM cipherdex_schema WHERE version = 1005")
         }
