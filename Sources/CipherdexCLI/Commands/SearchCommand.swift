@@ -67,8 +67,13 @@ struct SearchCommand: Command {
         self.options = options
     }
 
+    /// Page cache per connection for one search: the pages it reads (a common word's doclists are
+    /// tens of MB at 1,000,000 pages) are read once each, so a cache as large as the library's
+    /// default only costs memory; SQLite's own default holds the b-trees' upper levels.
+    static let cacheSizeKiB = 2048
+
     func run() throws {
-        let store = try target.open()
+        let store = try target.open(cacheSizeKiB: Self.cacheSizeKiB)
         defer { store.close() }
         let results = try store.library.search(query, options: options)
         if json {

@@ -57,13 +57,20 @@ struct StoreArguments {
         path = try arguments.positional("STORE")
     }
 
-    /// Opens the existing store (never creates one).
-    func open(passphraseCost: PassphraseCost = .default) throws -> Store {
-        try Self.open(path: path, key: key, passphraseCost: passphraseCost)
+    /// Opens the existing store (never creates one), each connection with a page cache of
+    /// `cacheSizeKiB` (`StoreConfiguration.cacheSizeKiB`).
+    func open(passphraseCost: PassphraseCost = .default, cacheSizeKiB: Int = Self.defaultCacheSizeKiB) throws -> Store {
+        try Self.open(path: path, key: key, passphraseCost: passphraseCost, cacheSizeKiB: cacheSizeKiB)
     }
 
+    /// The library's page cache per connection.
+    static let defaultCacheSizeKiB = StoreConfiguration(path: "").cacheSizeKiB
+
     /// Opens the existing store at `path` with `key` (never creates one).
-    static func open(path: String, key: KeyOptions, passphraseCost: PassphraseCost = .default) throws -> Store {
+    static func open(
+        path: String, key: KeyOptions, passphraseCost: PassphraseCost = .default,
+        cacheSizeKiB: Int = defaultCacheSizeKiB
+    ) throws -> Store {
         // A folder this process may not search hides whether a store is there: the open names
         // the missing permission instead.
         let searchable =
@@ -73,6 +80,7 @@ struct StoreArguments {
         }
         return try Store.open(
             StoreConfiguration(
-                path: path, keyProvider: try key.provider(), passphraseCost: passphraseCost, createIfMissing: false))
+                path: path, keyProvider: try key.provider(), passphraseCost: passphraseCost, createIfMissing: false,
+                cacheSizeKiB: cacheSizeKiB))
     }
 }

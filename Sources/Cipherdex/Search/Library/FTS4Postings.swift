@@ -39,18 +39,61 @@ enum FTS4Postings {
     /// The rows of `term` (its folded UTF-8 as the tokenizer writes it into the index) in the
     /// FTS4 table `table`, or with `prefix` of every term it begins; nil when the index holds
     /// something this reader does not read (see the type's comment).
-    static func matches(of term: [UInt8], prefix: Bool, table: String = "search_text", db: Connection) throws
-        -> Matches?
-    {
+    ///
+    /// The doclists are decoded into lists (`Postings`) until they hold about one byte for every
+    /// two rows of the table's docid range (`denseFrom`, a fraction of the range: 2 by default;
+    /// 0 for always, `Int.max` for never, in tests); from then on they are added up in one slot
+    /// per docid (`DenseTermHits`), which costs the same whatever the entries.
+    static func matches(
+        of term: [UInt8], prefix: Bool, table: String = "search_text", denseFrom divisor: Int = 2, db: Connection
+    ) throws -> Matches? {
         var perTerm: [[UInt8]: [Postings]] = [:]
+        var bits: [[UInt8]: Int] = [:]
+        var dense: DenseTermHits?
+        var bytes = 0
+        // The slots' range and the bytes read before switching to them (nil: never).
+        let bounds = divisor == .max ? nil : try docidBounds(table: table, db: db)
+        let switchAt = bounds.map { divisor <= 0 ? 0 : ($0.high &- $0.low) / Int64(divisor) } ?? .max
         let read = try forEachDoclist(of: term, prefix: prefix, table: table, db: db) { found, doclist in
+            bytes &+= doclist.count
+            if dense == nil, let bounds, Int64(bytes) >= switchAt {
+                dense = DenseTermHits(low: bounds.low, high: bounds.high)
+                if let dense {
+                    // The lists so far become slots, each term's newest first (as they were read).
+                    for (listed, lists) in perTerm.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) })
+                    where bits.count < DenseTermHits.maximumTerms {
+                        let bit = bits.count
+                        bits[listed] = bit
+                        for list in lists { dense.add(list, term: bit) }
+                        perTerm[listed] = nil
+                    }
+                }
+            }
+            if let dense, perTerm[found] == nil {
+                if bits[found] == nil && bits.count < DenseTermHits.maximumTerms { bits[found] = bits.count }
+                if let bit = bits[found] { return dense.add(doclist, term: bit) }
+            }
             guard let postings = Postings(doclist: doclist) else { return false }
             perTerm[found, default: []].append(postings)
             return true
         }
         guard read else { return nil }
-        let terms = perTerm.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { perTerm[$0] ?? [] }
-        return combined(terms)
+        var terms = perTerm.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { perTerm[$0] ?? [] }
+        guard let dense else { return combined(terms) }
+        terms += dense.outside
+        return dense.matches(adding: combined(terms))
+    }
+
+    /// The lowest and highest docid of `table`'s rows (its `%_docsize`); nil when it has none or
+    /// no such table (`matchinfo=fts3`).
+    static func docidBounds(table: String, db: Connection) throws -> (low: Int64, high: Int64)? {
+        let exists = try db.scalar(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table + "_docsize")])
+        guard exists?.integerValue == 1 else { return nil }
+        guard let low = try db.scalar("SELECT min(docid) FROM \(table)_docsize")?.integerValue,
+            let high = try db.scalar("SELECT max(docid) FROM \(table)_docsize")?.integerValue
+        else { return nil }
+        return (low, high)
     }
 
     /// Calls `body` with each doclist of `term` (or of each term `term` begins, with `prefix`) in

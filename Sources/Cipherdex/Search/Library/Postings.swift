@@ -16,22 +16,39 @@ struct Postings: Equatable {
     /// position list); nil when it does not parse, holds a column other than 0 or its docids do
     /// not ascend.
     init?(doclist: UnsafeRawBufferPointer) {
+        var docids: [Int64] = []
+        var hits: [UInt32] = []
+        docids.reserveCapacity(doclist.count / 3)
+        hits.reserveCapacity(doclist.count / 3)
+        let parsed = Self.forEachEntry(of: doclist) { docid, count in
+            docids.append(docid)
+            hits.append(count)
+        }
+        guard parsed else { return nil }
+        self.init(docids: docids, hits: hits)
+    }
+
+    /// Calls `body` with each row of an FTS4 doclist, in order: its docid and its hits (0: the row
+    /// is deleted); false, after the rows before the damage, when the doclist does not parse,
+    /// holds a column other than 0 or its docids do not ascend.
+    @inline(__always)
+    static func forEachEntry(of doclist: UnsafeRawBufferPointer, _ body: (Int64, UInt32) -> Void) -> Bool {
         let bytes = doclist.assumingMemoryBound(to: UInt8.self)
         let end = bytes.count
-        docids.reserveCapacity(end / 3)
-        hits.reserveCapacity(end / 3)
         var offset = 0
         var docid: Int64 = 0
+        var first = true
         while offset < end {
-            guard let delta = VarintReader.decode(bytes, at: &offset, end: end) else { return nil }
+            guard let delta = VarintReader.decode(bytes, at: &offset, end: end) else { return false }
             let next = docid &+ Int64(bitPattern: delta)
-            if !docids.isEmpty && next <= docid { return nil }
+            if !first && next <= docid { return false }
+            first = false
             docid = next
-            guard let list = Self.positionList(bytes, from: offset, end: end) else { return nil }
+            guard let list = positionList(bytes, from: offset, end: end) else { return false }
             offset = list.end + 1
-            docids.append(docid)
-            hits.append(list.count)
+            body(docid, list.count)
         }
+        return true
     }
 
     /// The position list starting at `start` (varints of position deltas plus 2, a 1 then a

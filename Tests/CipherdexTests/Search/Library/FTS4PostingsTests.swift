@@ -67,8 +67,20 @@ final class FTS4PostingsTests: XCTestCase {
         )
     }
 
-    private func direct(_ term: String, prefix: Bool) throws -> FTS4Postings.Matches? {
-        try store.read { db in try FTS4Postings.matches(of: Array(term.utf8), prefix: prefix, db: db) }
+    /// The direct reading, the same whether a term's doclists are added up as lists, in slots
+    /// from the first doclist, or in slots once they are long enough (the default).
+    private func direct(
+        _ term: String, prefix: Bool, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> FTS4Postings.Matches? {
+        try store.read { db in
+            let bytes = Array(term.utf8)
+            let usual = try FTS4Postings.matches(of: bytes, prefix: prefix, db: db)
+            let lists = try FTS4Postings.matches(of: bytes, prefix: prefix, denseFrom: .max, db: db)
+            let slots = try FTS4Postings.matches(of: bytes, prefix: prefix, denseFrom: 0, db: db)
+            XCTAssertEqual(lists, usual, "\(term) as lists", file: file, line: line)
+            XCTAssertEqual(slots, usual, "\(term) in slots", file: file, line: line)
+            return usual
+        }
     }
 
     /// Phrases of every kind: repeated tokens, prefixes, three tokens, absent.
@@ -142,6 +154,13 @@ final class FTS4PostingsTests: XCTestCase {
         try insertRows(1201..<1301, perTransaction: 5)
         try assertSameAsFTS4("after updates and deletes")
 
+        // The lowest and highest rows deleted: their entries in older segments, and the deletions
+        // in newer ones, are outside the table's docids (`DenseTermHits` keeps them as lists).
+        try store.write { db in
+            try db.transaction { try db.execute("DELETE FROM search_text WHERE docid <= 4 OR docid > 1290") }
+        }
+        try assertSameAsFTS4("after the first and last rows were deleted")
+
         // Incremental merges stopped after a few leaves each: half-merged segments.
         for step in 0..<4 {
             try store.write { db in try db.execute("INSERT INTO search_text(search_text) VALUES('merge=2,2')") }
@@ -169,9 +188,11 @@ final class FTS4PostingsTests: XCTestCase {
             for probe in probes {
                 let expected = try Self.fts4Matches(
                     "\"" + probe.term + (probe.prefix ? "*" : "") + "\"", table: "deep", db: db)
-                let actual = try FTS4Postings.matches(
-                    of: Array(probe.term.utf8), prefix: probe.prefix, table: "deep", db: db)
-                XCTAssertEqual(actual, expected, "\(label): \(probe)")
+                for divisor in [2, 0, .max] {
+                    let actual = try FTS4Postings.matches(
+                        of: Array(probe.term.utf8), prefix: probe.prefix, table: "deep", denseFrom: divisor, db: db)
+                    XCTAssertEqual(actual, expected, "\(label): \(probe), dense from \(divisor)")
+                }
             }
             for phrase in ["the patient", "pat* the", "a ab", "w1* w2*", "the the"] {
                 let expected = try Self.fts4Matches("\"" + phrase + "\"", table: "deep", db: db)
@@ -415,6 +436,76 @@ final class FTS4PostingsTests: XCTestCase {
         XCTAssertNil(parse([5, 1, 1, 2, 0]), "a second column")
         XCTAssertNil(parse([5, 0x80]), "a varint cut short")
         XCTAssertEqual(parse([]), Postings())
+    }
+
+    /// Slots give what lists give (`combined`), on random doclists of up to 40 terms (the first 32
+    /// in slots, the others as lists), segments overlapping or not, deleted rows, and docids
+    /// outside the slots; a doclist that does not parse is refused; bounds that would need too
+    /// many slots make none.
+    func testSlotsAddUpAsListsDo() {
+        var generator = SystemRandomNumberGenerator()
+        /// A doclist of these rows: docid deltas, then `hits` positions (deltas of 2) or none.
+        func doclist(_ rows: [(Int64, UInt32)]) -> [UInt8] {
+            var bytes: [UInt8] = []
+            var previous: Int64 = 0
+            for (docid, hits) in rows {
+                var delta = UInt64(bitPattern: docid &- previous)
+                previous = docid
+                while delta >= 0x80 {
+                    bytes.append(UInt8(delta & 0x7F) | 0x80)
+                    delta >>= 7
+                }
+                bytes.append(UInt8(delta))
+                bytes += [UInt8](repeating: 2, count: Int(hits)) + [0]
+            }
+            return bytes
+        }
+        for trial in 0..<300 {
+            let low = Int64.random(in: 1...50, using: &generator)
+            let high = low + Int64.random(in: 0...300, using: &generator)
+            guard let slots = DenseTermHits(low: low, high: high) else {
+                return XCTFail("no slots for \(low)...\(high)")
+            }
+            var terms: [[Postings]] = []
+            var listed: [[Postings]] = []
+            for term in 0..<Int.random(in: 1...40, using: &generator) {
+                var lists: [Postings] = []
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    // Rows from below the slots to past them; 0 hits: a deletion.
+                    let docids = (0..<Int.random(in: 0...60, using: &generator)).map { _ in
+                        Int64.random(in: 1...(high + 40), using: &generator)
+                    }
+                    let rows = Set(docids).sorted().map { ($0, UInt32.random(in: 0...5, using: &generator)) }
+                    let list = doclist(rows).withUnsafeBytes { Postings(doclist: $0) }
+                    guard let list else { return XCTFail("trial \(trial): a doclist did not parse") }
+                    lists.append(list)
+                    if term < DenseTermHits.maximumTerms {
+                        if trial % 2 == 0 {
+                            XCTAssertTrue(doclist(rows).withUnsafeBytes { slots.add($0, term: term) })
+                        } else {
+                            slots.add(list, term: term)
+                        }
+                    }
+                }
+                terms.append(lists)
+                if term >= DenseTermHits.maximumTerms { listed.append(lists) }
+            }
+            let expected = FTS4Postings.combined(terms)
+            XCTAssertEqual(
+                slots.matches(adding: FTS4Postings.combined(listed + slots.outside)), expected, "trial \(trial)")
+        }
+        guard let slots = DenseTermHits(low: 10, high: 20) else { return XCTFail("no slots") }
+        for damaged: [UInt8] in [[12, 2, 3], [12, 2, 0, 0, 2, 0], [12, 1, 1, 2, 0], [12, 0x80]] {
+            XCTAssertFalse(damaged.withUnsafeBytes { slots.add($0, term: 0) }, "\(damaged)")
+        }
+        XCTAssertNil(DenseTermHits(low: Int64.min, high: Int64.max), "a range that overflows")
+        XCTAssertNil(DenseTermHits(low: 0, high: Int64(DenseTermHits.maximumSlots)), "one slot too many")
+        XCTAssertNil(DenseTermHits(low: 5, high: 4), "no slot")
+        XCTAssertEqual(
+            DenseTermHits.added(
+                FTS4Postings.Matches(docids: [1, 3], hits: [1, UInt32.max]),
+                FTS4Postings.Matches(docids: [2, 3], hits: [4, 1])),
+            FTS4Postings.Matches(docids: [1, 2], hits: [1, 4]), "hits that wrap to 0, as `combined` adds them")
     }
 
     /// The position list read eight bytes at a time is the bytewise reading, on random bytes of
