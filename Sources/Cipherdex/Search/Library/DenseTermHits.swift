@@ -106,24 +106,7 @@ final class DenseTermHits {
     /// The rows with hits, ascending, with `rest`'s (rows outside the slots, or other terms')
     /// added in: a row in both has the sum of its hits.
     func matches(adding rest: FTS4Postings.Matches) -> FTS4Postings.Matches {
-        var rows = 0
-        let capacity = span + 1
-        var counts: [UInt32] = []
-        let docids = [Int64](unsafeUninitializedCapacity: capacity) { docids, initialized in
-            counts = [UInt32](unsafeUninitializedCapacity: capacity) { values, written in
-                // One pass without a branch per slot: each slot is written at the next free
-                // place, which moves on only for a row (so it stays below `capacity`).
-                for slot in 0..<span {
-                    let count = hits[slot]
-                    docids[rows] = low &+ Int64(slot)
-                    values[rows] = count
-                    rows &+= count > 0 ? 1 : 0
-                }
-                written = rows
-            }
-            initialized = rows
-        }
-        let gathered = FTS4Postings.Matches(docids: docids, hits: counts)
+        let gathered = FTS4Postings.gathered(UnsafeBufferPointer(hits), low: low, capacity: span + 1)
         guard !rest.docids.isEmpty else { return gathered }
         return Self.added(gathered, rest)
     }

@@ -194,26 +194,8 @@ enum FTS4Postings {
                     }
                 }
             }
-            // One pass, without a branch per slot (a common word's slots are a random two thirds
-            // full): each slot is written at the next free place, which moves on only for a row.
-            // The rows are at most the entries and the slots, so the place stays below `capacity`.
-            var rows = 0
-            let capacity = min(entries, span) + 1
-            var counts: [UInt32] = []
-            matches.docids = [Int64](unsafeUninitializedCapacity: capacity) { docids, initialized in
-                counts = [UInt32](unsafeUninitializedCapacity: capacity) { values, written in
-                    for slot in 0..<span {
-                        let count = hits[slot]
-                        docids[rows] = low &+ Int64(slot)
-                        values[rows] = count
-                        rows &+= count > 0 ? 1 : 0
-                    }
-                    written = rows
-                }
-                initialized = rows
-            }
-            matches.hits = counts
-            return matches
+            // The rows are at most the entries and the slots.
+            return gathered(UnsafeBufferPointer(hits), low: low, capacity: min(entries, span) + 1)
         }
         var merged = terms.map { Postings.newestFirst($0) }
         while merged.count > 1 {
@@ -229,6 +211,27 @@ enum FTS4Postings {
             matches.hits.append(all.hits[index])
         }
         return matches
+    }
+
+    /// The slots holding hits (slot `i` is docid `low + i`), ascending, in one pass without a
+    /// branch per slot (a common word's slots are a random two thirds full): each slot is written
+    /// at the next free place, which moves on only for a row. `capacity` must exceed the rows.
+    static func gathered(_ hits: UnsafeBufferPointer<UInt32>, low: Int64, capacity: Int) -> Matches {
+        var rows = 0
+        var counts: [UInt32] = []
+        let docids = [Int64](unsafeUninitializedCapacity: capacity) { docids, initialized in
+            counts = [UInt32](unsafeUninitializedCapacity: capacity) { values, written in
+                for slot in 0..<hits.count {
+                    let count = hits[slot]
+                    docids[rows] = low &+ Int64(slot)
+                    values[rows] = count
+                    rows &+= count > 0 ? 1 : 0
+                }
+                written = rows
+            }
+            initialized = rows
+        }
+        return Matches(docids: docids, hits: counts)
     }
 
     /// Whether no two of `lists` (each ascending) can hold the same docid: their ranges
