@@ -14,9 +14,10 @@ extension FTS4Postings {
     /// Each token's doclists (every term it stands for, in every segment) are copied, still
     /// encoded, and read a window of 65,536 docids at a time (`PhraseWindow`). Only a row every
     /// token holds has its positions decoded: the first token's into a list of starts, each next
-    /// token's stamped into a table indexed by position, and the starts kept that find the token
-    /// at their offset. Memory is that of the encoded doclists, of one window's entries and of a
-    /// table as long as the longest row.
+    /// token's merged with them as it is decoded (a token of one term) or stamped into a table
+    /// indexed by position (a prefix of several), and the starts kept that find the token at
+    /// their offset (`PhraseCounter`). Memory is that of the encoded doclists, of one window's
+    /// entries and of a table as long as the longest row.
     static func phraseMatches(_ tokens: [PhraseToken], table: String = "search_text", db: Connection) throws
         -> Matches?
     {
@@ -50,9 +51,10 @@ extension FTS4Postings {
         while let base = windows.compactMap(\.nextDocid).min() {
             for window in windows { guard window.load(from: base) else { return nil } }
             let rows = windows.map(\.rows)
+            let single = rows.allSatisfy(\.single)
             slots: for slot in 0..<PhraseWindow.size {
                 for row in rows where !row.holds(slot) { continue slots }
-                guard let count = counter.occurrences(in: slot, of: rows) else { return nil }
+                guard let count = counter.occurrences(in: slot, of: rows, single: single) else { return nil }
                 if count > 0 {
                     matches.docids.append(base + Int64(slot))
                     matches.hits.append(count)

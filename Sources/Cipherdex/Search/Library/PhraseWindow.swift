@@ -70,10 +70,21 @@ final class PhraseWindow {
         fileprivate let bytes: UnsafeBufferPointer<UInt8>
         fileprivate let heads: UnsafePointer<Int32>
         fileprivate let entries: UnsafePointer<Entry>
+        /// True when no row of the window has more than one entry (a token of one term, the
+        /// usual case): each row's positions are then one ascending list, `list(_:)`.
+        let single: Bool
 
         /// Whether the row at `slot` holds the token.
         @inline(__always)
         func holds(_ slot: Int) -> Bool { heads[slot] >= 0 }
+
+        /// The token's only position list in the row at `slot` (which holds it, in a `single`
+        /// window): the bytes and where the list starts and ends in them.
+        @inline(__always)
+        func list(_ slot: Int) -> (bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int) {
+            let entry = entries[Int(heads[slot])]
+            return (bytes, Int(entry.start), Int(entry.end))
+        }
 
         /// The token's positions in the row at `slot` (each term's ascending, the terms one after
         /// the other).
@@ -162,6 +173,8 @@ final class PhraseWindow {
     private var entryCapacity = 1024
     private var claimMark = 0
     private var valid = true
+    /// Whether a row of the loaded window has more than one entry.
+    private var chained = false
 
     init(_ doclists: Doclists) {
         self.doclists = doclists
@@ -214,7 +227,7 @@ final class PhraseWindow {
     }
 
     /// The loaded window's rows.
-    var rows: Rows { Rows(bytes: bytes, heads: heads, entries: entries) }
+    var rows: Rows { Rows(bytes: bytes, heads: heads, entries: entries, single: !chained) }
 
     /// Reads doclist `index`'s next docid (a delta after its first) at `offsets[index]` into
     /// `nexts[index]` (`Int64.max` at the doclist's end `end`), leaving `offsets[index]` at the
@@ -250,9 +263,10 @@ final class PhraseWindow {
         let (heads, claims, nexts, offsets) = (self.heads, self.claims, self.nexts, self.offsets)
         heads.update(repeating: -1, count: Self.size)
         var (entries, entryCount, entryCapacity, claimMark) = (self.entries, 0, self.entryCapacity, self.claimMark)
+        var chained = false
         defer {
-            (self.entries, self.entryCount, self.entryCapacity, self.claimMark) = (
-                entries, entryCount, entryCapacity, claimMark
+            (self.entries, self.entryCount, self.entryCapacity, self.claimMark, self.chained) = (
+                entries, entryCount, entryCapacity, claimMark, chained
             )
         }
         let source = bytes
@@ -281,6 +295,7 @@ final class PhraseWindow {
                             entries = grown
                             entryCapacity *= 2
                         }
+                        if heads[slot] >= 0 { chained = true }
                         (entries + entryCount).initialize(
                             to: Entry(start: UInt32(start), end: UInt32(list.end), next: heads[slot]))
                         heads[slot] = Int32(entryCount)

@@ -107,6 +107,60 @@ final class PhraseWindowTests: XCTestCase {
         }
     }
 
+    /// Windows of one term each are `single` and counted by merging, those of several terms are
+    /// not; either way gives the stamp table's counts: for random rows (long ones, positions of
+    /// several bytes, repeated positions, a token repeated in the phrase) and for lists the merge
+    /// leaves to the general way (a column marker, a position past the limit).
+    func testMergingCountsAsStampingDoes() throws {
+        var generator = SearchTokenizerEquivalenceTests.SplitMix(state: 7)
+        func positions() -> [UInt64] {
+            let count = Int.random(in: 1...(Bool.random(using: &generator) ? 12 : 3_000), using: &generator)
+            let spread = UInt64.random(in: 1...4, using: &generator)
+            var at = UInt64.random(in: 0...3, using: &generator)
+            return (0..<count).map { _ in
+                defer { at += UInt64.random(in: 0...spread, using: &generator) }
+                return at
+            }
+        }
+        for round in 0..<40 {
+            let tokens = Int.random(in: 2...4, using: &generator)
+            let rows = Array(Set((0..<30).map { _ in Int64.random(in: 0..<200, using: &generator) })).sorted()
+            var lists = (0..<tokens).map { _ in doclist(rows.map { ($0, positions()) }) }
+            if round % 10 == 9 { lists[1] = lists[0] }
+            let windows = lists.map { window([(0, $0)]) }
+            for window in windows { XCTAssertTrue(window.load(from: 0)) }
+            let loaded = windows.map(\.rows)
+            XCTAssertTrue(loaded.allSatisfy(\.single))
+            var merging = PhraseCounter()
+            var stamping = PhraseCounter()
+            var found = 0
+            for row in rows {
+                let slot = Int(row)
+                let merged = merging.occurrences(in: slot, of: loaded, single: true)
+                XCTAssertEqual(merged, stamping.occurrences(in: slot, of: loaded), "round \(round), row \(row)")
+                found += Int(merged ?? 0)
+            }
+            XCTAssertGreaterThan(found, 0, "round \(round)")
+            XCTAssertEqual(merging.mergedRows, rows.count, "round \(round): every row merged")
+            XCTAssertEqual(stamping.mergedRows, 0)
+        }
+        let a = window([(0, doclist([(3, [1, 5])])), (1, doclist([(3, [9])]))])
+        XCTAssertTrue(a.load(from: 0))
+        XCTAssertFalse(a.rows.single, "a row of two terms")
+        // Row 3: a column marker for column 0 (the general way reads it; the merge leaves it), and a
+        // position past the limit (the general way refuses it).
+        let marked = window([(0, [3, 3, 1, 0, 4, 0])])
+        let b = window([(0, doclist([(3, [2, 3])]))])
+        let far = window([(0, doclist([(3, [2, UInt64(PhraseCounter.positionLimit)])]))])
+        XCTAssertTrue(marked.load(from: 0) && b.load(from: 0) && far.load(from: 0))
+        var counter = PhraseCounter()
+        XCTAssertEqual(counter.occurrences(in: 3, of: [marked.rows, b.rows], single: true), 2)
+        XCTAssertNil(counter.occurrences(in: 3, of: [b.rows, far.rows], single: true))
+        XCTAssertEqual(counter.mergedRows, 0, "both left to the general way")
+        XCTAssertEqual(counter.occurrences(in: 3, of: [b.rows, b.rows], single: true), 1)
+        XCTAssertEqual(counter.mergedRows, 1)
+    }
+
     /// FTS4's own phrase matching, for rows on both sides of window boundaries (65,536 docids),
     /// rows longer than the counter's first table (4,096 positions), rows changed and deleted in
     /// later segments, and prefixes of several terms.
