@@ -21,7 +21,8 @@ package final class Connection {
 
     /// The open handle; nil once `close()` has run.
     private var openHandle: OpaquePointer?
-    let path: String
+    /// The database file this connection opened.
+    package let path: String
     private var statementCache: [String: Statement] = [:]
     /// Work a feature does at the end of every transaction `transaction` runs, in it, before
     /// `COMMIT` (a throw rolls the transaction back): search brings its page lengths up to date.

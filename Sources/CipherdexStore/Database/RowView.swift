@@ -10,6 +10,22 @@ package struct RowView {
         sqlite3_column_int64(handle, Int32(index))
     }
 
+    /// What column `index` holds: SQLite's storage class of its value.
+    package func storageClass(_ index: Int) -> StorageClass {
+        switch sqlite3_column_type(handle, Int32(index)) {
+        case SQLITE_INTEGER: return .integer
+        case SQLITE_FLOAT: return .real
+        case SQLITE_TEXT: return .text
+        case SQLITE_BLOB: return .blob
+        default: return .null
+        }
+    }
+
+    /// SQLite's storage classes (a value's `typeof`).
+    package enum StorageClass: Sendable {
+        case null, integer, real, text, blob
+    }
+
     /// Column `index`'s bytes as a blob (empty for NULL or an empty value), valid only inside
     /// `body`.
     package func withBytes<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {

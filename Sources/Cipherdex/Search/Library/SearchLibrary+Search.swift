@@ -134,43 +134,18 @@ extension SearchLibrary {
     /// The original text and the matched byte ranges of the given rows (which match `match`):
     /// the bodies by docid, the ranges from `MatchLocator`, the same as FTS `offsets()` gives
     /// (the tests compare both) without running the full-text query again or re-tokenising each
-    /// page through the SQLite tokenizer interface.
+    /// page through the SQLite tokenizer interface (`PageTextMatches`: the rows are read on this
+    /// thread and inflated and located on a helper thread as well).
     /// `occurrences[i]`, when given, is each phrase's number of occurrences in row `docids[i]`
     /// (from matchinfo), so the scan of that page can stop after its last match.
-    /// `isCancelled` is asked between batches and pages: once it is true, the bodies found so far
-    /// are returned.
+    /// `isCancelled` is asked between pages: once it is true, the bodies found so far are
+    /// returned.
     static func bodiesAndMatches(
         of docids: [Int64], occurrences: [[Int]?]? = nil, match: String, stemming: Bool, windowCharacters: Int? = nil,
-        db: Connection, isCancelled: () -> Bool = { false }
+        db: Connection, helper: Bool = true, isCancelled: () -> Bool = { false }
     ) throws -> [Int64: (String, [Range<Int>])] {
-        var expected: [Int64: [Int]] = [:]
-        if let occurrences {
-            for (docid, counts) in zip(docids, occurrences) { expected[docid] = counts }
-        }
-        var locator = MatchLocator(match: match, stemming: stemming)
-        var result: [Int64: (String, [Range<Int>])] = [:]
-        result.reserveCapacity(docids.count)
-        for start in stride(from: 0, to: docids.count, by: 500) {
-            if isCancelled() { break }
-            let slice = docids[start..<min(start + 500, docids.count)]
-            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
-            // From FTS4's content shadow table (`search_text_content(docid INTEGER PRIMARY KEY,
-            // c0body)`, renamed with the table): a `docid IN` on the FTS table itself is one
-            // xFilter per docid, and SQLCipher 3.4.1's FTS4 prepares a new seek statement in each
-            // (~15% of a 500-result query). The text is stored compressed (`PageTextCompression`).
-            try db.forEachRow(
-                "SELECT docid, cipherdex_uncompress(c0body) FROM search_text_content WHERE docid IN (\(placeholders))",
-                slice.map { .integer($0) }
-            ) { row in
-                if isCancelled() { return }
-                var body = row[1].textValue ?? ""
-                let docid = row[0].integerValue ?? 0
-                let ranges = body.withUTF8 {
-                    locator.byteRanges(in: $0, occurrences: expected[docid], windowCharacters: windowCharacters)
-                }
-                result[docid] = (body, ranges)
-            }
-        }
-        return result
+        try PageTextMatches.read(
+            docids, occurrences: occurrences, match: match, stemming: stemming, windowCharacters: windowCharacters,
+            db: db, helper: helper, isCancelled: isCancelled)
     }
 }

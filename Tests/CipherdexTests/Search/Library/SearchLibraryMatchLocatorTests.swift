@@ -119,11 +119,18 @@ final class SearchLibraryMatchLocatorTests: XCTestCase {
                 let kept = Array(docids.prefix(500))
                 let fast = try SearchLibrary.bodiesAndMatches(
                     of: kept, occurrences: Array(occurrences.prefix(500)), match: compiled.match, stemming: stemming, db: db)
+                // The same on the calling thread alone (no helper thread).
+                let alone = try SearchLibrary.bodiesAndMatches(
+                    of: kept, occurrences: Array(occurrences.prefix(500)), match: compiled.match, stemming: stemming, db: db,
+                    helper: false)
                 let slow = try SearchLibrary.bodiesAndOffsets(of: kept, match: compiled.match, db: db)
                 XCTAssertEqual(Set(fast.keys), Set(slow.keys), text)
+                XCTAssertEqual(Set(alone.keys), Set(slow.keys), text)
                 for (docid, (body, ranges)) in slow {
                     XCTAssertEqual(fast[docid]?.0, body, text)
                     XCTAssertEqual(fast[docid]?.1, ranges, text)
+                    XCTAssertEqual(alone[docid]?.0, body, text)
+                    XCTAssertEqual(alone[docid]?.1, ranges, text)
                 }
             }
             XCTAssertGreaterThan(comparedRows, 10_000)
