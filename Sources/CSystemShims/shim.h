@@ -51,4 +51,25 @@ static inline int cdx_finish_writeback(int fd, long long offset, long long count
 #endif
 }
 
+/*
+ * Keeps the memory a short-lived process frees for its next allocations (glibc `mallopt`):
+ * blocks up to `mmap_threshold` bytes from the heap rather than their own mappings, up to
+ * `trim_threshold` freed bytes kept at the top of the heap, and `top_pad` more bytes each time it
+ * grows. Returns 1 when glibc took all three, 0 otherwise; elsewhere 0 and nothing changes.
+ */
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+#endif
+static inline int cdx_keep_freed_memory(int mmap_threshold, int trim_threshold, int top_pad) {
+#if defined(__linux__) && defined(__GLIBC__)
+    return mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1 && mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1
+        && mallopt(M_TOP_PAD, top_pad) == 1;
+#else
+    (void)mmap_threshold;
+    (void)trim_threshold;
+    (void)top_pad;
+    return 0;
+#endif
+}
+
 #endif

@@ -73,6 +73,8 @@ struct SearchCommand: Command {
     static let cacheSizeKiB = 2048
 
     func run() throws {
+        // One search, then exit: large arrays freed on the way are reused, not faulted in again.
+        ProcessHeap.keepFreedMemory()
         let store = try target.open(cacheSizeKiB: Self.cacheSizeKiB)
         defer { store.close() }
         let results = try store.library.search(query, options: options)
