@@ -56,6 +56,11 @@ extension TopHits {
             ]
         }
         let phrases = alternatives.count
+        // One phrase, every row of it kept (its rows are `docids`, which only lose rows): its hits
+        // are the rows' hits as they are, not copied (4 MB for `the` at 1,000,000 pages).
+        if phrases == 1, alternatives[0].docids.count == docids.count {
+            return DirectRows(docids: docids, hits: alternatives[0].hits, shared: shared)
+        }
         let hits = [UInt32](unsafeUninitializedCapacity: docids.count * phrases) { buffer, initialized in
             buffer.initialize(repeating: 0)
             // Each alternative's hits in each row: its docids are a subsequence of `docids`.
