@@ -1,3 +1,6 @@
+import Dispatch
+import Foundation
+
 extension FTS4Postings {
     /// One token of a phrase: its folded UTF-8 and whether it is a prefix.
     struct PhraseToken: Equatable {
@@ -21,7 +24,7 @@ extension FTS4Postings {
     static func phraseMatches(_ tokens: [PhraseToken], table: String = "search_text", db: Connection) throws
         -> Matches?
     {
-        var windows: [PhraseWindow] = []
+        var all: [PhraseWindow.Doclists] = []
         for token in tokens {
             let doclists = PhraseWindow.Doclists()
             var terms: [[UInt8]: Int] = [:]
@@ -33,9 +36,30 @@ extension FTS4Postings {
                 return true
             }
             guard read else { return nil }
-            windows.append(PhraseWindow(doclists))
+            all.append(doclists)
         }
-        return phraseMatches(windows)
+        if ProcessInfo.processInfo.activeProcessorCount > 1, let bounds = try docidBounds(table: table, db: db) {
+            let (range, overflow) = bounds.high.subtractingReportingOverflow(bounds.low)
+            if !overflow, range >= PhraseHalf.fromDocids {
+                return phraseMatches(all, splitAt: bounds.low + Int64(Double(range) * PhraseHalf.callerShare))
+            }
+        }
+        return phraseMatches(all.map(PhraseWindow.init))
+    }
+
+    /// `phraseMatches` of the doclists (one per token, in phrase order) on two threads: the rows
+    /// below `split` on this one, the others on a helper (`PhraseHalf`), the same matches as one
+    /// thread counts (the rows are counted one by one, wherever the windows start).
+    static func phraseMatches(_ doclists: [PhraseWindow.Doclists], splitAt split: Int64) -> Matches? {
+        // Made first: they seal the doclists before the helper has them.
+        let windows = doclists.map(PhraseWindow.init)
+        let upper = PhraseHalf(doclists, from: split)
+        DispatchQueue.global(qos: .userInitiated).async { upper.countIfUnclaimed() }
+        let lower = phraseMatches(windows, below: split)
+        guard let rest = upper.result(), var lower else { return nil }
+        lower.docids += rest.docids
+        lower.hits += rest.hits
+        return lower
     }
 
     /// The rows where the tokens of `windows` (one per token, in phrase order) stand one after
@@ -43,13 +67,14 @@ extension FTS4Postings {
     /// `PhraseCounter.positionLimit`. Only the rows every token holds have their position lists
     /// decoded, so damage in another row's list goes unseen, as it does not change the result
     /// (every list's extent is still checked).
-    static func phraseMatches(_ windows: [PhraseWindow]) -> Matches? {
+    /// With `bound`, only the rows below it.
+    static func phraseMatches(_ windows: [PhraseWindow], below bound: Int64 = .max) -> Matches? {
         var matches = Matches()
         guard !windows.isEmpty else { return matches }
         guard !windows.contains(where: \.failed) else { return nil }
         var counter = PhraseCounter()
-        while let base = windows.compactMap(\.nextDocid).min() {
-            for window in windows { guard window.load(from: base) else { return nil } }
+        while let base = windows.compactMap(\.nextDocid).min(), base < bound {
+            for window in windows { guard window.load(from: base, below: bound) else { return nil } }
             let rows = windows.map(\.rows)
             let single = rows.allSatisfy(\.single)
             slots: for slot in 0..<PhraseWindow.size {

@@ -14,7 +14,9 @@ final class PhraseWindow {
     /// A token's doclists, still encoded, in the order they were added (newest segment first):
     /// their bytes one after the other in one buffer grown by `realloc` (which moves a large one
     /// by remapping it, not copying it), then read in place by the token's `PhraseWindow`.
-    final class Doclists {
+    /// `@unchecked Sendable`: once sealed (a `PhraseWindow` made from it) nothing changes it, and
+    /// windows on two threads read it (`PhraseHalf`); `add` refuses to run after that.
+    final class Doclists: @unchecked Sendable {
         private var start: UnsafeMutableRawPointer
         private var capacity = 4096
         /// The number of bytes of every doclist together.
@@ -178,7 +180,8 @@ final class PhraseWindow {
 
     init(_ doclists: Doclists) {
         self.doclists = doclists
-        doclists.sealed = true
+        // Written once, before any other thread has the doclists (`PhraseHalf`).
+        if !doclists.sealed { doclists.sealed = true }
         bytes = doclists.bytes
         ends = doclists.ends
         terms = doclists.terms
@@ -254,12 +257,29 @@ final class PhraseWindow {
         nexts.update(repeating: .max, count: ends.count)
     }
 
-    /// Loads the window of docids `base ..< base + size`: every row of it, from every doclist,
-    /// each row's winning entries (one per term that still holds it) chained from its head; false
-    /// when a doclist does not parse. No position is decoded here.
-    func load(from base: Int64) -> Bool {
+    /// Moves past every row below `limit` without loading it, checking each as `load` does (its
+    /// docid ascends, its position list ends): a second thread's windows start at `limit`
+    /// (`PhraseHalf`). False when a doclist does not parse.
+    func skip(below limit: Int64) -> Bool {
         guard valid else { return false }
-        let limit = base > Int64.max - Int64(Self.size) ? Int64.max : base + Int64(Self.size)
+        let source = bytes
+        for index in 0..<ends.count {
+            let end = ends[index]
+            while nexts[index] < limit {
+                guard let list = Postings.positionList(source, from: offsets[index], end: end) else { return failing() }
+                offsets[index] = list.end + 1
+                guard readDocid(source, index, end: end) else { return failing() }
+            }
+        }
+        return true
+    }
+
+    /// Loads the window of docids `base ..< base + size` (and below `bound`): every row of it, from
+    /// every doclist, each row's winning entries (one per term that still holds it) chained from
+    /// its head; false when a doclist does not parse. No position is decoded here.
+    func load(from base: Int64, below bound: Int64 = .max) -> Bool {
+        guard valid else { return false }
+        let limit = min(base > Int64.max - Int64(Self.size) ? Int64.max : base + Int64(Self.size), bound)
         let (heads, claims, nexts, offsets) = (self.heads, self.claims, self.nexts, self.offsets)
         heads.update(repeating: -1, count: Self.size)
         var (entries, entryCount, entryCapacity, claimMark) = (self.entries, 0, self.entryCapacity, self.claimMark)

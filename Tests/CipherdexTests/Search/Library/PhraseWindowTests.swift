@@ -230,4 +230,68 @@ final class PhraseWindowTests: XCTestCase {
         XCTAssertGreaterThan(refused, 100, "damage is refused")
         XCTAssertLessThan(refused, 1_000, "and what still parses is counted")
     }
+
+    /// Doclists of two tokens over 300,000 docids in a few segments (rows deleted in a newer one),
+    /// some damaged: counted on two threads from any split, or by the caller alone when no helper
+    /// starts, they give what one thread gives (the same rows and hits, or nil for both).
+    func testTwoThreadsCountWhatOneThreadCounts() {
+        var generator = SearchTokenizerEquivalenceTests.SplitMix(state: 7)
+        func rows(_ docids: StrideTo<Int64>, positions: Int) -> [(docid: Int64, positions: [UInt64])] {
+            docids.map { docid in
+                var at: UInt64 = 0
+                return (
+                    docid,
+                    (0..<Int.random(in: 1...positions, using: &generator)).map { _ in
+                        at += UInt64.random(in: 1...3, using: &generator)
+                        return at
+                    }
+                )
+            }
+        }
+        for round in 0..<12 {
+            // Token a: an older segment of every third row, a newer one deleting some of them
+            // (empty lists) and adding others; token b: every other row.
+            var newer = rows(stride(from: 5, to: 300_000, by: 7), positions: 6)
+            for index in newer.indices where index % 5 == 0 { newer[index].positions = [] }
+            var a = [
+                (term: 0, bytes: doclist(newer)),
+                (term: 0, bytes: doclist(rows(stride(from: 3, to: 300_000, by: 3), positions: 8))),
+            ]
+            var b = [(term: 0, bytes: doclist(rows(stride(from: 2, to: 300_000, by: 2), positions: 8)))]
+            if round % 3 == 1 {
+                let at = Int.random(in: 0..<a[1].bytes.count, using: &generator)
+                a[1].bytes[at] ^= UInt8(1 << Int.random(in: 0..<8, using: &generator))
+            }
+            if round % 3 == 2 {
+                b[0].bytes = Array(b[0].bytes.prefix(Int.random(in: 0..<b[0].bytes.count, using: &generator)))
+            }
+            func doclists() -> [PhraseWindow.Doclists] {
+                [a, b].map { lists in
+                    let doclists = PhraseWindow.Doclists()
+                    for list in lists { list.bytes.withUnsafeBytes { doclists.add($0, term: list.term) } }
+                    return doclists
+                }
+            }
+            let one = FTS4Postings.phraseMatches(doclists().map(PhraseWindow.init))
+            if round % 3 == 0 { XCTAssertGreaterThan(one?.docids.count ?? 0, 1_000, "round \(round)") }
+            for split: Int64 in [-5, 0, 1, 65_536, 150_000, 150_001, 299_999, 300_000, 1 << 40] {
+                XCTAssertEqual(
+                    FTS4Postings.phraseMatches(doclists(), splitAt: split), one, "round \(round), split \(split)")
+            }
+            // No helper ever starts: the caller counts the upper rows too, and a late helper
+            // finds them taken.
+            let lists = doclists()
+            let windows = lists.map(PhraseWindow.init)
+            let upper = PhraseHalf(lists, from: 150_000)
+            let lower = FTS4Postings.phraseMatches(windows, below: 150_000)
+            let rest = upper.result()
+            upper.countIfUnclaimed()
+            if let one {
+                XCTAssertEqual((lower?.docids ?? []) + (rest?.docids ?? []), one.docids, "round \(round)")
+                XCTAssertEqual((lower?.hits ?? []) + (rest?.hits ?? []), one.hits, "round \(round)")
+            } else {
+                XCTAssertTrue(lower == nil || rest == nil, "round \(round): refused by one thread, so by one half")
+            }
+        }
+    }
 }
