@@ -54,16 +54,12 @@ enum DocumentLengths {
         var position: [Int64: Int] = [:]
         position.reserveCapacity(docids.count)
         for (index, docid) in docids.enumerated() { position[docid] = index }
-        for start in Swift.stride(from: 0, to: docids.count, by: 500) {
-            let slice = docids[start..<min(start + 500, docids.count)]
-            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
-            try db.forEachRowView(
-                "SELECT docid, size FROM search_text_docsize WHERE docid IN (\(placeholders))",
-                slice.map { .integer($0) }
-            ) { row in
-                guard let index = position[row.integer(0)] else { return }
-                row.withBytes(1) { store(index, $0) }
-            }
+        try db.forEachRowView(
+            inBatchesOf: docids, { "SELECT docid, size FROM search_text_docsize WHERE docid IN (\($0))" }
+        ) {
+            row in
+            guard let index = position[row.integer(0)] else { return }
+            row.withBytes(1) { store(index, $0) }
         }
     }
 
@@ -94,13 +90,9 @@ enum DocumentLengths {
             ) { row in row.withBytes(1) { store(row.integer(0), $0) } }
             return
         }
-        for start in Swift.stride(from: 0, to: chunks.count, by: 500) {
-            let slice = chunks[start..<min(start + 500, chunks.count)]
-            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
-            try db.forEachRowView(
-                "SELECT chunk, lengths FROM search_page_lengths WHERE chunk IN (\(placeholders)) ORDER BY chunk",
-                slice.map { .integer($0) }
-            ) { row in row.withBytes(1) { store(row.integer(0), $0) } }
-        }
+        try db.forEachRowView(
+            inBatchesOf: chunks,
+            { "SELECT chunk, lengths FROM search_page_lengths WHERE chunk IN (\($0)) ORDER BY chunk" }
+        ) { row in row.withBytes(1) { store(row.integer(0), $0) } }
     }
 }

@@ -75,26 +75,23 @@ enum PageTextMatches {
             batch.removeAll(keepingCapacity: true)
         }
         do {
-            for start in stride(from: 0, to: docids.count, by: 500) {
-                if isCancelled() { cancelled = true }
-                if cancelled { break }
-                let slice = docids[start..<min(start + 500, docids.count)]
-                let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                // From FTS4's content shadow table (`search_text_content(docid INTEGER PRIMARY KEY,
-                // c0body)`, renamed with the table): a `docid IN` on the FTS table itself is one
-                // xFilter per docid, and SQLCipher 3.4.1's FTS4 prepares a new seek statement in
-                // each (~15% of a 500-result query). The text is stored compressed.
-                try db.forEachRowView(
-                    "SELECT docid, c0body FROM search_text_content WHERE docid IN (\(placeholders))",
-                    slice.map { .integer($0) }
-                ) { row in
-                    if cancelled || isCancelled() {
-                        cancelled = true
-                        return
-                    }
-                    batch.append(Row(docid: row.integer(0), stored: stored(row)))
-                    if batch.count >= batchRows { try handOver() }
+            // From FTS4's content shadow table (`search_text_content(docid INTEGER PRIMARY KEY,
+            // c0body)`, renamed with the table): a `docid IN` on the FTS table itself is one
+            // xFilter per docid, and SQLCipher 3.4.1's FTS4 prepares a new seek statement in each
+            // (~15% of a 500-result query). The text is stored compressed.
+            try db.forEachRowView(
+                inBatchesOf: docids, { "SELECT docid, c0body FROM search_text_content WHERE docid IN (\($0))" },
+                stop: {
+                    if isCancelled() { cancelled = true }
+                    return cancelled
                 }
+            ) { row in
+                if cancelled || isCancelled() {
+                    cancelled = true
+                    return
+                }
+                batch.append(Row(docid: row.integer(0), stored: stored(row)))
+                if batch.count >= batchRows { try handOver() }
             }
             if !batch.isEmpty && !cancelled { try handOver() }
         } catch {
