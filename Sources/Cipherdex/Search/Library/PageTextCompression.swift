@@ -144,6 +144,12 @@ enum PageTextCompression {
         try Decompressor().decompressed(value)
     }
 
+    /// `cipherdex_uncompress`'s error for a BLOB that is not a compressed value (and
+    /// `PageTextMatches`', which reads the stored values itself).
+    static let notCompressedMessage = "the stored page text is damaged (not a compressed value)"
+    /// The error for a stored value that is neither TEXT nor a BLOB.
+    static let notTextMessage = "the stored page text is damaged (not TEXT or a BLOB)"
+
     // MARK: SQL functions
 
     private static let compressFunction:
@@ -188,14 +194,14 @@ enum PageTextCompression {
                 guard let blob,
                     let text = try? decompressor.decompressed(UnsafeRawBufferPointer(start: blob, count: count))
                 else {
-                    return sqlite3_result_error(context, "the stored page text is damaged (not a compressed value)", -1)
+                    return sqlite3_result_error(context, notCompressedMessage, -1)
                 }
                 text.withUnsafeBytes {
                     sqlite3_result_text(
                         context, $0.baseAddress!.assumingMemoryBound(to: CChar.self), Int32($0.count),
                         cipherdex_sqlite_transient())
                 }
-            default: sqlite3_result_error(context, "the stored page text is damaged (not TEXT or a BLOB)", -1)
+            default: sqlite3_result_error(context, notTextMessage, -1)
             }
         }
 

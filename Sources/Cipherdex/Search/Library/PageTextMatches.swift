@@ -147,10 +147,10 @@ enum PageTextMatches {
                 case .text(let bytes): body = PageTextMatches.text(bytes)
                 case .compressed(let bytes):
                     guard let inflated = try? bytes.withUnsafeBytes({ try decompressor.decompressed($0) }) else {
-                        throw damaged("the stored page text is damaged (not a compressed value)")
+                        throw damaged(PageTextCompression.notCompressedMessage)
                     }
                     body = PageTextMatches.text(inflated)
-                case .unreadable: throw damaged("the stored page text is damaged (not TEXT or a BLOB)")
+                case .unreadable: throw damaged(PageTextCompression.notTextMessage)
                 }
                 let counts = expected[row.docid]
                 let ranges = body.withUTF8 {
