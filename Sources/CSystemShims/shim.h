@@ -72,4 +72,30 @@ static inline int cdx_keep_freed_memory(int mmap_threshold, int trim_threshold, 
 #endif
 }
 
+/*
+ * Grows (or shrinks) the anonymous private mapping at `address` from `old_size` to `new_size`
+ * bytes, moving it if it must without copying its pages (Linux `mremap(MREMAP_MAYMOVE)`: the
+ * page tables move, the pages stay). Elsewhere a new mapping, a copy and an unmap. Returns the
+ * mapping's address, or NULL with errno.
+ */
+#include <sys/mman.h>
+#include <string.h>
+#if defined(__linux__)
+extern void *mremap(void *old_address, size_t old_size, size_t new_size, int flags, ...);
+#endif
+static inline void *cdx_grow_mapping(void *address, size_t old_size, size_t new_size) {
+#if defined(__linux__)
+    void *moved = mremap(address, old_size, new_size, 1 /* MREMAP_MAYMOVE */);
+    return moved == MAP_FAILED ? (void *)0 : moved;
+#else
+    void *moved = mmap(0, new_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0);
+    if (moved == MAP_FAILED) {
+        return (void *)0;
+    }
+    memcpy(moved, address, old_size < new_size ? old_size : new_size);
+    munmap(address, old_size);
+    return moved;
+#endif
+}
+
 #endif

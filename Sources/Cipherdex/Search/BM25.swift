@@ -58,29 +58,50 @@ public enum BM25 {
     /// The scores of many rows of one column of weight 1 that share `N` (`rows`), the average
     /// length and each phrase's rows (`documents`): `hits` holds each row's hits of each phrase,
     /// row after row, and `lengths` each row's length. The same expressions as `score`, in the
-    /// same order, so the same values.
+    /// same order, so the same values (`RowScorer`).
     static func scores(
         hits: UnsafeBufferPointer<UInt32>, lengths: [UInt32], rows: UInt32, average: UInt32, documents: [UInt32]
     ) -> [Double] {
-        let phrases = documents.count
-        let idfs = documents.map { idf(rows: rows, documents: $0) }
-        let averageLength = max(Double(average), 1)
-        let weight = 1.0
+        let scorer = RowScorer(rows: rows, average: average, documents: documents)
         return [Double](unsafeUninitializedCapacity: lengths.count) { buffer, initialized in
-            idfs.withUnsafeBufferPointer { idfs in
+            lengths.withUnsafeBufferPointer { lengths in
                 for index in 0..<lengths.count {
-                    let length = Double(lengths[index])
-                    let norm = k1 * (1 - b + b * length / averageLength)
-                    var total = 0.0
-                    for phrase in 0..<phrases {
-                        let frequency = Double(hits[index * phrases + phrase])
-                        guard frequency > 0 else { continue }
-                        total += weight * idfs[phrase] * frequency * (k1 + 1) / (frequency + norm)
-                    }
-                    buffer[index] = total
+                    buffer[index] = scorer.score(index, hits: hits, length: lengths[index])
                 }
             }
             initialized = lengths.count
+        }
+    }
+
+    /// One row's score among rows of one column of weight 1 that share `N`, the average length
+    /// and each phrase's rows: `score`'s expressions in its order, so its values bit for bit,
+    /// without a row's 'pcnalx' values written out (issue 12: `TopHits` scores a common word's
+    /// million rows without keeping their scores).
+    struct RowScorer {
+        private let idfs: [Double]
+        private let averageLength: Double
+
+        /// The scorer for rows of a table of `rows` rows whose average length is `average`, of
+        /// phrases held by `documents` rows each.
+        init(rows: UInt32, average: UInt32, documents: [UInt32]) {
+            idfs = documents.map { BM25.idf(rows: rows, documents: $0) }
+            averageLength = max(Double(average), 1)
+        }
+
+        /// The score of row `index`, whose hits of each phrase are at `index * phrases` in `hits`
+        /// and whose length is `length`.
+        @inline(__always)
+        func score(_ index: Int, hits: UnsafeBufferPointer<UInt32>, length: UInt32) -> Double {
+            let phrases = idfs.count
+            let weight = 1.0
+            let norm = k1 * (1 - b + b * Double(length) / averageLength)
+            var total = 0.0
+            for phrase in 0..<phrases {
+                let frequency = Double(hits[index * phrases + phrase])
+                guard frequency > 0 else { continue }
+                total += weight * idfs[phrase] * frequency * (k1 + 1) / (frequency + norm)
+            }
+            return total
         }
     }
 

@@ -7,12 +7,13 @@ import Foundation
 /// A common word's doclists, decoded first into one `Postings` per segment, took 12 bytes per
 /// entry before they were added up: 64 MB for `the*` (7 terms, 5.3 million entries) at 1,000,000
 /// pages, a fifth of its process's time spent in page faults. Here a slot holds the hits so far
-/// (4 bytes) and a mask of the terms that already gave it (4 bytes), whatever the entries.
+/// (4 bytes), and each term has one bit a slot telling whether it already gave that row (a
+/// bitset made when the term's first list comes: 125 KB at 1,000,000 pages, where a 4-byte mask
+/// a slot took 4 MB of fresh memory; BENCHMARKS.md, "Fresh memory").
 ///
-/// Each term has a bit of the mask, in the order the terms are first seen; its lists come newest
-/// segment first, so a row whose bit is set already has that term's newest entry (an empty one:
-/// the row no longer holds the term) and older entries of it are skipped, as `combined` skips
-/// them. A docid outside the slots (a row deleted since, never seen in a consistent index) is kept
+/// Terms are numbered in the order they are first seen; a term's lists come newest segment
+/// first, so a row whose bit is set already has that term's newest entry (an empty one: the row
+/// no longer holds the term) and older entries of it are skipped, as `combined` skips them. A docid outside the slots (a row deleted since, never seen in a consistent index) is kept
 /// in a list of its term's, added by `combined` at the end.
 final class DenseTermHits {
     /// Terms with a bit; a prefix's later terms are read as lists (`FTS4Postings.matches`).
@@ -25,7 +26,8 @@ final class DenseTermHits {
     /// The number of slots.
     let span: Int
     private let hits: UnsafeMutableBufferPointer<UInt32>
-    private let given: UnsafeMutableBufferPointer<UInt32>
+    /// Per term, one bit a slot (nil until the term's first list): set once the term gave that row.
+    private var given: [UnsafeMutablePointer<UInt64>?] = Array(repeating: nil, count: DenseTermHits.maximumTerms)
     /// Each term bit's entries outside the slots, a list per doclist that had any, newest first.
     private(set) var outside: [[Postings]] = []
 
@@ -36,25 +38,34 @@ final class DenseTermHits {
         self.low = low
         self.span = Int(range) + 1
         // `calloc`: memory the system hands out is zero already, and is written once, not twice.
-        guard let hits = calloc(span, MemoryLayout<UInt32>.stride),
-            let given = calloc(span, MemoryLayout<UInt32>.stride)
-        else { fatalError("out of memory for a term's slots") }
+        guard let hits = calloc(span, MemoryLayout<UInt32>.stride) else {
+            fatalError("out of memory for a term's slots")
+        }
         self.hits = UnsafeMutableBufferPointer(start: hits.assumingMemoryBound(to: UInt32.self), count: span)
-        self.given = UnsafeMutableBufferPointer(start: given.assumingMemoryBound(to: UInt32.self), count: span)
     }
 
     deinit {
         free(hits.baseAddress)
-        free(given.baseAddress)
+        for bits in given { free(bits) }
+    }
+
+    /// Term `term`'s bitset, made (all clear) on first use.
+    private func bits(of term: Int) -> UnsafeMutablePointer<UInt64> {
+        if let bits = given[term] { return bits }
+        guard let made = calloc((span + 63) / 64, MemoryLayout<UInt64>.stride) else {
+            fatalError("out of memory for a term's slots")
+        }
+        let bits = made.assumingMemoryBound(to: UInt64.self)
+        given[term] = bits
+        return bits
     }
 
     /// Adds a doclist of the term with bit `term` (below `maximumTerms`), older than every list
     /// of that term added before; false when it does not parse (what `Postings(doclist:)` refuses).
     func add(_ doclist: UnsafeRawBufferPointer, term: Int) -> Bool {
         precondition(term >= 0 && term < Self.maximumTerms, "a term bit out of range")
-        let bit = UInt32(1) << UInt32(term)
         var stray = Postings()
-        let (low, span, hits, given) = (self.low, UInt(span), self.hits, self.given)
+        let (low, span, hits, given) = (self.low, UInt(span), self.hits, bits(of: term))
         let parsed = Postings.forEachEntry(of: doclist) { docid, count in
             // Below `low`, the difference is negative (a large unsigned slot); it cannot wrap
             // into the slots, whose last docid is at most `Int64.max`.
@@ -65,10 +76,11 @@ final class DenseTermHits {
                 return
             }
             let index = Int(slot)
-            let mask = given[index]
+            let (word, bit) = (index >> 6, UInt64(1) << UInt64(index & 63))
+            let bits = given[word]
             // A newer list of this term already gave this row.
-            if mask & bit != 0 { return }
-            given[index] = mask | bit
+            if bits & bit != 0 { return }
+            given[word] = bits | bit
             hits[index] &+= count
         }
         guard parsed else { return false }
@@ -80,7 +92,7 @@ final class DenseTermHits {
     /// than every list of that term added before).
     func add(_ postings: Postings, term: Int) {
         precondition(term >= 0 && term < Self.maximumTerms, "a term bit out of range")
-        let bit = UInt32(1) << UInt32(term)
+        let given = bits(of: term)
         var stray = Postings()
         for (docid, count) in zip(postings.docids, postings.hits) {
             let slot = UInt(bitPattern: Int(truncatingIfNeeded: docid &- low))
@@ -90,8 +102,9 @@ final class DenseTermHits {
                 continue
             }
             let index = Int(slot)
-            if given[index] & bit != 0 { continue }
-            given[index] |= bit
+            let (word, bit) = (index >> 6, UInt64(1) << UInt64(index & 63))
+            if given[word] & bit != 0 { continue }
+            given[word] |= bit
             hits[index] &+= count
         }
         keepOutside(stray, term: term)

@@ -38,24 +38,29 @@ extension FTS4Postings {
             guard read else { return nil }
             all.append(doclists)
         }
-        if ProcessInfo.processInfo.activeProcessorCount > 1, let bounds = try docidBounds(table: table, db: db) {
+        let bounds = try docidBounds(table: table, db: db)
+        if ProcessInfo.processInfo.activeProcessorCount > 1, let bounds {
             let (range, overflow) = bounds.high.subtractingReportingOverflow(bounds.low)
             if !overflow, range >= PhraseHalf.fromDocids {
-                return phraseMatches(all, splitAt: bounds.low + Int64(Double(range) * PhraseHalf.callerShare))
+                return phraseMatches(
+                    all, splitAt: bounds.low + Int64(Double(range) * PhraseHalf.callerShare), highest: bounds.high)
             }
         }
-        return phraseMatches(all.map(PhraseWindow.init))
+        return phraseMatches(all.map(PhraseWindow.init), through: bounds?.high)
     }
 
     /// `phraseMatches` of the doclists (one per token, in phrase order) on two threads: the rows
     /// below `split` on this one, the others on a helper (`PhraseHalf`), the same matches as one
     /// thread counts (the rows are counted one by one, wherever the windows start).
-    static func phraseMatches(_ doclists: [PhraseWindow.Doclists], splitAt split: Int64) -> Matches? {
+    /// `highest`, the table's highest docid, bounds the rows (each half's lists are given room
+    /// for one row a docid up to it, so that they never grow by copying; see `reserving`).
+    static func phraseMatches(_ doclists: [PhraseWindow.Doclists], splitAt split: Int64, highest: Int64) -> Matches? {
         // Made first: they seal the doclists before the helper has them.
         let windows = doclists.map(PhraseWindow.init)
-        let upper = PhraseHalf(doclists, from: split)
+        let upper = PhraseHalf(doclists, from: split, highest: highest)
         DispatchQueue.global(qos: .userInitiated).async { upper.countIfUnclaimed() }
-        let lower = phraseMatches(windows, below: split)
+        // Room for the upper half's rows too: they are appended below.
+        let lower = phraseMatches(windows, below: split, through: highest)
         guard let rest = upper.result(), var lower else { return nil }
         lower.docids += rest.docids
         lower.hits += rest.hits
@@ -68,10 +73,24 @@ extension FTS4Postings {
     /// decoded, so damage in another row's list goes unseen, as it does not change the result
     /// (every list's extent is still checked).
     /// With `bound`, only the rows below it.
-    static func phraseMatches(_ windows: [PhraseWindow], below bound: Int64 = .max) -> Matches? {
+    ///
+    /// With `highest` (a docid no row exceeds), the lists are first given room for one row per
+    /// docid from the first row to `highest`: address space only, as the pages of room never
+    /// written are never touched, where lists grown by doubling copy themselves into fresh memory
+    /// (on a virtual machine each fresh page costs 1.4 to 12 µs; BENCHMARKS.md, "Fresh memory").
+    static func phraseMatches(_ windows: [PhraseWindow], below bound: Int64 = .max, through highest: Int64? = nil)
+        -> Matches?
+    {
         var matches = Matches()
         guard !windows.isEmpty else { return matches }
         guard !windows.contains(where: \.failed) else { return nil }
+        if let highest, let first = windows.compactMap(\.nextDocid).min(), first <= highest {
+            let (span, overflow) = highest.subtractingReportingOverflow(first)
+            if !overflow, span < Int64(DenseTermHits.maximumSlots) {
+                matches.docids.reserveCapacity(Int(span) + 1)
+                matches.hits.reserveCapacity(Int(span) + 1)
+            }
+        }
         var counter = PhraseCounter()
         while let base = windows.compactMap(\.nextDocid).min(), base < bound {
             for window in windows { guard window.load(from: base, below: bound) else { return nil } }

@@ -18,16 +18,19 @@ final class PhraseHalf: Sendable {
 
     private let doclists: [PhraseWindow.Doclists]
     private let start: Int64
+    private let highest: Int64
     private let claimed = Atomic<Bool>(false)
     /// What the claiming thread counted (nil inside: a doclist refused).
     private let counted = Mutex<FTS4Postings.Matches??>(nil)
     /// Signalled once the helper has counted, when it claimed the rows.
     private let done = DispatchSemaphore(value: 0)
 
-    /// The rows from `start` on of a phrase whose tokens' doclists (sealed) are `doclists`.
-    init(_ doclists: [PhraseWindow.Doclists], from start: Int64) {
+    /// The rows from `start` on of a phrase whose tokens' doclists (sealed) are `doclists`, in
+    /// a table whose highest docid is `highest`.
+    init(_ doclists: [PhraseWindow.Doclists], from start: Int64, highest: Int64) {
         self.doclists = doclists
         self.start = start
+        self.highest = highest
     }
 
     /// The helper's part: counts the rows unless the calling thread already took them.
@@ -53,6 +56,6 @@ final class PhraseHalf: Sendable {
     private func count() -> FTS4Postings.Matches? {
         let windows = doclists.map(PhraseWindow.init)
         for window in windows { guard window.skip(below: start) else { return nil } }
-        return FTS4Postings.phraseMatches(windows)
+        return FTS4Postings.phraseMatches(windows, through: highest)
     }
 }

@@ -12,13 +12,13 @@ final class PhraseWindow {
     static let size = 65_536
 
     /// A token's doclists, still encoded, in the order they were added (newest segment first):
-    /// their bytes one after the other in one buffer grown by `realloc` (which moves a large one
-    /// by remapping it, not copying it), then read in place by the token's `PhraseWindow`.
+    /// their bytes one after the other in one anonymous mapping (`GrowableMapping`, grown by
+    /// `mremap`: never copied, and only the pages written are touched), then read in place by the
+    /// token's `PhraseWindow`.
     /// `@unchecked Sendable`: once sealed (a `PhraseWindow` made from it) nothing changes it, and
     /// windows on two threads read it (`PhraseHalf`); `add` refuses to run after that.
     final class Doclists: @unchecked Sendable {
-        private var start: UnsafeMutableRawPointer
-        private var capacity = 4096
+        private let buffer: GrowableMapping
         /// The number of bytes of every doclist together.
         private(set) var count = 0
         /// True once a `PhraseWindow` reads the buffer in place: no doclist may be added then.
@@ -30,22 +30,22 @@ final class PhraseWindow {
 
         /// No doclist yet.
         init() {
-            guard let start = malloc(capacity) else { fatalError("out of memory for a phrase's doclists") }
-            self.start = start
+            guard let buffer = GrowableMapping(capacity: 64 << 10) else {
+                fatalError("out of memory for a phrase's doclists")
+            }
+            self.buffer = buffer
         }
-
-        deinit { free(start) }
 
         /// Adds a doclist of term number `term`.
         func add(_ doclist: UnsafeRawBufferPointer, term: Int) {
             precondition(!sealed, "a doclist added after its PhraseWindow was made")
-            if count + doclist.count > capacity {
-                let wanted = max(count + doclist.count, capacity * 2)
-                guard let grown = realloc(start, wanted) else { fatalError("out of memory for a phrase's doclists") }
-                (start, capacity) = (grown, wanted)
+            if count + doclist.count > buffer.capacity {
+                guard buffer.grow(toAtLeast: max(count + doclist.count, buffer.capacity * 2)) else {
+                    fatalError("out of memory for a phrase's doclists")
+                }
             }
             if let source = doclist.baseAddress, doclist.count > 0 {
-                (start + count).copyMemory(from: source, byteCount: doclist.count)
+                (buffer.baseAddress + count).copyMemory(from: source, byteCount: doclist.count)
             }
             count += doclist.count
             ends.append(count)
@@ -54,7 +54,7 @@ final class PhraseWindow {
 
         /// Every doclist's bytes, valid until the next `add` and while this object lives.
         var bytes: UnsafeBufferPointer<UInt8> {
-            UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
+            UnsafeBufferPointer(start: buffer.baseAddress.assumingMemoryBound(to: UInt8.self), count: count)
         }
     }
 
@@ -172,7 +172,10 @@ final class PhraseWindow {
     /// every doclist parsed so far (`load` works on copies of these, then stores them back).
     private var entries: UnsafeMutablePointer<Entry>
     private var entryCount = 0
-    private var entryCapacity = 1024
+    /// Room for one entry a slot from the start: a token of one term in a few segments needs no
+    /// more, and room never written is never touched, where doubling from less copied itself
+    /// into fresh pages in every window made (BENCHMARKS.md, "Fresh memory").
+    private var entryCapacity = PhraseWindow.size
     private var claimMark = 0
     private var valid = true
     /// Whether a row of the loaded window has more than one entry.

@@ -4,8 +4,9 @@
 /// from FTS4's segments (`directRows`: each row's hits of each phrase), else through FTS4 (each
 /// row's `docid` and `matchinfo(…, 'pcnax')`, read in place). It adds the rows' lengths read in
 /// bulk (`DocumentLengths`: the same values as matchinfo's `l`, without its lookup per row) and
-/// scores every row with `BM25` into a flat array. A bounded min-heap of scores then finds the
-/// `maximumResults`-th best score; only the rows at or above it (ties included) are looked up in
+/// scores every row with `BM25` (rows read directly: computed as they are compared, never kept;
+/// through FTS4: into a flat array). A bounded min-heap of scores finds the
+/// `maximumResults`-th best score in one pass (`best`); only the rows at or above it (ties included) are looked up in
 /// `search_pages`, given their whole 'pcnalx' values and ranked in full by
 /// `SearchLibrary.rankAndLimit`. When the per-document cap or the page/annotation filter leaves
 /// fewer than `maximumResults`, the next rows by score are described in turn (twice as many each
@@ -31,36 +32,75 @@ package enum TopHits {
     package static func select(
         _ compiled: CompiledSearchQuery, options: SearchOptions, db: Connection, directPostings: Bool = true
     ) throws -> Outcome {
-        let scores: [Double]
-        let docids: [Int64]
-        let matchInfo: (Int) -> [UInt32]
         if directPostings, let direct = try directRows(compiled, db: db) {
-            // One column: each row's length and hits are all its score needs.
+            // One column: each row's length and hits are all its score needs, so scores are
+            // computed as they are compared, never kept (8 MB for `the` at 1,000,000 pages).
             var lengths = [UInt32](repeating: 0, count: direct.docids.count)
             try DocumentLengths.fill(&lengths, docids: direct.docids, stride: 1, offset: 0, columns: 1, db: db)
-            docids = direct.docids
-            scores = direct.hits.withUnsafeBufferPointer { hits in
-                BM25.scores(
-                    hits: hits, lengths: lengths, rows: direct.tableRows, average: direct.averageLength,
-                    documents: direct.phraseRows)
+            let scorer = BM25.RowScorer(
+                rows: direct.tableRows, average: direct.averageLength, documents: direct.phraseRows)
+            return try direct.hits.withUnsafeBufferPointer { hits in
+                try lengths.withUnsafeBufferPointer { lengthValues in
+                    try choose(
+                        ComputedScores(scorer: scorer, hits: hits, lengths: lengthValues), docids: direct.docids,
+                        matchInfo: { direct.matchInfo($0, length: lengths[$0]) }, options: options, db: db)
+                }
             }
-            matchInfo = { direct.matchInfo($0, length: lengths[$0]) }
-        } else {
-            let rows = try ftsRows(compiled, db: db)
-            (docids, scores) = (rows.docids, rows.scores)
-            matchInfo = { Array(rows.infos[($0 * rows.stride)..<(($0 + 1) * rows.stride)]) }
         }
+        let rows = try ftsRows(compiled, db: db)
+        return try rows.scores.withUnsafeBufferPointer { scores in
+            try choose(
+                KeptScores(scores: scores), docids: rows.docids,
+                matchInfo: { Array(rows.infos[($0 * rows.stride)..<(($0 + 1) * rows.stride)]) }, options: options,
+                db: db)
+        }
+    }
+
+    /// The rows' scores, one at a time.
+    protocol RowScores {
+        /// The number of rows.
+        var count: Int { get }
+        /// Row `index`'s score.
+        func score(_ index: Int) -> Double
+    }
+
+    /// Scores kept in a buffer.
+    struct KeptScores: RowScores {
+        /// Each row's score.
+        let scores: UnsafeBufferPointer<Double>
+        var count: Int { scores.count }
+        @inline(__always)
+        func score(_ index: Int) -> Double { scores[index] }
+    }
+
+    /// Scores computed from each row's hits and length when asked for (the same values as
+    /// `BM25.scores`: `BM25.RowScorer`).
+    struct ComputedScores: RowScores {
+        /// The scorer the rows share.
+        let scorer: BM25.RowScorer
+        /// Each row's hits of each phrase, row after row.
+        let hits: UnsafeBufferPointer<UInt32>
+        /// Each row's length.
+        let lengths: UnsafeBufferPointer<UInt32>
+        var count: Int { lengths.count }
+        @inline(__always)
+        func score(_ index: Int) -> Double { scorer.score(index, hits: hits, length: lengths[index]) }
+    }
+
+    /// `select`'s rounds: the best rows described, then more in turn while the caps leave fewer
+    /// than `maximumResults`.
+    private static func choose<Scores: RowScores>(
+        _ scores: Scores, docids: [Int64], matchInfo: (Int) -> [UInt32], options: SearchOptions, db: Connection
+    ) throws -> Outcome {
         var candidates: [SearchLibrary.Hit] = []
         var ceiling = Double.infinity
         var wanted = options.maximumResults
         var described = 0
         while true {
             // Scores are finite (BM25 of finite counts), so -infinity means "every row left".
-            let floor = threshold(scores, rank: wanted, below: ceiling)
-            let chosen = scores.indices.filter { scores[$0] >= floor && scores[$0] < ceiling }
+            let (floor, chosen) = best(scores, rank: wanted, below: ceiling)
             described += chosen.count
-            candidates += try describe(
-                chosen, docids: docids, scores: scores, matchInfo: matchInfo, options: options, db: db)
+            candidates += try describe(chosen, docids: docids, matchInfo: matchInfo, options: options, db: db)
             let kept = SearchLibrary.rankAndLimit(candidates, options: options)
             if kept.count >= options.maximumResults || floor == -.infinity {
                 return Outcome(hits: kept, matchedRows: docids.count, describedRows: described)
@@ -123,14 +163,30 @@ package enum TopHits {
         return (docids, infos, stride, scores)
     }
 
-    /// The `rank`-th best of the scores below `ceiling`, or -infinity when fewer are: a min-heap
-    /// of the best `rank` seen, so most rows cost one comparison.
+    /// The `rank`-th best of the scores below `ceiling`, or -infinity when fewer are.
     static func threshold(_ scores: [Double], rank: Int, below ceiling: Double) -> Double {
-        guard rank > 0 else { return .infinity }
+        scores.withUnsafeBufferPointer { best(KeptScores(scores: $0), rank: rank, below: ceiling).floor }
+    }
+
+    /// The `rank`-th best of the scores below `ceiling` (`floor`, -infinity when fewer are; +infinity
+    /// for a rank of 0), and every row at or above it and below `ceiling`, ties included, in row
+    /// order, with its score: one pass, each score computed once. A min-heap keeps the best `rank`
+    /// seen, so most rows cost one comparison; a row at or above the heap's least when it comes is
+    /// noted (the least only rises, so every row at or above the final floor is among them: about
+    /// `rank × ln(rows / rank)` rows in random order).
+    static func best<Scores: RowScores>(_ scores: Scores, rank: Int, below ceiling: Double)
+        -> (floor: Double, chosen: [(index: Int, score: Double)])
+    {
+        guard rank > 0 else { return (.infinity, []) }
         var heap: [Double] = []
         heap.reserveCapacity(min(rank, scores.count))
-        for score in scores where score < ceiling {
+        var noted: [(index: Int, score: Double)] = []
+        noted.reserveCapacity(min(rank, scores.count) * 2)
+        for index in 0..<scores.count {
+            let score = scores.score(index)
+            guard score < ceiling else { continue }
             if heap.count < rank {
+                noted.append((index, score))
                 heap.append(score)
                 var child = heap.count - 1
                 while child > 0 {
@@ -139,7 +195,9 @@ package enum TopHits {
                     heap.swapAt(child, parent)
                     child = parent
                 }
-            } else if score > heap[0] {
+            } else if score >= heap[0] {
+                noted.append((index, score))
+                guard score > heap[0] else { continue }
                 heap[0] = score
                 var parent = 0
                 while true {
@@ -154,30 +212,31 @@ package enum TopHits {
                 }
             }
         }
-        return heap.count < rank ? -.infinity : heap[0]
+        let floor = heap.count < rank ? -Double.infinity : heap[0]
+        return (floor, noted.filter { $0.score >= floor })
     }
 
     /// The hits of the chosen rows: their pages' facts from `search_page_runs` (`PageRuns`: the
     /// same values as `search_pages`, from a table a few hundred times smaller), without the pages
     /// or annotations `options` leaves out.
     private static func describe(
-        _ chosen: [Int], docids: [Int64], scores: [Double], matchInfo: (Int) -> [UInt32], options: SearchOptions,
-        db: Connection
+        _ chosen: [(index: Int, score: Double)], docids: [Int64], matchInfo: (Int) -> [UInt32],
+        options: SearchOptions, db: Connection
     ) throws -> [SearchLibrary.Hit] {
-        var position: [Int64: Int] = [:]
+        var position: [Int64: (index: Int, score: Double)] = [:]
         position.reserveCapacity(chosen.count)
-        for index in chosen { position[docids[index]] = index }
+        for row in chosen { position[docids[row.index]] = row }
         var hits: [SearchLibrary.Hit] = []
         hits.reserveCapacity(chosen.count)
         for row in try PageRuns.rows(position.keys.sorted(), db: db) {
-            guard let index = position[row.rowid] else { continue }
+            guard let (index, score) = position[row.rowid] else { continue }
             let isAnnotation = row.kind == 1
             if options.excludeAnnotations && row.kind != 0 { continue }
             if options.excludeDocumentText && !isAnnotation { continue }
             hits.append(
                 SearchLibrary.Hit(
                     docid: row.rowid, uid: row.uid, pageIndex: Int(row.pageIndex), isAnnotation: isAnnotation,
-                    ordinal: Int(row.ordinal), isOCR: row.isOCR == 1, score: scores[index],
+                    ordinal: Int(row.ordinal), isOCR: row.isOCR == 1, score: score,
                     matchInfo: matchInfo(index)))
         }
         return hits

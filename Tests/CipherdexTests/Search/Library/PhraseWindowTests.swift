@@ -275,14 +275,19 @@ final class PhraseWindowTests: XCTestCase {
             let one = FTS4Postings.phraseMatches(doclists().map(PhraseWindow.init))
             if round % 3 == 0 { XCTAssertGreaterThan(one?.docids.count ?? 0, 1_000, "round \(round)") }
             for split: Int64 in [-5, 0, 1, 65_536, 150_000, 150_001, 299_999, 300_000, 1 << 40] {
-                XCTAssertEqual(
-                    FTS4Postings.phraseMatches(doclists(), splitAt: split), one, "round \(round), split \(split)")
+                // `highest` only sizes the lists' room: a wrong one changes nothing.
+                for highest: Int64 in [300_000, 1, -9] {
+                    XCTAssertEqual(
+                        FTS4Postings.phraseMatches(doclists(), splitAt: split, highest: highest), one,
+                        "round \(round), split \(split), highest \(highest)")
+                }
             }
+            XCTAssertEqual(FTS4Postings.phraseMatches(doclists().map(PhraseWindow.init), through: 300_000), one)
             // No helper ever starts: the caller counts the upper rows too, and a late helper
             // finds them taken.
             let lists = doclists()
             let windows = lists.map(PhraseWindow.init)
-            let upper = PhraseHalf(lists, from: 150_000)
+            let upper = PhraseHalf(lists, from: 150_000, highest: 300_000)
             let lower = FTS4Postings.phraseMatches(windows, below: 150_000)
             let rest = upper.result()
             upper.countIfUnclaimed()

@@ -137,4 +137,54 @@ final class TopHitsTests: XCTestCase {
         XCTAssertEqual(TopHits.threshold(scores, rank: 7, below: .infinity), -.infinity)
         XCTAssertEqual(TopHits.threshold([], rank: 1, below: .infinity), -.infinity)
     }
+
+    /// `best` in one pass chooses what a second pass over kept scores chooses: every row at or
+    /// above the `rank`-th best below the ceiling, ties included, in row order, with its score,
+    /// for scores in random order with many ties, ascending and descending runs, and computed
+    /// scores (`ComputedScores`) bit for bit equal to `BM25.scores`.
+    func testBestInOnePassChoosesWhatTwoPassesChoose() {
+        var generator = SearchTokenizerEquivalenceTests.SplitMix(state: 21)
+        for round in 0..<40 {
+            let count = Int.random(in: 0...3_000, using: &generator)
+            var scores = (0..<count).map { _ in
+                Double(Int.random(in: 0...(round % 2 == 0 ? 20 : 100_000), using: &generator))
+            }
+            if round % 5 == 3 { scores.sort() }
+            if round % 5 == 4 { scores.sort(by: >) }
+            for rank in [0, 1, 2, 10, 500, count, count + 1] {
+                for ceiling in [Double.infinity, 10, 50_000, -1] {
+                    let floor = TopHits.threshold(scores, rank: rank, below: ceiling)
+                    let expected = scores.indices.filter { scores[$0] >= floor && scores[$0] < ceiling }
+                    let best = scores.withUnsafeBufferPointer {
+                        TopHits.best(TopHits.KeptScores(scores: $0), rank: rank, below: ceiling)
+                    }
+                    XCTAssertEqual(best.floor, floor, "round \(round), rank \(rank), ceiling \(ceiling)")
+                    XCTAssertEqual(
+                        best.chosen.map(\.index), expected, "round \(round), rank \(rank), ceiling \(ceiling)")
+                    XCTAssertEqual(best.chosen.map(\.score), expected.map { scores[$0] })
+                    // The floor is the rank-th best below the ceiling.
+                    let below = scores.filter { $0 < ceiling }.sorted(by: >)
+                    XCTAssertEqual(floor, rank == 0 ? .infinity : rank <= below.count ? below[rank - 1] : -.infinity)
+                }
+            }
+        }
+        for phrases in 1...3 {
+            let rows = 2_000
+            let hits = (0..<(rows * phrases)).map { _ in UInt32.random(in: 0...4, using: &generator) }
+            let lengths = (0..<rows).map { _ in UInt32.random(in: 0...900, using: &generator) }
+            let documents = (0..<phrases).map { _ in UInt32.random(in: 1...5_000, using: &generator) }
+            hits.withUnsafeBufferPointer { hits in
+                let kept = BM25.scores(hits: hits, lengths: lengths, rows: 5_000, average: 300, documents: documents)
+                lengths.withUnsafeBufferPointer { lengths in
+                    let computed = TopHits.ComputedScores(
+                        scorer: BM25.RowScorer(rows: 5_000, average: 300, documents: documents), hits: hits,
+                        lengths: lengths)
+                    XCTAssertEqual((0..<rows).map { computed.score($0).bitPattern }, kept.map(\.bitPattern))
+                    let best = TopHits.best(computed, rank: 50, below: .infinity)
+                    let floor = TopHits.threshold(kept, rank: 50, below: .infinity)
+                    XCTAssertEqual(best.chosen.map(\.index), kept.indices.filter { kept[$0] >= floor })
+                }
+            }
+        }
+    }
 }
