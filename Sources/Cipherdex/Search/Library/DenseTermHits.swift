@@ -116,6 +116,20 @@ final class DenseTermHits {
         outside[term].append(stray)
     }
 
+    /// Each slot's hits (0: no row), for as long as this object lives.
+    var slotHits: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(hits) }
+
+    /// The number of slots with hits, and their hits added up.
+    func totals() -> (rows: Int, hits: UInt64) {
+        var rows = 0
+        var total: UInt64 = 0
+        for count in hits {
+            rows &+= count > 0 ? 1 : 0
+            total &+= UInt64(count)
+        }
+        return (rows, total)
+    }
+
     /// The rows with hits, ascending, with `rest`'s (rows outside the slots, or other terms')
     /// added in: a row in both has the sum of its hits.
     func matches(adding rest: FTS4Postings.Matches) -> FTS4Postings.Matches {

@@ -63,6 +63,33 @@ enum DocumentLengths {
         }
     }
 
+    /// The lengths of the `span` docids from `low` on, one a slot (0 for a docid without a row),
+    /// from `search_page_lengths` in one scan of the range's chunks; nil when the connection is
+    /// not a reader's or the store has no chunks (the caller then reads lengths by row).
+    static func slotLengths(low: Int64, span: Int, db: Connection) throws -> [UInt32]? {
+        guard span > 0, try db.scalar("PRAGMA query_only")?.integerValue == 1,
+            try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'search_page_lengths'")?.integerValue == 1
+        else { return nil }
+        let high = low + Int64(span - 1)
+        var lengths = [UInt32](repeating: 0, count: span)
+        try lengths.withUnsafeMutableBufferPointer { lengths in
+            try db.forEachRowView(
+                "SELECT chunk, lengths FROM search_page_lengths WHERE chunk BETWEEN ? AND ? ORDER BY chunk",
+                [.integer(low >> 8), .integer(high >> 8)]
+            ) { row in
+                let first = row.integer(0) << 8
+                row.withBytes(1) { raw in
+                    guard raw.count == PageLengths.chunkBytes else { return }
+                    for slot in max(low, first)...min(high, first | 255) {
+                        lengths[Int(slot - low)] = UInt32(
+                            littleEndian: raw.loadUnaligned(fromByteOffset: Int(slot - first) * 4, as: UInt32.self))
+                    }
+                }
+            }
+        }
+        return lengths
+    }
+
     /// `fill` from `search_page_lengths` for ascending `docids` and one column: the chunks of the
     /// docids' range in one scan when the docids reach at least one chunk in 8 of it, else only
     /// their chunks, 500 at a time.

@@ -47,6 +47,30 @@ enum FTS4Postings {
     static func matches(
         of term: [UInt8], prefix: Bool, table: String = "search_text", denseFrom divisor: Int = 2, db: Connection
     ) throws -> Matches? {
+        try rows(of: term, prefix: prefix, table: table, denseFrom: divisor, db: db)?.matches
+    }
+
+    /// A term's rows as `matches` reads them: in lists, or in slots (`DenseTermHits`) with the
+    /// rows the slots do not hold (`rest`: docids outside them, a prefix's terms past the 32nd).
+    enum TermRows {
+        /// Every row in lists.
+        case listed(Matches)
+        /// Rows in slots, and those outside them.
+        case slotted(DenseTermHits, rest: Matches)
+
+        /// The rows in lists, ascending.
+        var matches: Matches {
+            switch self {
+            case .listed(let matches): matches
+            case .slotted(let slots, let rest): slots.matches(adding: rest)
+            }
+        }
+    }
+
+    /// `matches`, without gathering slots into lists.
+    static func rows(
+        of term: [UInt8], prefix: Bool, table: String = "search_text", denseFrom divisor: Int = 2, db: Connection
+    ) throws -> TermRows? {
         var perTerm: [[UInt8]: [Postings]] = [:]
         var bits: [[UInt8]: Int] = [:]
         var dense: DenseTermHits?
@@ -79,9 +103,9 @@ enum FTS4Postings {
         }
         guard read else { return nil }
         var terms = perTerm.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { perTerm[$0] ?? [] }
-        guard let dense else { return combined(terms) }
+        guard let dense else { return .listed(combined(terms)) }
         terms += dense.outside
-        return dense.matches(adding: combined(terms))
+        return .slotted(dense, rest: combined(terms))
     }
 
     /// The lowest and highest docid of `table`'s rows (its `%_docsize`); nil when it has none or

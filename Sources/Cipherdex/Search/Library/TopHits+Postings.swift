@@ -30,12 +30,30 @@ extension TopHits {
             let (documents, tokens) = documentTotals(stats)
         else { return nil }
         // Phrases in the order they appear (matchinfo's order); a row is in every clause.
+        let average = UInt32(
+            truncatingIfNeeded: (Int64(UInt32(truncatingIfNeeded: tokens)) + documents / 2) / documents)
+        var shared: [UInt32] = [0, 1, UInt32(truncatingIfNeeded: documents), average, 0]
+        // One word or prefix alone, read into slots that hold every row: its rows stay there,
+        // scored slot by slot (`TopHits.select`), never gathered into lists.
+        // The first piece is read once, here.
+        guard let first = try termRows(clauses[0][0], stemming: stemming, db: db) else { return nil }
+        if clauses.count == 1, clauses[0].count == 1, compiled.exclusion == nil,
+            case .slotted(let slots, let rest) = first, rest.docids.isEmpty
+        {
+            let (rows, hits) = slots.totals()
+            shared[0] = 1
+            shared += [0, UInt32(truncatingIfNeeded: hits), UInt32(truncatingIfNeeded: rows)]
+            return DirectRows(docids: [], hits: [], shared: shared, slots: slots, slottedRows: rows)
+        }
+        var firstMatches: FTS4Postings.Matches? = first.matches
         var alternatives: [FTS4Postings.Matches] = []
         var docids: [Int64]?
         for clause in clauses {
             var lists: [[Int64]] = []
             for piece in clause {
-                guard let matches = try termMatches(piece, stemming: stemming, db: db) else { return nil }
+                let read = try firstMatches ?? termMatches(piece, stemming: stemming, db: db)
+                firstMatches = nil
+                guard let matches = read else { return nil }
                 alternatives.append(matches)
                 lists.append(matches.docids)
             }
@@ -47,9 +65,7 @@ extension TopHits {
             guard let excluded = try excludedRows(exclusion, stemming: stemming, db: db) else { return nil }
             docids = subtracting(excluded, from: docids)
         }
-        let average = UInt32(
-            truncatingIfNeeded: (Int64(UInt32(truncatingIfNeeded: tokens)) + documents / 2) / documents)
-        var shared: [UInt32] = [UInt32(alternatives.count), 1, UInt32(truncatingIfNeeded: documents), average, 0]
+        shared[0] = UInt32(alternatives.count)
         for matches in alternatives {
             shared += [
                 0, UInt32(truncatingIfNeeded: matches.totalHits), UInt32(truncatingIfNeeded: matches.docids.count),
@@ -87,6 +103,11 @@ extension TopHits {
         var hits: [UInt32]
         /// p, c (1), n, a, l (0), then per phrase 0, its hits in every row, its rows.
         var shared: [UInt32]
+        /// One term's rows still in its slots (then `docids` and `hits` are empty): row `i` is
+        /// slot `i`, docid `slots.low + i`, and a slot of 0 hits is no row.
+        var slots: DenseTermHits? = nil
+        /// The rows in `slots`.
+        var slottedRows = 0
 
         /// The number of phrases.
         var phrases: Int { Int(shared[0]) }
@@ -215,10 +236,15 @@ extension TopHits {
     /// The rows of one quoted piece: a word or prefix, or a phrase of them; nil when the piece
     /// has no token, has more than `maximumPhraseTokens`, or the index cannot be read directly.
     static func termMatches(_ piece: Substring, stemming: Bool, db: Connection) throws -> FTS4Postings.Matches? {
+        try termRows(piece, stemming: stemming, db: db)?.matches
+    }
+
+    /// `termMatches`, a word's or prefix's rows left in slots when they were read into them.
+    static func termRows(_ piece: Substring, stemming: Bool, db: Connection) throws -> FTS4Postings.TermRows? {
         let tokens = indexTokens(piece, stemming: stemming)
         guard !tokens.isEmpty, tokens.count <= maximumPhraseTokens else { return nil }
-        if tokens.count == 1 { return try FTS4Postings.matches(of: tokens[0].bytes, prefix: tokens[0].prefix, db: db) }
-        return try FTS4Postings.phraseMatches(tokens, db: db)
+        if tokens.count == 1 { return try FTS4Postings.rows(of: tokens[0].bytes, prefix: tokens[0].prefix, db: db) }
+        return try FTS4Postings.phraseMatches(tokens, db: db).map { .listed($0) }
     }
 
     /// The tokens FTS4 looks up for a quoted piece: the tokenizer's tokens of it (folded UTF-8),

@@ -32,25 +32,46 @@ package enum TopHits {
     package static func select(
         _ compiled: CompiledSearchQuery, options: SearchOptions, db: Connection, directPostings: Bool = true
     ) throws -> Outcome {
-        if directPostings, let direct = try directRows(compiled, db: db) {
+        if directPostings, var direct = try directRows(compiled, db: db) {
+            let scorer = BM25.RowScorer(
+                rows: direct.tableRows, average: direct.averageLength, documents: direct.phraseRows)
+            if let slots = direct.slots {
+                // One term's rows in their slots, with lengths by slot: nothing is gathered.
+                if let lengths = try DocumentLengths.slotLengths(low: slots.low, span: slots.span, db: db) {
+                    let hits = slots.slotHits
+                    let shared = direct.shared
+                    return try lengths.withUnsafeBufferPointer { lengths in
+                        try choose(
+                            SlotScores(scorer: scorer, hits: hits, lengths: lengths), docid: { slots.low + Int64($0) },
+                            matchedRows: direct.slottedRows,
+                            matchInfo: { slot in
+                                var row = shared
+                                (row[4], row[5]) = (lengths[slot], hits[slot])
+                                return row
+                            }, options: options, db: db)
+                    }
+                }
+                let gathered = slots.matches(adding: FTS4Postings.Matches())
+                (direct.docids, direct.hits, direct.slots) = (gathered.docids, gathered.hits, nil)
+            }
             // One column: each row's length and hits are all its score needs, so scores are
             // computed as they are compared, never kept (8 MB for `the` at 1,000,000 pages).
             var lengths = [UInt32](repeating: 0, count: direct.docids.count)
             try DocumentLengths.fill(&lengths, docids: direct.docids, stride: 1, offset: 0, columns: 1, db: db)
-            let scorer = BM25.RowScorer(
-                rows: direct.tableRows, average: direct.averageLength, documents: direct.phraseRows)
+            let docids = direct.docids
             return try direct.hits.withUnsafeBufferPointer { hits in
                 try lengths.withUnsafeBufferPointer { lengthValues in
                     try choose(
-                        ComputedScores(scorer: scorer, hits: hits, lengths: lengthValues), docids: direct.docids,
-                        matchInfo: { direct.matchInfo($0, length: lengths[$0]) }, options: options, db: db)
+                        ComputedScores(scorer: scorer, hits: hits, lengths: lengthValues), docid: { docids[$0] },
+                        matchedRows: docids.count, matchInfo: { direct.matchInfo($0, length: lengths[$0]) },
+                        options: options, db: db)
                 }
             }
         }
         let rows = try ftsRows(compiled, db: db)
         return try rows.scores.withUnsafeBufferPointer { scores in
             try choose(
-                KeptScores(scores: scores), docids: rows.docids,
+                KeptScores(scores: scores), docid: { rows.docids[$0] }, matchedRows: rows.docids.count,
                 matchInfo: { Array(rows.infos[($0 * rows.stride)..<(($0 + 1) * rows.stride)]) }, options: options,
                 db: db)
         }
@@ -58,8 +79,10 @@ package enum TopHits {
 
     /// The rows' scores, one at a time.
     protocol RowScores {
-        /// The number of rows.
+        /// The number of rows (or slots).
         var count: Int { get }
+        /// Whether `index` is a row (a slot may hold none).
+        func isRow(_ index: Int) -> Bool
         /// Row `index`'s score.
         func score(_ index: Int) -> Double
     }
@@ -69,6 +92,8 @@ package enum TopHits {
         /// Each row's score.
         let scores: UnsafeBufferPointer<Double>
         var count: Int { scores.count }
+        @inline(__always)
+        func isRow(_ index: Int) -> Bool { true }
         @inline(__always)
         func score(_ index: Int) -> Double { scores[index] }
     }
@@ -84,13 +109,32 @@ package enum TopHits {
         let lengths: UnsafeBufferPointer<UInt32>
         var count: Int { lengths.count }
         @inline(__always)
+        func isRow(_ index: Int) -> Bool { true }
+        @inline(__always)
+        func score(_ index: Int) -> Double { scorer.score(index, hits: hits, length: lengths[index]) }
+    }
+
+    /// One term's scores computed from its slots (`DenseTermHits`) and the lengths by slot: a slot
+    /// of 0 hits is no row.
+    struct SlotScores: RowScores {
+        /// The scorer the rows share (one phrase).
+        let scorer: BM25.RowScorer
+        /// Each slot's hits.
+        let hits: UnsafeBufferPointer<UInt32>
+        /// Each slot's length.
+        let lengths: UnsafeBufferPointer<UInt32>
+        var count: Int { min(hits.count, lengths.count) }
+        @inline(__always)
+        func isRow(_ index: Int) -> Bool { hits[index] > 0 }
+        @inline(__always)
         func score(_ index: Int) -> Double { scorer.score(index, hits: hits, length: lengths[index]) }
     }
 
     /// `select`'s rounds: the best rows described, then more in turn while the caps leave fewer
     /// than `maximumResults`.
     private static func choose<Scores: RowScores>(
-        _ scores: Scores, docids: [Int64], matchInfo: (Int) -> [UInt32], options: SearchOptions, db: Connection
+        _ scores: Scores, docid: (Int) -> Int64, matchedRows: Int, matchInfo: (Int) -> [UInt32],
+        options: SearchOptions, db: Connection
     ) throws -> Outcome {
         var candidates: [SearchLibrary.Hit] = []
         var ceiling = Double.infinity
@@ -100,10 +144,10 @@ package enum TopHits {
             // Scores are finite (BM25 of finite counts), so -infinity means "every row left".
             let (floor, chosen) = best(scores, rank: wanted, below: ceiling)
             described += chosen.count
-            candidates += try describe(chosen, docids: docids, matchInfo: matchInfo, options: options, db: db)
+            candidates += try describe(chosen, docid: docid, matchInfo: matchInfo, options: options, db: db)
             let kept = SearchLibrary.rankAndLimit(candidates, options: options)
             if kept.count >= options.maximumResults || floor == -.infinity {
-                return Outcome(hits: kept, matchedRows: docids.count, describedRows: described)
+                return Outcome(hits: kept, matchedRows: matchedRows, describedRows: described)
             }
             ceiling = floor
             wanted = wanted > Int.max / 2 ? Int.max : wanted * 2
@@ -182,7 +226,7 @@ package enum TopHits {
         heap.reserveCapacity(min(rank, scores.count))
         var noted: [(index: Int, score: Double)] = []
         noted.reserveCapacity(min(rank, scores.count) * 2)
-        for index in 0..<scores.count {
+        for index in 0..<scores.count where scores.isRow(index) {
             let score = scores.score(index)
             guard score < ceiling else { continue }
             if heap.count < rank {
@@ -220,12 +264,12 @@ package enum TopHits {
     /// same values as `search_pages`, from a table a few hundred times smaller), without the pages
     /// or annotations `options` leaves out.
     private static func describe(
-        _ chosen: [(index: Int, score: Double)], docids: [Int64], matchInfo: (Int) -> [UInt32],
+        _ chosen: [(index: Int, score: Double)], docid: (Int) -> Int64, matchInfo: (Int) -> [UInt32],
         options: SearchOptions, db: Connection
     ) throws -> [SearchLibrary.Hit] {
         var position: [Int64: (index: Int, score: Double)] = [:]
         position.reserveCapacity(chosen.count)
-        for row in chosen { position[docids[row.index]] = row }
+        for row in chosen { position[docid(row.index)] = row }
         var hits: [SearchLibrary.Hit] = []
         hits.reserveCapacity(chosen.count)
         for row in try PageRuns.rows(position.keys.sorted(), db: db) {

@@ -281,6 +281,13 @@ final class FTS4PostingsTests: XCTestCase {
             try TopHits.directRows(try SearchQuery.parse("pat -w1").compiled(), db: db) != nil
         }
         XCTAssertTrue(oneToken, "a one-token query is read directly")
+        // A common word alone stays in its slots (scored slot by slot, above, with the same hits);
+        // with an exclusion or another clause its rows are gathered.
+        for (query, slotted) in [("the", true), ("pat*", true), ("the -w17", false), ("the patient", false)] {
+            let direct = try store.read { db in try TopHits.directRows(try SearchQuery.parse(query).compiled(), db: db)
+            }
+            XCTAssertEqual(direct?.slots != nil, slotted, query)
+        }
         let phrase = try store.read { db in
             try TopHits.directRows(try SearchQuery.parse("\"the patient\" OR pat -\"a ab\"").compiled(), db: db) != nil
         }
