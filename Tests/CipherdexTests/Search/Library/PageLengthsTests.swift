@@ -67,6 +67,22 @@ final class PageLengthsTests: XCTestCase {
         }
         XCTAssertEqual(viaChunks, viaDocsize, label, file: file, line: line)
         XCTAssertEqual(viaChunks, docids.map { docsize[$0] ?? 0 }, label, file: file, line: line)
+        // By slot (`slotLengths`): ranges starting and ending inside chunks, past the last row,
+        // and before the first; a docid without a row is 0.
+        guard let first = docids.first, let last = docids.last else { return }
+        for (low, high) in [(first, last), (first + 3, last - 1), (first - 300, first + 2), (last - 2, last + 600)]
+        where low <= high {
+            let slots = try (store ?? self.store).read { db in
+                try DocumentLengths.slotLengths(low: low, span: Int(high - low + 1), db: db)
+            }
+            XCTAssertEqual(
+                slots, (low...high).map { docsize[$0] ?? 0 }, "\(label): \(low)...\(high)", file: file, line: line)
+        }
+        // The writer's connection is not a reader's: it reads lengths by row.
+        let onWriter = try (store ?? self.store).write { db in
+            try DocumentLengths.slotLengths(low: first, span: 1, db: db)
+        }
+        XCTAssertNil(onWriter, label, file: file, line: line)
     }
 
     private func write(_ body: (Connection) throws -> Void) throws {
