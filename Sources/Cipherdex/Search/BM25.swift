@@ -55,28 +55,10 @@ public enum BM25 {
         log1p((Double(rows) - Double(documents) + 0.5) / (Double(documents) + 0.5))
     }
 
-    /// The scores of many rows of one column of weight 1 that share `N` (`rows`), the average
-    /// length and each phrase's rows (`documents`): `hits` holds each row's hits of each phrase,
-    /// row after row, and `lengths` each row's length. The same expressions as `score`, in the
-    /// same order, so the same values (`RowScorer`).
-    static func scores(
-        hits: UnsafeBufferPointer<UInt32>, lengths: [UInt32], rows: UInt32, average: UInt32, documents: [UInt32]
-    ) -> [Double] {
-        let scorer = RowScorer(rows: rows, average: average, documents: documents)
-        return [Double](unsafeUninitializedCapacity: lengths.count) { buffer, initialized in
-            lengths.withUnsafeBufferPointer { lengths in
-                for index in 0..<lengths.count {
-                    buffer[index] = scorer.score(index, hits: hits, length: lengths[index])
-                }
-            }
-            initialized = lengths.count
-        }
-    }
-
     /// One row's score among rows of one column of weight 1 that share `N`, the average length
-    /// and each phrase's rows: `score`'s expressions in its order, so its values bit for bit,
-    /// without a row's 'pcnalx' values written out (issue 12: `TopHits` scores a common word's
-    /// million rows without keeping their scores).
+    /// and each phrase's rows (`documents`): `score`'s expressions in its order, so its values bit
+    /// for bit, without a row's 'pcnalx' values written out (issue 12: `TopHits` scores a common
+    /// word's million rows as it compares them, without keeping their scores).
     struct RowScorer {
         private let idfs: [Double]
         private let averageLength: Double

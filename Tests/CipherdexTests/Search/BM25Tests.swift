@@ -19,7 +19,8 @@ final class BM25Tests: XCTestCase {
         XCTAssertThrowsError(try BM25.score(matchInfo: [UInt32.max, UInt32.max, 1]))
     }
 
-    /// The scores of many rows at once are `score`'s of each row, bit for bit.
+    /// A row's score from its hits and length (`RowScorer`) is `score`'s of its 'pcnalx' values,
+    /// bit for bit.
     func testScoresOfManyRowsAreEachRowsScore() throws {
         var generator = SearchTokenizerEquivalenceTests.SplitMix(state: 12)
         for phrases in 1...4 {
@@ -29,9 +30,9 @@ final class BM25Tests: XCTestCase {
             let average = UInt32.random(in: 0...400, using: &generator)
             let hits = (0..<(rows * phrases)).map { _ in UInt32.random(in: 0...3, using: &generator) * 7 }
             let lengths = (0..<rows).map { _ in UInt32.random(in: 0...2_000, using: &generator) }
-            let scores = hits.withUnsafeBufferPointer {
-                BM25.scores(
-                    hits: $0, lengths: lengths, rows: UInt32(rows), average: average, documents: documents)
+            let scorer = BM25.RowScorer(rows: UInt32(rows), average: average, documents: documents)
+            let scores = hits.withUnsafeBufferPointer { hits in
+                (0..<rows).map { scorer.score($0, hits: hits, length: lengths[$0]) }
             }
             for row in 0..<rows {
                 var info: [UInt32] = [UInt32(phrases), 1, UInt32(rows), average, lengths[row]]

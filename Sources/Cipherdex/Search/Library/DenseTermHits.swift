@@ -13,8 +13,9 @@ import Foundation
 ///
 /// Terms are numbered in the order they are first seen; a term's lists come newest segment
 /// first, so a row whose bit is set already has that term's newest entry (an empty one: the row
-/// no longer holds the term) and older entries of it are skipped, as `combined` skips them. A docid outside the slots (a row deleted since, never seen in a consistent index) is kept
-/// in a list of its term's, added by `combined` at the end.
+/// no longer holds the term) and older entries of it are skipped, as `combined` skips them. A
+/// docid outside the slots (a row deleted since, never seen in a consistent index) is kept in a
+/// list of its term's, added by `combined` at the end.
 final class DenseTermHits {
     /// Terms with a bit; a prefix's later terms are read as lists (`FTS4Postings.matches`).
     static let maximumTerms = 32

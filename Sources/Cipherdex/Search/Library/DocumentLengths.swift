@@ -31,10 +31,7 @@ enum DocumentLengths {
             }
         }
         let ascending = zip(docids, docids.dropFirst()).allSatisfy { $0 < $1 }
-        // Only a reader's: the writer's chunks may wait for the end of its transaction.
-        if ascending && columns == 1, try db.scalar("PRAGMA query_only")?.integerValue == 1,
-            try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'search_page_lengths'")?.integerValue == 1
-        {
+        if ascending && columns == 1, try readsChunks(db) {
             try fillFromChunks(&infos, docids: docids, stride: stride, offset: offset, db: db)
             return
         }
@@ -63,13 +60,18 @@ enum DocumentLengths {
         }
     }
 
+    /// Whether lengths may come from `search_page_lengths` on `db`: a reader's connection (the
+    /// writer's chunks may wait for the end of its transaction) in a store that has them.
+    private static func readsChunks(_ db: Connection) throws -> Bool {
+        try db.scalar("PRAGMA query_only")?.integerValue == 1
+            && db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'search_page_lengths'")?.integerValue == 1
+    }
+
     /// The lengths of the `span` docids from `low` on, one a slot (0 for a docid without a row),
     /// from `search_page_lengths` in one scan of the range's chunks; nil when the connection is
     /// not a reader's or the store has no chunks (the caller then reads lengths by row).
     static func slotLengths(low: Int64, span: Int, db: Connection) throws -> [UInt32]? {
-        guard span > 0, try db.scalar("PRAGMA query_only")?.integerValue == 1,
-            try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'search_page_lengths'")?.integerValue == 1
-        else { return nil }
+        guard span > 0, try readsChunks(db) else { return nil }
         let high = low + Int64(span - 1)
         var lengths = [UInt32](repeating: 0, count: span)
         try lengths.withUnsafeMutableBufferPointer { lengths in

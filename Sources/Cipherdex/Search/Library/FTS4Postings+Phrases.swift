@@ -53,7 +53,8 @@ extension FTS4Postings {
     /// below `split` on this one, the others on a helper (`PhraseHalf`), the same matches as one
     /// thread counts (the rows are counted one by one, wherever the windows start).
     /// `highest`, the table's highest docid, bounds the rows (each half's lists are given room
-    /// for one row a docid up to it, so that they never grow by copying; see `reserving`).
+    /// for one row a docid up to it, so that they never grow by copying; see
+    /// `phraseMatches(_:below:through:)`).
     static func phraseMatches(_ doclists: [PhraseWindow.Doclists], splitAt split: Int64, highest: Int64) -> Matches? {
         // Made first: they seal the doclists before the helper has them.
         let windows = doclists.map(PhraseWindow.init)

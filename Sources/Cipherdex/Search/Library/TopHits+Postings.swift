@@ -29,13 +29,11 @@ extension TopHits {
         guard let stats = try db.scalar("SELECT value FROM search_text_stat WHERE id = 0")?.blobValue,
             let (documents, tokens) = documentTotals(stats)
         else { return nil }
-        // Phrases in the order they appear (matchinfo's order); a row is in every clause.
         let average = UInt32(
             truncatingIfNeeded: (Int64(UInt32(truncatingIfNeeded: tokens)) + documents / 2) / documents)
         var shared: [UInt32] = [0, 1, UInt32(truncatingIfNeeded: documents), average, 0]
-        // One word or prefix alone, read into slots that hold every row: its rows stay there,
-        // scored slot by slot (`TopHits.select`), never gathered into lists.
-        // The first piece is read once, here.
+        // The first piece is read once, here. A word or prefix alone, read into slots that hold
+        // every row: its rows stay there, scored slot by slot (`TopHits.select`), never gathered.
         guard let first = try termRows(clauses[0][0], stemming: stemming, db: db) else { return nil }
         if clauses.count == 1, clauses[0].count == 1, compiled.exclusion == nil,
             case .slotted(let slots, let rest) = first, rest.docids.isEmpty
@@ -46,6 +44,7 @@ extension TopHits {
             return DirectRows(docids: [], hits: [], shared: shared, slots: slots, slottedRows: rows)
         }
         var firstMatches: FTS4Postings.Matches? = first.matches
+        // Phrases in the order they appear (matchinfo's order); a row is in every clause.
         var alternatives: [FTS4Postings.Matches] = []
         var docids: [Int64]?
         for clause in clauses {

@@ -5,8 +5,8 @@
 /// row's `docid` and `matchinfo(…, 'pcnax')`, read in place). It adds the rows' lengths read in
 /// bulk (`DocumentLengths`: the same values as matchinfo's `l`, without its lookup per row) and
 /// scores every row with `BM25` (rows read directly: computed as they are compared, never kept;
-/// through FTS4: into a flat array). A bounded min-heap of scores finds the
-/// `maximumResults`-th best score in one pass (`best`); only the rows at or above it (ties included) are looked up in
+/// through FTS4: into a flat array). A bounded min-heap of scores finds the `maximumResults`-th
+/// best score in one pass (`best`); only the rows at or above it (ties included) are looked up in
 /// `search_pages`, given their whole 'pcnalx' values and ranked in full by
 /// `SearchLibrary.rankAndLimit`. When the per-document cap or the page/annotation filter leaves
 /// fewer than `maximumResults`, the next rows by score are described in turn (twice as many each
@@ -98,8 +98,8 @@ package enum TopHits {
         func score(_ index: Int) -> Double { scores[index] }
     }
 
-    /// Scores computed from each row's hits and length when asked for (the same values as
-    /// `BM25.scores`: `BM25.RowScorer`).
+    /// Scores computed from each row's hits and length when asked for (`BM25.RowScorer`: the
+    /// values of `BM25.score`).
     struct ComputedScores: RowScores {
         /// The scorer the rows share.
         let scorer: BM25.RowScorer

@@ -141,8 +141,8 @@ final class TopHitsTests: XCTestCase {
     /// `best` in one pass chooses what a second pass over kept scores chooses: every row at or
     /// above the `rank`-th best below the ceiling, ties included, in row order, with its score,
     /// for scores in random order with many ties, ascending and descending runs, and computed
-    /// scores (`ComputedScores`) bit for bit equal to `BM25.scores`.
-    func testBestInOnePassChoosesWhatTwoPassesChoose() {
+    /// scores (`ComputedScores`) bit for bit equal to `BM25.score` of each row's 'pcnalx' values.
+    func testBestInOnePassChoosesWhatTwoPassesChoose() throws {
         var generator = SearchTokenizerEquivalenceTests.SplitMix(state: 21)
         for round in 0..<40 {
             let count = Int.random(in: 0...3_000, using: &generator)
@@ -173,8 +173,13 @@ final class TopHitsTests: XCTestCase {
             let hits = (0..<(rows * phrases)).map { _ in UInt32.random(in: 0...4, using: &generator) }
             let lengths = (0..<rows).map { _ in UInt32.random(in: 0...900, using: &generator) }
             let documents = (0..<phrases).map { _ in UInt32.random(in: 1...5_000, using: &generator) }
+            // Each row's score from its whole 'pcnalx' values (the total hits do not enter BM25).
+            let kept = try (0..<rows).map { row in
+                var info: [UInt32] = [UInt32(phrases), 1, 5_000, 300, lengths[row]]
+                for phrase in 0..<phrases { info += [hits[row * phrases + phrase], 1, documents[phrase]] }
+                return try BM25.score(matchInfo: info)
+            }
             hits.withUnsafeBufferPointer { hits in
-                let kept = BM25.scores(hits: hits, lengths: lengths, rows: 5_000, average: 300, documents: documents)
                 lengths.withUnsafeBufferPointer { lengths in
                     let computed = TopHits.ComputedScores(
                         scorer: BM25.RowScorer(rows: 5_000, average: 300, documents: documents), hits: hits,
