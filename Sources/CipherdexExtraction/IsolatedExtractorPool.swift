@@ -184,12 +184,20 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
                 environment: [
                     // One OpenMP thread per Tesseract page: pages run in parallel, one per worker.
                     "SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local", "OMP_THREAD_LIMIT=1",
-                    PDFExtractionHelper.modeEnvironmentKey + "=1",
+                    PDFExtractionHelper.modeEnvironmentKey + "=1", Self.allocatorTuning,
                 ] + Self.languageDataEnvironment
             ))
         lock.withLock { counters.helpersStarted += 1 }
         return helper
     }
+
+    /// glibc's allocator in the helper keeps up to 1,024 freed chunks of each small size per
+    /// thread (default 7). Poppler's text output allocates and frees a few objects per glyph and
+    /// word; with the default, bursts spill into the arena's bins (coalescing, locks), and
+    /// `malloc`/`free` took a fifth of the helper's CPU. This cut indexing's CPU by about 8%,
+    /// with the helper's peak RSS within 2 MB (BENCHMARKS.md, "Indexing without statement
+    /// journals"). Ignored by a libc that does not know it.
+    static let allocatorTuning = "GLIBC_TUNABLES=glibc.malloc.tcache_count=1024"
 
     /// Where the helper finds Tesseract's language data: this process's `TESSDATA_PREFIX`, when
     /// set, so both sides agree on which languages are installed.

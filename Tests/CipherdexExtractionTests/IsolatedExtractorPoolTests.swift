@@ -63,6 +63,32 @@ final class IsolatedExtractorPoolTests: XCTestCase {
         XCTAssertTrue(isGone(pid1))
     }
 
+    /// A helper starts with the allocator tuning in its (otherwise minimal) environment, and this
+    /// machine's glibc takes the value (its dynamic loader lists the tunable as set).
+    func testHelperEnvironmentTunesTheAllocator() throws {
+        let pool = IsolatedExtractorPool(policy: .init(maximumIdleHelpers: 1))
+        defer { pool.close() }
+        let (_, pid) = try Self.extract("alpha document", in: pool)
+        let environment = try XCTUnwrap(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
+        let variables = environment.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        XCTAssertTrue(variables.contains(IsolatedExtractorPool.allocatorTuning), "\(variables)")
+        XCTAssertEqual(variables.filter { $0.hasPrefix("GLIBC_TUNABLES=") }.count, 1)
+        XCTAssertEqual(IsolatedExtractorPool.allocatorTuning, "GLIBC_TUNABLES=glibc.malloc.tcache_count=1024")
+        let loader = "/lib64/ld-linux-x86-64.so.2"
+        guard FileManager.default.isExecutableFile(atPath: loader) else { return }
+        let listing = Process()
+        let output = Pipe()
+        listing.executableURL = URL(fileURLWithPath: loader)
+        listing.arguments = ["--list-tunables"]
+        let value = IsolatedExtractorPool.allocatorTuning.dropFirst("GLIBC_TUNABLES=".count)
+        listing.environment = ["GLIBC_TUNABLES": String(value)]
+        listing.standardOutput = output
+        try listing.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        listing.waitUntilExit()
+        XCTAssertTrue(text.contains("glibc.malloc.tcache_count: 0x400 "), text)
+    }
+
     /// A helper stand-in that hangs the first time it is started, then is the real helper: the
     /// hung one is killed at the deadline, and the next request gets a fresh helper and the right
     /// answer, which then stays for the request after.

@@ -154,11 +154,24 @@ enum SearchIndexWriter {
         }
     }
 
+    /// The statement that inserts a `search_pages` row (see `insert`).
+    static let pageRowInsertSQL =
+        "INSERT OR FAIL INTO search_pages (uid, page_index, kind, ordinal, is_ocr) VALUES (?, ?, ?, ?, ?)"
+
+    /// Inserts one page row and its text.
+    ///
+    /// `OR FAIL`: with `search_pages`' triggers (`PageRuns`) and its NOT NULL columns, a plain
+    /// `INSERT` (conflict `ABORT`) opens a statement journal, and SQLCipher encrypts every page the
+    /// statement first touches into it (two 16 KiB pages a row, in memory) only to drop them when
+    /// the statement ends: about 140 µs a page row, a quarter of indexing's CPU. `FAIL` differs from
+    /// `ABORT` only in not undoing the failed statement's own earlier changes, and every caller runs
+    /// inside a transaction that an error rolls back whole (BENCHMARKS.md, "Indexing without
+    /// statement journals").
     static func insert(
         uid: String, page: Int, kind: Int, ordinal: Int, text: String, isOCR: Bool = false, db: Connection
     ) throws {
         try db.execute(
-            "INSERT INTO search_pages (uid, page_index, kind, ordinal, is_ocr) VALUES (?, ?, ?, ?, ?)",
+            pageRowInsertSQL,
             [.text(uid), .int(page), .int(kind), .int(ordinal), .int(isOCR ? 1 : 0)])
         try db.execute(
             "INSERT INTO search_text (docid, body) VALUES (?, ?)", [.integer(db.lastInsertRowID), .text(text)])
