@@ -25,6 +25,9 @@ struct ChildProcess {
     var arguments: [String]
     /// The child's complete environment, as `KEY=value` strings.
     var environment: [String]
+    /// How much lower the child's priority is than the spawning thread's: added to its nice
+    /// value (at most 19) right after it starts; threads it starts later inherit it.
+    var niceness: Int32 = 0
 
     /// Spawns the child on three fresh socket pairs and returns its pid and this side's ends
     /// (non-blocking, close-on-exec) of its standard input, output and error. Throws
@@ -35,7 +38,8 @@ struct ChildProcess {
         var stderrPipe: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         guard socketpair(AF_UNIX, type, 0, &stdinPair) == 0, socketpair(AF_UNIX, type, 0, &stdoutPipe) == 0,
-              socketpair(AF_UNIX, type, 0, &stderrPipe) == 0 else {
+            socketpair(AF_UNIX, type, 0, &stderrPipe) == 0
+        else {
             let code = errno
             for fd in stdinPair + stdoutPipe + stderrPipe where fd >= 0 { close(fd) }
             throw ExtractionError.helperUnavailable(reason: "socketpair failed: errno \(code)")
@@ -87,14 +91,27 @@ struct ChildProcess {
             code = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         }
         guard code == 0 else {
-            throw ExtractionError.helperUnavailable(reason: "cannot start \(executable): \(String(cString: strerror(code)))")
+            throw ExtractionError.helperUnavailable(
+                reason: "cannot start \(executable): \(String(cString: strerror(code)))")
+        }
+        // A child that cannot be reniced (it already exited: ESRCH) still runs, or its failure
+        // shows on its first request; the nice value only orders CPU time.
+        if niceness > 0 {
+            errno = 0
+            let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)  // -1 is a value too
+            let target = min(19, (errno == 0 ? current : 0) + niceness)
+            if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), target) != 0 {
+                assert(errno == ESRCH, "setpriority: \(String(cString: strerror(errno)))")
+            }
         }
         return pid
     }
 
     /// Makes the three descriptors the child's standard streams and closes every other descriptor
     /// the child would inherit.
-    private func addStandardStreams(to actions: inout posix_spawn_file_actions_t, stdin: Int32, stdout: Int32, stderr: Int32) {
+    private func addStandardStreams(
+        to actions: inout posix_spawn_file_actions_t, stdin: Int32, stdout: Int32, stderr: Int32
+    ) {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)

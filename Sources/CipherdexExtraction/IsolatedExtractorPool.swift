@@ -182,14 +182,23 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
                 ],
                 // The mode marker makes a re-executed host (`/proc/self/exe`) serve as the helper.
                 environment: [
-                    // One OpenMP thread per Tesseract page: pages run in parallel, one per worker.
+                    // One OpenMP thread per Tesseract page: pages run in parallel, one per core.
                     "SWIFT_BACKTRACE=enable=no", "LC_ALL=C.UTF-8", "GIO_USE_VFS=local", "OMP_THREAD_LIMIT=1",
                     PDFExtractionHelper.modeEnvironmentKey + "=1", Self.allocatorTuning,
-                ] + Self.languageDataEnvironment
+                ] + Self.languageDataEnvironment,
+                niceness: Self.helperNiceness
             ))
         lock.withLock { counters.helpersStarted += 1 }
         return helper
     }
+
+    /// How far below the spawning thread's priority helpers run (added to its nice value, at
+    /// most 19): extraction and OCR are background work, so a search or any other work of the
+    /// same user that wants the CPU gets it first (CFS gives a task 10 nice levels lower about a
+    /// tenth of the other's share); alone on the machine they run as fast.
+    /// Searches during bulk indexing wait less for a core (BENCHMARKS.md, "Indexing without
+    /// statement journals").
+    static let helperNiceness: Int32 = 10
 
     /// glibc's allocator in the helper keeps up to 1,024 freed chunks of each small size per
     /// thread (default 7). Poppler's text output allocates and frees a few objects per glyph and

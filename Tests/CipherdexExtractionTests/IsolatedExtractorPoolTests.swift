@@ -63,6 +63,23 @@ final class IsolatedExtractorPoolTests: XCTestCase {
         XCTAssertTrue(isGone(pid1))
     }
 
+    /// A helper runs `helperNiceness` below this process's priority (background work: a search
+    /// in the host gets a core first).
+    func testHelpersRunAtALowerPriority() throws {
+        let pool = IsolatedExtractorPool(policy: .init(maximumIdleHelpers: 1))
+        defer { pool.close() }
+        let (_, pid) = try Self.extract("alpha document", in: pool)
+        func niceness(_ pid: pid_t) throws -> Int? {
+            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            // Fields after the command name's closing parenthesis start at field 3; nice is 19.
+            let fields = stat[stat.index(after: try XCTUnwrap(stat.lastIndex(of: ")")))...].split(separator: " ")
+            return Int(fields[16])
+        }
+        XCTAssertEqual(IsolatedExtractorPool.helperNiceness, 10)
+        let own = Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        XCTAssertEqual(try niceness(pid), min(19, own + 10))
+    }
+
     /// A helper starts with the allocator tuning in its (otherwise minimal) environment, and this
     /// machine's glibc takes the value (its dynamic loader lists the tunable as set).
     func testHelperEnvironmentTunesTheAllocator() throws {

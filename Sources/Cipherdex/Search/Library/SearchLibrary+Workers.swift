@@ -74,7 +74,16 @@ extension SearchLibrary {
     private func workerLoop() {
         while true {
             let next: Work? = state.withLock {
-                while !isStopped && ((pending.isEmpty && ocrPending.isEmpty) || isPaused) { state.wait() }
+                // An OCR page waits while `ocrPageLimit` pages are being recognised (each page's
+                // end broadcasts).
+                while !isStopped
+                    && ((pending.isEmpty
+                        && (ocrPending.isEmpty
+                            || ocrActive.values.reduce(0, +) >= configuration.ocrPageLimit))
+                        || isPaused)
+                {
+                    state.wait()
+                }
                 guard !isStopped else { return nil }
                 if pending.isEmpty {
                     let page = ocrPending.removeFirst()

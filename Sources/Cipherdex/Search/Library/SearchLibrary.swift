@@ -34,8 +34,16 @@ public final class SearchLibrary: @unchecked Sendable {
         public var extractors: [String: any TextExtractor] = [:]
         /// Asked for the password of a password-protected document, by UID; nil leaves it locked.
         public var passwordProvider: (@Sendable (String) -> String?)?
-        /// Extraction workers (default: one per core).
-        public var workerCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        /// Documents extracted at once (default: one per core, plus one). A worker also waits:
+        /// for its PDF helper's answer while decoding nothing, for the disk when it commits the
+        /// index; the extra one keeps both cores busy meanwhile (BENCHMARKS.md, "Indexing
+        /// without statement journals"). OCR recognises at most one page per core at once, and
+        /// never more than `workerCount` (`ocrPageLimit`).
+        public var workerCount = ProcessInfo.processInfo.activeProcessorCount + 1
+
+        /// Pages recognised at once: one per core, at most `workerCount` (Tesseract's pages are
+        /// all CPU and up to 1.5 GiB each, so a page more than the cores gains nothing).
+        var ocrPageLimit: Int { max(1, min(workerCount, ProcessInfo.processInfo.activeProcessorCount)) }
         /// Whether scanned pages are recognised (OCR) while indexing PDFs.
         public enum OCR: Sendable, Equatable {
             /// No OCR (the default): a page without a text layer is indexed empty.

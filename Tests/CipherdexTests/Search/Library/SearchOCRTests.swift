@@ -89,6 +89,25 @@ final class SearchOCRTests: XCTestCase {
         XCTAssertEqual(try store.library.search("ishmael").documents, ["mixed.pdf": [0]])
     }
 
+    /// With more workers than cores (the default is one more), pages are still recognised at
+    /// most one per core at once: the OCR pool never starts more helpers than that, and every
+    /// page is recognised.
+    func testOCRRecognisesAtMostOnePagePerCore() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        XCTAssertEqual(SearchLibrary.Configuration().workerCount, cores + 1)
+        let store = try store(workers: cores + 2)
+        defer { store.close() }
+        XCTAssertEqual(store.library.state.withLock { store.library.configuration.ocrPageLimit }, cores)
+        let pages = cores + 3
+        let scanned = ScannedPDFWriter.make(pages: Array(repeating: Self.scannedText, count: pages), textLayerPages: [])
+        try store.library.add(data: Data(scanned), uid: "scanned.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.ocrStatus(of: "scanned.pdf")?.recognizedPages, Array(0..<pages))
+        let statistics = try XCTUnwrap(store.library.state.withLock { store.library.ocrPool }?.statistics)
+        XCTAssertEqual(statistics.requests, pages)
+        XCTAssertLessThanOrEqual(statistics.helpersStarted, cores)
+    }
+
     func testOCRIsOffByDefault() throws {
         let (store, _) = try SearchLibraryTestSupport.store(isolated: true)
         defer { store.close() }
