@@ -46,10 +46,27 @@ final class StoreLock: Sendable {
         } catch let error as SystemError {
             throw StoreError.classifying(error)
         }
-        guard try descriptor.tryLockExclusive() else {
+        guard try Self.lock(descriptor) else {
             throw StoreError.storeLocked(path: layout.directory)
         }
         held.withLock { $0.descriptors.append(descriptor) }
+    }
+
+    /// How long a lock held elsewhere is waited for before `storeLocked`.
+    static let contentionWait = Duration.milliseconds(100)
+
+    /// Takes `descriptor`'s lock, trying again for up to `contentionWait` seconds. A process
+    /// killed while it started a PDF helper leaves the lock held for a few milliseconds more: a
+    /// child that `posix_spawn` made but that has not yet run `exec` holds a copy of every
+    /// descriptor, close-on-exec ones included, until its `exec` closes them (the crash harness
+    /// saw an open right after such a kill fail with `storeLocked`, and the next one succeed).
+    private static func lock(_ descriptor: FileDescriptor) throws -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: contentionWait)
+        while true {
+            if try descriptor.tryLockExclusive() { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(5_000)
+        }
     }
 
     /// Releases the lock (also done by `deinit`).

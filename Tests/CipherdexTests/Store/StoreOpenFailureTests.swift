@@ -151,6 +151,26 @@ final class StoreOpenFailureTests: XCTestCase {
         XCTAssertNoThrow(try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close())
     }
 
+    /// A lock another open file description holds for a moment (as a helper that `posix_spawn`
+    /// made holds the killed process's descriptors until its `exec`) is waited for: the open
+    /// succeeds once it goes. One held past `StoreLock.contentionWait` is still `storeLocked`.
+    func testABrieflyHeldLockIsWaitedFor() throws {
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        let holder = try FileDescriptor(path: path + "/cipherdex.lock", flags: O_RDWR, mode: 0o600)
+        XCTAssertTrue(try holder.tryLockExclusive())
+        let released = Thread {
+            usleep(30_000)
+            holder.unlock()
+        }
+        released.start()
+        XCTAssertNoThrow(try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close())
+        XCTAssertTrue(try holder.tryLockExclusive())
+        let started = ContinuousClock.now
+        assertOpenFails("storeLocked", key: TestSupport.rawKey(1))
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, StoreLock.contentionWait)
+        holder.unlock()
+    }
+
     func testNotAStore() throws {
         let filePath = TestSupport.temporaryPath("file")
         _ = FileManager.default.createFile(atPath: filePath, contents: Data("hello".utf8))
