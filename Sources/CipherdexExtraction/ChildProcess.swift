@@ -94,8 +94,8 @@ struct ChildProcess {
             throw ExtractionError.helperUnavailable(
                 reason: "cannot start \(executable): \(String(cString: strerror(code)))")
         }
-        // A child that cannot be reniced (it already exited: ESRCH) still runs, or its failure
-        // shows on its first request; the nice value only orders CPU time.
+        // Only a child that already exited (ESRCH) cannot be reniced; its end shows on its first
+        // request. The nice value only orders CPU time, so nothing else depends on it.
         if niceness > 0 {
             errno = 0
             let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)  // -1 is a value too

@@ -55,7 +55,7 @@ final class StoreLock: Sendable {
     /// How long a lock held elsewhere is waited for before `storeLocked`.
     static let contentionWait = Duration.milliseconds(100)
 
-    /// Takes `descriptor`'s lock, trying again for up to `contentionWait` seconds. A process
+    /// Takes `descriptor`'s lock, trying again every 5 ms for up to `contentionWait`. A process
     /// killed while it started a PDF helper leaves the lock held for a few milliseconds more: a
     /// child that `posix_spawn` made but that has not yet run `exec` holds a copy of every
     /// descriptor, close-on-exec ones included, until its `exec` closes them (the crash harness

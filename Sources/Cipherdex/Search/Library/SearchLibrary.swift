@@ -34,11 +34,11 @@ public final class SearchLibrary: @unchecked Sendable {
         public var extractors: [String: any TextExtractor] = [:]
         /// Asked for the password of a password-protected document, by UID; nil leaves it locked.
         public var passwordProvider: (@Sendable (String) -> String?)?
-        /// Documents extracted at once (default: one per core, plus one). A worker also waits:
-        /// for its PDF helper's answer while decoding nothing, for the disk when it commits the
-        /// index; the extra one keeps both cores busy meanwhile (BENCHMARKS.md, "Indexing
-        /// without statement journals"). OCR recognises at most one page per core at once, and
-        /// never more than `workerCount` (`ocrPageLimit`).
+        /// Documents extracted at once (default: one per core, plus one). A worker also waits,
+        /// for its PDF helper's answer and for the disk when it commits the index; the extra one
+        /// keeps the cores busy meanwhile (BENCHMARKS.md, "Indexing without statement
+        /// journals"). OCR recognises at most one page per core at once, and never more than
+        /// `workerCount` (`ocrPageLimit`).
         public var workerCount = ProcessInfo.processInfo.activeProcessorCount + 1
 
         /// Pages recognised at once: one per core, at most `workerCount` (Tesseract's pages are
