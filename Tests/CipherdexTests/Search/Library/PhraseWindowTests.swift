@@ -161,6 +161,114 @@ final class PhraseWindowTests: XCTestCase {
         XCTAssertEqual(counter.mergedRows, 1)
     }
 
+    /// Tokens of several terms (rows of chained entries, counted the stamping way) give what a
+    /// plain count gives: random rows with deltas of several bytes, varints of more bytes than
+    /// needed, column-0 markers (positions start again) and, now and then, a position past the
+    /// limit or a varint of 0, which refuse the row (nil) as the reference does. (A marker of
+    /// another column stops the window's load, `testListsThatDoNotParseOrReachTooFarAreRefused`.)
+    func testRowsOfSeveralTermsAreCountedAsAPlainCountDoes() throws {
+        var generator = SearchTokenizerEquivalenceTests.SplitMix(state: 21)
+        /// One position list's bytes (without the 0 that ends it) and the positions it gives,
+        /// nil when it must be refused.
+        func list() -> (bytes: [UInt8], positions: [Int]?) {
+            var bytes: [UInt8] = []
+            var positions: [Int]? = []
+            var at = 0
+            func varint(_ value: UInt64, padded: Bool) {
+                var value = value
+                while value >= 0x80 {
+                    bytes.append(UInt8(value & 0x7f) | 0x80)
+                    value >>= 7
+                }
+                if padded {
+                    bytes.append(UInt8(value) | 0x80)
+                    bytes.append(0)
+                } else {
+                    bytes.append(UInt8(value))
+                }
+            }
+            for _ in 0..<Int.random(in: 1...(Bool.random(using: &generator) ? 6 : 400), using: &generator) {
+                switch Int.random(in: 0..<200, using: &generator) {
+                case 0:
+                    bytes += [1, 0]
+                    at = 0
+                case 1:
+                    varint(UInt64(PhraseCounter.positionLimit - at) + 2, padded: false)
+                    positions = nil
+                case 2:
+                    bytes += [0x80, 0x00]  // a varint of 0: does not parse as a position
+                    positions = nil
+                default:
+                    let delta = Int.random(in: 0...(Bool.random(using: &generator) ? 3 : 300), using: &generator)
+                    varint(UInt64(delta) + 2, padded: Int.random(in: 0..<20, using: &generator) == 0)
+                    at += delta
+                    positions?.append(at)
+                }
+            }
+            return (bytes, positions)
+        }
+        var (refusedRows, matchedRows) = (0, 0)
+        for round in 0..<60 {
+            let tokenCount = Int.random(in: 2...3, using: &generator)
+            let docids = Array(Set((0..<40).map { _ in Int64.random(in: 0..<300, using: &generator) })).sorted()
+            var windows: [PhraseWindow] = []
+            // Per token: the positions of every term in each row it holds, and the rows refused.
+            var expected: [(positions: [Int64: [Int]], refused: Set<Int64>)] = []
+            for _ in 0..<tokenCount {
+                let terms = Int.random(in: 1...4, using: &generator)
+                var lists: [(term: Int, bytes: [UInt8])] = []
+                var token: (positions: [Int64: [Int]], refused: Set<Int64>) = ([:], [])
+                for term in 0..<terms {
+                    var bytes: [UInt8] = []
+                    var previous: Int64 = 0
+                    for docid in docids where Int.random(in: 0..<3, using: &generator) > 0 {
+                        let (encoded, positions) = list()
+                        var delta = UInt64(docid - previous)
+                        while delta >= 0x80 {
+                            bytes.append(UInt8(delta & 0x7f) | 0x80)
+                            delta >>= 7
+                        }
+                        bytes.append(UInt8(delta))
+                        bytes += encoded + [0]
+                        previous = docid
+                        token.positions[docid, default: []] += positions ?? []
+                        if positions == nil { token.refused.insert(docid) }
+                    }
+                    lists.append((term, bytes))
+                }
+                windows.append(window(lists))
+                expected.append(token)
+            }
+            for window in windows { XCTAssertTrue(window.load(from: 0), "round \(round)") }
+            let rows = windows.map(\.rows)
+            var counter = PhraseCounter()
+            for docid in docids where expected.allSatisfy({ $0.positions[docid] != nil }) {
+                // The reference: token 0's positions are the starts; each next token keeps those
+                // it continues, and is not read once none is left.
+                var reference: Int? = nil
+                if !expected[0].refused.contains(docid), var starts = expected[0].positions[docid] {
+                    reference = 0
+                    for index in 1..<tokenCount where !starts.isEmpty {
+                        guard !expected[index].refused.contains(docid), let positions = expected[index].positions[docid]
+                        else {
+                            reference = nil
+                            break
+                        }
+                        let present = Set(positions)
+                        starts = starts.filter { present.contains($0 + index) }
+                    }
+                    if reference != nil { reference = starts.count }
+                }
+                let counted = counter.occurrences(in: Int(docid), of: rows).map(Int.init)
+                XCTAssertEqual(counted, reference, "round \(round), row \(docid)")
+                if counted == nil { refusedRows += 1 }
+                if (counted ?? 0) > 0 { matchedRows += 1 }
+            }
+        }
+        XCTAssertGreaterThan(refusedRows, 0, "some rows are refused")
+        XCTAssertGreaterThan(matchedRows, 20, "and many hold the phrase")
+    }
+
     /// FTS4's own phrase matching, for rows on both sides of window boundaries (65,536 docids),
     /// rows longer than the counter's first table (4,096 positions), rows changed and deleted in
     /// later segments, and prefixes of several terms.
