@@ -200,13 +200,22 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
     /// statement journals").
     static let helperNiceness: Int32 = 10
 
-    /// glibc's allocator in the helper keeps up to 1,024 freed chunks of each small size per
-    /// thread (default 7). Poppler's text output allocates and frees a few objects per glyph and
-    /// word; with the default, bursts spill into the arena's bins (coalescing, locks), and
-    /// `malloc`/`free` took a fifth of the helper's CPU. This cut indexing's CPU by about 8%,
-    /// with the helper's peak RSS within 2 MB (BENCHMARKS.md, "Indexing without statement
-    /// journals"). Ignored by a libc that does not know it.
-    static let allocatorTuning = "GLIBC_TUNABLES=glibc.malloc.tcache_count=1024"
+    /// glibc's allocator settings in the helper (ignored by a libc that does not know them):
+    /// - `tcache_count=1024`: up to 1,024 freed chunks of each small size kept per thread
+    ///   (default 7). Poppler's text output allocates and frees a few objects per glyph and word;
+    ///   with the default, bursts spill into the arena's bins (coalescing, locks), and
+    ///   `malloc`/`free` took a fifth of the helper's CPU. This cut indexing's CPU by about 8%.
+    /// - `mmap_threshold=8 MiB`, `trim_threshold=32 MiB`, `top_pad=4 MiB`: a document's buffers
+    ///   of 128 KiB and more (its bytes, their copy for poppler, page texts, the answer) come from
+    ///   the heap and go back to it, rather than being mapped and unmapped for every document, and
+    ///   the heap keeps up to 32 MiB it freed rather than returning it at once. Each page the
+    ///   kernel maps afresh costs it a fault and zeroing (1.4–12 µs a page on a virtual machine,
+    ///   BENCHMARKS.md, "Fresh memory"): indexing 200 PDFs took 67,000–82,000 page faults
+    ///   without these, 22,000 with them, and 2.4% less CPU; the helper's peak RSS did not change
+    ///   (BENCHMARKS.md, "Fewer fresh pages in the PDF helper").
+    static let allocatorTuning =
+        "GLIBC_TUNABLES=glibc.malloc.tcache_count=1024:glibc.malloc.mmap_threshold=8388608"
+        + ":glibc.malloc.trim_threshold=33554432:glibc.malloc.top_pad=4194304"
 
     /// Where the helper finds Tesseract's language data: this process's `TESSDATA_PREFIX`, when
     /// set, so both sides agree on which languages are installed.
