@@ -23,9 +23,11 @@ enum PageTextCompression {
     static let dictionaryTag: UInt8 = 0x02
     /// Text shorter than this is stored as it is (the zlib header and length would eat the gain).
     static let minimumLength = 64
-    /// zlib's level: 6, its default (on the 1,320 pages of the real-PDF corpus, 2.18x smaller;
-    /// level 1 kept 5% more bytes, level 9 the same as 6 on generated pages).
-    static let level: Int32 = 6
+    /// zlib's level: 5. On the 1,320 pages of the real-PDF corpus level 6 (zlib's default) made
+    /// them 2.18x smaller, level 1 kept 5% more bytes, level 9 the same as 6 on generated pages;
+    /// level 5 keeps 0.03% (generated pages) to 0.15% (real ones) more than 6 for 5–10% less
+    /// time (BENCHMARKS.md, "Fewer fresh pages in the PDF helper, cheaper page text compression").
+    static let level: Int32 = 5
     /// The longest text a compressed value may claim (1 GiB): a damaged length is refused before
     /// anything is allocated for it.
     static let maximumLength = 1 << 30
@@ -36,10 +38,17 @@ enum PageTextCompression {
         case malformed
     }
 
-    /// One zlib deflate stream, reset for every value: a connection's `cipherdex_compress` keeps
+    /// zlib's id of `PageTextDictionary` (its Adler-32; FORMAT.md gives it), computed once.
+    static let dictionaryID: UInt = PageTextDictionary.bytes.withUnsafeBufferPointer {
+        cipherdex_adler32($0.baseAddress, UInt32($0.count))
+    }
+
+    /// One raw deflate stream, reset for every value: a connection's `cipherdex_compress` keeps
     /// one (SQLite never runs one connection's functions on two threads at once) rather than
     /// setting zlib up for every page, which pays for part of priming the dictionary
-    /// (BENCHMARKS.md, "Page text dictionary").
+    /// (BENCHMARKS.md, "Page text dictionary"). `cipherdex_deflate_value` writes the zlib
+    /// header and trailer itself, the bytes zlib's wrapper writes, so that zlib does not
+    /// checksum the dictionary for every value.
     final class Compressor {
         /// Made on the first value (reader connections never compress), nil until then.
         private var stream: UnsafeMutablePointer<z_stream>?
@@ -68,12 +77,14 @@ enum PageTextCompression {
                 let input = base.assumingMemoryBound(to: UInt8.self)
                 guard dictionary else {
                     return cipherdex_deflate_value(
-                        stream, nil, 0, input, UInt32(text.count), buffer.baseAddress! + 5, UInt32(capacity))
+                        stream, PageTextCompression.level, nil, 0, 0, input, UInt32(text.count),
+                        buffer.baseAddress! + 5, UInt32(capacity))
                 }
                 return PageTextDictionary.bytes.withUnsafeBufferPointer { words in
                     cipherdex_deflate_value(
-                        stream, words.baseAddress, UInt32(words.count), input, UInt32(text.count),
-                        buffer.baseAddress! + 5, UInt32(capacity))
+                        stream, PageTextCompression.level, words.baseAddress, UInt32(words.count),
+                        PageTextCompression.dictionaryID, input, UInt32(text.count), buffer.baseAddress! + 5,
+                        UInt32(capacity))
                 }
             }
             guard produced > 0 else { return nil }
@@ -96,11 +107,6 @@ enum PageTextCompression {
     final class Decompressor {
         /// Made on the first value, nil until then (and when zlib could not allocate it).
         private var stream: UnsafeMutablePointer<z_stream>?
-
-        /// zlib's id of `PageTextDictionary` (its Adler-32; FORMAT.md gives it), computed once.
-        static let dictionaryID: UInt = PageTextDictionary.bytes.withUnsafeBufferPointer {
-            cipherdex_adler32($0.baseAddress, UInt32($0.count))
-        }
 
         /// A decompressor; its stream is set up when first used.
         init() {}
@@ -129,7 +135,7 @@ enum PageTextCompression {
                 }
                 return PageTextDictionary.bytes.withUnsafeBufferPointer { words in
                     cipherdex_inflate_stream_value(
-                        stream, words.baseAddress, UInt32(words.count), Self.dictionaryID, input,
+                        stream, words.baseAddress, UInt32(words.count), PageTextCompression.dictionaryID, input,
                         UInt32(value.count - 5), buffer.baseAddress!, UInt32(length))
                 }
             }

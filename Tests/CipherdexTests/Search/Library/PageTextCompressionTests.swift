@@ -52,15 +52,19 @@ final class PageTextCompressionTests: XCTestCase {
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("tools/page-text-dictionary-v1.txt")
         XCTAssertEqual(PageTextDictionary.bytes, Array(try Data(contentsOf: file)))
-        var a: UInt32 = 1
-        var b: UInt32 = 0
-        for byte in PageTextDictionary.bytes {
-            a = (a + UInt32(byte)) % 65521
-            b = (b + a) % 65521
+        func adler32(_ bytes: [UInt8]) -> UInt32 {
+            var a: UInt32 = 1
+            var b: UInt32 = 0
+            for byte in bytes {
+                a = (a + UInt32(byte)) % 65521
+                b = (b + a) % 65521
+            }
+            return b << 16 | a
         }
         // zlib's id of the dictionary, as FORMAT.md gives it.
-        let adler32: UInt32 = 0xaedb_fad5
-        XCTAssertEqual(b << 16 | a, adler32)
+        let dictionaryID: UInt32 = 0xaedb_fad5
+        XCTAssertEqual(adler32(PageTextDictionary.bytes), dictionaryID)
+        XCTAssertEqual(PageTextCompression.dictionaryID, UInt(dictionaryID))
         let page = """
             The court should consider whether the patient was informed of the risks, and whether the \
             consent form that was signed on the day of the procedure meets the requirements of the law.
@@ -69,9 +73,16 @@ final class PageTextCompressionTests: XCTestCase {
         let without = try XCTUnwrap(
             Array(page.utf8).withUnsafeBytes { PageTextCompression.compressed($0, dictionary: false) })
         XCTAssertLessThan(withDictionary.count, without.count)
-        // zlib's header: FDICT set, then the dictionary's id.
-        XCTAssertEqual(withDictionary[6] & 0x20, 0x20)
-        XCTAssertEqual(withDictionary[7...10].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, adler32)
+        // The header zlib's wrapper writes at level 5 (deflate, 32 KiB window, FLEVEL 1, FCHECK),
+        // with FDICT set and the dictionary's id, or without; then the deflate data; then the
+        // text's Adler-32, big-endian.
+        XCTAssertEqual(Array(withDictionary[5...6]), [0x78, 0x7D])
+        XCTAssertEqual(withDictionary[7...10].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, dictionaryID)
+        XCTAssertEqual(Array(without[5...6]), [0x78, 0x5E])
+        for value in [withDictionary, without] {
+            XCTAssertEqual((UInt32(value[5]) << 8 | UInt32(value[6])) % 31, 0)
+            XCTAssertEqual(value.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, adler32(Array(page.utf8)))
+        }
         XCTAssertEqual(try decompressed(withDictionary), Array(page.utf8))
     }
 
@@ -121,7 +132,7 @@ final class PageTextCompressionTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(PageTextCompression.Decompressor.dictionaryID, 0xaedb_fad5)
+        XCTAssertEqual(PageTextCompression.dictionaryID, 0xaedb_fad5)
     }
 
     func testDamagedValuesAreRefused() throws {
