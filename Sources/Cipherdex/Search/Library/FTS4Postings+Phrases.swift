@@ -15,7 +15,7 @@ extension FTS4Postings {
     /// something this reader does not read.
     ///
     /// Each token's doclists (every term it stands for, in every segment) are copied, still
-    /// encoded, and read a window of 65,536 docids at a time (`PhraseWindow`). Only a row every
+    /// encoded, and read a window of 8,192 docids at a time (`PhraseWindow`). Only a row every
     /// token holds has its positions decoded: the first token's into a list of starts, each next
     /// token's merged with them as it is decoded (a token of one term) or stamped into a table
     /// indexed by position (a prefix of several), and the starts kept that find the token at

@@ -11,7 +11,7 @@ import Synchronization
 /// each thread counts half the docid range (`callerShare`; 0.58 measured no better). `"of the"`
 /// at 1,000,000 pages: BENCHMARKS.md, "Previews on two threads".
 final class PhraseHalf: Sendable {
-    /// Below this docid range a phrase is counted on one thread (four windows).
+    /// Below this docid range a phrase is counted on one thread (four windows, 32,768 docids).
     static let fromDocids = 4 * Int64(PhraseWindow.size)
     /// The share of the docid range the calling thread counts.
     static let callerShare = 0.5

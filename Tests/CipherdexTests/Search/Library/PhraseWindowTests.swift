@@ -269,7 +269,8 @@ final class PhraseWindowTests: XCTestCase {
         XCTAssertGreaterThan(matchedRows, 20, "and many hold the phrase")
     }
 
-    /// FTS4's own phrase matching, for rows on both sides of window boundaries (65,536 docids),
+    /// FTS4's own phrase matching, for rows on both sides of window boundaries (multiples of
+    /// 8,192 docids),
     /// rows longer than the counter's first table (4,096 positions), rows changed and deleted in
     /// later segments, and prefixes of several terms.
     func testPhrasesAcrossWindowsAndLongRowsMatchFTS4() throws {
