@@ -210,8 +210,8 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
     ///   the heap and go back to it, rather than being mapped and unmapped for every document, and
     ///   the heap keeps up to 32 MiB it freed rather than returning it at once. Each page the
     ///   kernel maps afresh costs it a fault and zeroing (1.4–12 µs a page on a virtual machine,
-    ///   BENCHMARKS.md, "Fresh memory"): indexing 200 PDFs took 67,000–82,000 page faults
-    ///   without these, 22,000 with them, and 2.4% less CPU; the helper's peak RSS did not change
+    ///   BENCHMARKS.md, "Fresh memory"): indexing 200 PDFs took 62,000–82,000 page faults
+    ///   without these, 22,000 with them, and 2.2% less CPU; the helper's peak RSS did not change
     ///   (BENCHMARKS.md, "Fewer fresh pages in the PDF helper").
     static let allocatorTuning =
         "GLIBC_TUNABLES=glibc.malloc.tcache_count=1024:glibc.malloc.mmap_threshold=8388608"
