@@ -58,9 +58,15 @@ struct StoreArguments {
     }
 
     /// Opens the existing store (never creates one), each connection with a page cache of
-    /// `cacheSizeKiB` (`StoreConfiguration.cacheSizeKiB`).
-    func open(passphraseCost: PassphraseCost = .default, cacheSizeKiB: Int = Self.defaultCacheSizeKiB) throws -> Store {
-        try Self.open(path: path, key: key, passphraseCost: passphraseCost, cacheSizeKiB: cacheSizeKiB)
+    /// `cacheSizeKiB` (`StoreConfiguration.cacheSizeKiB`), reading through the writer's
+    /// connection when `readsOnWriter` (`StoreConfiguration.readsOnWriter`: one search, then exit).
+    func open(
+        passphraseCost: PassphraseCost = .default, cacheSizeKiB: Int = Self.defaultCacheSizeKiB,
+        readsOnWriter: Bool = false
+    ) throws -> Store {
+        try Self.open(
+            path: path, key: key, passphraseCost: passphraseCost, cacheSizeKiB: cacheSizeKiB,
+            readsOnWriter: readsOnWriter)
     }
 
     /// The library's page cache per connection.
@@ -69,7 +75,7 @@ struct StoreArguments {
     /// Opens the existing store at `path` with `key` (never creates one).
     static func open(
         path: String, key: KeyOptions, passphraseCost: PassphraseCost = .default,
-        cacheSizeKiB: Int = defaultCacheSizeKiB
+        cacheSizeKiB: Int = defaultCacheSizeKiB, readsOnWriter: Bool = false
     ) throws -> Store {
         // A folder this process may not search hides whether a store is there: the open names
         // the missing permission instead.
@@ -78,9 +84,10 @@ struct StoreArguments {
         guard Store.exists(at: path) || !searchable else {
             throw StoreError.notAStore(path: path, reason: "no store here (create one with `cipherdex create`)")
         }
-        return try Store.open(
-            StoreConfiguration(
-                path: path, keyProvider: try key.provider(), passphraseCost: passphraseCost, createIfMissing: false,
-                cacheSizeKiB: cacheSizeKiB))
+        var configuration = StoreConfiguration(
+            path: path, keyProvider: try key.provider(), passphraseCost: passphraseCost, createIfMissing: false,
+            cacheSizeKiB: cacheSizeKiB)
+        configuration.readsOnWriter = readsOnWriter
+        return try Store.open(configuration)
     }
 }

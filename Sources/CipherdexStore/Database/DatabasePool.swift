@@ -16,6 +16,8 @@ final class DatabasePool: @unchecked Sendable {
     private var idleReaders: [Connection] = []
     private var openReaders = 0
     private let readerSlots: DispatchSemaphore
+    /// No reader connection: reads take the writer (`StoreConfiguration.readsOnWriter`).
+    private let readsOnWriter: Bool
     private let makeReader: () throws -> Connection
     private var isClosed = false
     /// Readers checked out right now.
@@ -27,9 +29,14 @@ final class DatabasePool: @unchecked Sendable {
     private var writerThread: pthread_t?
 
     /// Wraps an open writer; `makeReader` opens a reader connection on demand, up to
-    /// `maximumReaders` at once.
-    init(writer: Connection, maximumReaders: Int, makeReader: @escaping () throws -> Connection) {
+    /// `maximumReaders` at once. With `readsOnWriter` it is never called: reads run on the
+    /// writer, serialized with writes.
+    init(
+        writer: Connection, maximumReaders: Int, readsOnWriter: Bool = false,
+        makeReader: @escaping () throws -> Connection
+    ) {
         self.writer = writer
+        self.readsOnWriter = readsOnWriter
         self.readerSlots = DispatchSemaphore(value: max(1, maximumReaders))
         self.makeReader = makeReader
     }
@@ -65,8 +72,10 @@ final class DatabasePool: @unchecked Sendable {
         try write { connection in try connection.transaction { try body(connection) } }
     }
 
-    /// Runs `body` with a reader connection inside a read transaction (one snapshot).
+    /// Runs `body` with a reader connection inside a read transaction (one snapshot); with no
+    /// readers, with the writer in one, waiting for the write in progress.
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        if readsOnWriter { return try readOnWriter(body) }
         readerSlots.wait()
         defer { readerSlots.signal() }
         let reader = try checkOutReader()
@@ -74,6 +83,24 @@ final class DatabasePool: @unchecked Sendable {
         try reader.execute("BEGIN DEFERRED")
         defer { try? reader.execute("COMMIT") }
         return try body(reader)
+    }
+
+    /// `read` without readers: inside a write on this thread, `body` reads through that write's
+    /// connection as it is; otherwise it waits for the writer and reads in a transaction of its
+    /// own, with the connection `query_only` as a reader's is (which readers of FTS4's segments
+    /// check: a connection that may write may hold terms not yet in them).
+    private func readOnWriter<T>(_ body: (Connection) throws -> T) throws -> T {
+        if holdsWriter {
+            try checkOpen()
+            return try body(writer)
+        }
+        return try write { connection in
+            try connection.execute("PRAGMA query_only = ON")
+            defer { try? connection.execute("PRAGMA query_only = OFF") }
+            try connection.execute("BEGIN DEFERRED")
+            defer { try? connection.execute("COMMIT") }
+            return try body(connection)
+        }
     }
 
     /// The async form of `write`: runs on Cipherdex's own queue (`BlockingWork`), never

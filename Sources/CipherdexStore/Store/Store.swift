@@ -260,7 +260,10 @@ public final class Store: Sendable {
             writer = connection
             try configuration.configureConnection(connection)
             try configuration.migrator.migrate(connection)
-            pool = DatabasePool(writer: connection, maximumReaders: configuration.maximumReaders) {
+            pool = DatabasePool(
+                writer: connection, maximumReaders: configuration.maximumReaders,
+                readsOnWriter: configuration.readsOnWriter
+            ) {
                 let reader = try Connection(
                     path: layout.database, mode: .reader, key: databaseKey, cipher: metadata.cipher,
                     cacheSizeKiB: configuration.cacheSizeKiB)

@@ -17,6 +17,12 @@ public struct StoreConfiguration: Sendable {
     /// Features above the store whose tables it keeps (full-text search): set by
     /// `Store.open(_:features:)`, which `import Cipherdex`'s `Store.open` calls with search.
     package var features: [StoreFeature] = []
+    /// Reads run on the writer's connection, one at a time with writes (GRDB's `DatabaseQueue`
+    /// rather than its `DatabasePool`), and no reader connection is opened: for a process that
+    /// opens the store for one read and exits (the CLI's `search`), which saves a second
+    /// connection's open, about 0.9 ms (BENCHMARKS.md, "One connection for a search process").
+    /// Not for a store whose library indexes: its workers read while a batch is written.
+    package var readsOnWriter = false
 
     /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given.
     public init(
