@@ -45,9 +45,11 @@ enum FTS4Postings {
     /// 0 for always, `Int.max` for never, in tests); from then on they are added up in one slot
     /// per docid (`DenseTermHits`), which costs the same whatever the entries.
     static func matches(
-        of term: [UInt8], prefix: Bool, table: String = "search_text", denseFrom divisor: Int = 2, db: Connection
+        of term: [UInt8], prefix: Bool, table: String = "search_text", denseFrom divisor: Int = 2,
+        handOffBytes: Int = DoclistPipeline.defaultHandOffBytes, db: Connection
     ) throws -> Matches? {
-        try rows(of: term, prefix: prefix, table: table, denseFrom: divisor, db: db)?.matches
+        try rows(of: term, prefix: prefix, table: table, denseFrom: divisor, handOffBytes: handOffBytes, db: db)?
+            .matches
     }
 
     /// A term's rows as `matches` reads them: in lists, or in slots (`DenseTermHits`) with the
@@ -67,9 +69,17 @@ enum FTS4Postings {
         }
     }
 
-    /// `matches`, without gathering slots into lists.
+    /// `matches`, without gathering slots into lists. Doclists of `handOffBytes` or more (and
+    /// those after them) are decoded on a helper thread while the next are read
+    /// (`DoclistPipeline`; 0 hands off every one, `Int.max` none, in tests).
+    ///
+    /// When the rows go into slots, `whileDecoding` is called with the slots' first docid and
+    /// number once every doclist is read, on this thread, while the helper may still be decoding
+    /// (`TopHits` reads the slots' page lengths then).
     static func rows(
-        of term: [UInt8], prefix: Bool, table: String = "search_text", denseFrom divisor: Int = 2, db: Connection
+        of term: [UInt8], prefix: Bool, table: String = "search_text", denseFrom divisor: Int = 2,
+        handOffBytes: Int = DoclistPipeline.defaultHandOffBytes, db: Connection,
+        whileDecoding: (_ low: Int64, _ span: Int) throws -> Void = { _, _ in }
     ) throws -> TermRows? {
         var perTerm: [[UInt8]: [Postings]] = [:]
         var bits: [[UInt8]: Int] = [:]
@@ -78,7 +88,8 @@ enum FTS4Postings {
         // The slots' range and the bytes read before switching to them (nil: never).
         let bounds = divisor == .max ? nil : try docidBounds(table: table, db: db)
         let switchAt = bounds.map { divisor <= 0 ? 0 : ($0.high &- $0.low) / Int64(divisor) } ?? .max
-        let read = try forEachDoclist(of: term, prefix: prefix, table: table, db: db) { found, doclist in
+        // The state above is the decoder's: one thread's at a time (`DoclistPipeline`).
+        let pipeline = DoclistPipeline(handOffBytes: handOffBytes) { found, doclist in
             bytes &+= doclist.count
             if dense == nil, let bounds, Int64(bytes) >= switchAt {
                 dense = DenseTermHits(low: bounds.low, high: bounds.high)
@@ -101,7 +112,21 @@ enum FTS4Postings {
             perTerm[found, default: []].append(postings)
             return true
         }
-        guard read else { return nil }
+        // Every doclist handed off is decoded before this returns, or throws.
+        defer { _ = pipeline.finish() }
+        var delivered = 0
+        let read = try forEachDoclist(of: term, prefix: prefix, table: table, db: db) { found, doclist in
+            delivered &+= doclist.count
+            return pipeline.deliver(found, doclist)
+        }
+        // The decoder makes slots from the same count of bytes on (unless there are too many).
+        if read, let bounds, Int64(delivered) >= switchAt,
+            case (let range, let overflow) = bounds.high.subtractingReportingOverflow(bounds.low),
+            !overflow, range >= 0, range < Int64(DenseTermHits.maximumSlots)
+        {
+            try whileDecoding(bounds.low, Int(range) + 1)
+        }
+        guard pipeline.finish(), read else { return nil }
         var terms = perTerm.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { perTerm[$0] ?? [] }
         guard let dense else { return .listed(combined(terms)) }
         terms += dense.outside

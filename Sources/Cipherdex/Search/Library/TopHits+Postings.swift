@@ -34,14 +34,25 @@ extension TopHits {
         var shared: [UInt32] = [0, 1, UInt32(truncatingIfNeeded: documents), average, 0]
         // The first piece is read once, here. A word or prefix alone, read into slots that hold
         // every row: its rows stay there, scored slot by slot (`TopHits.select`), never gathered.
-        guard let first = try termRows(clauses[0][0], stemming: stemming, db: db) else { return nil }
-        if clauses.count == 1, clauses[0].count == 1, compiled.exclusion == nil,
-            case .slotted(let slots, let rest) = first, rest.docids.isEmpty
-        {
+        // A term alone in slots is scored with every slot's page length: read while its last
+        // doclists are decoded.
+        let alone = clauses.count == 1 && clauses[0].count == 1 && compiled.exclusion == nil
+        var lengths: (low: Int64, values: [UInt32])?
+        guard
+            let first = try termRows(
+                clauses[0][0], stemming: stemming, db: db,
+                whileDecoding: { low, span in
+                    guard alone else { return }
+                    lengths = try DocumentLengths.slotLengths(low: low, span: span, db: db).map { (low, $0) }
+                })
+        else { return nil }
+        if alone, case .slotted(let slots, let rest) = first, rest.docids.isEmpty {
             let (rows, hits) = slots.totals()
             shared[0] = 1
             shared += [0, UInt32(truncatingIfNeeded: hits), UInt32(truncatingIfNeeded: rows)]
-            return DirectRows(docids: [], hits: [], shared: shared, slots: slots, slottedRows: rows)
+            return DirectRows(
+                docids: [], hits: [], shared: shared, slots: slots, slottedRows: rows,
+                slotLengths: lengths.flatMap { $0.low == slots.low && $0.values.count == slots.span ? $0.values : nil })
         }
         var firstMatches: FTS4Postings.Matches? = first.matches
         // Phrases in the order they appear (matchinfo's order); a row is in every clause.
@@ -107,6 +118,8 @@ extension TopHits {
         var slots: DenseTermHits? = nil
         /// The rows in `slots`.
         var slottedRows = 0
+        /// The page length of each slot, when read already (`DocumentLengths.slotLengths`).
+        var slotLengths: [UInt32]? = nil
 
         /// The number of phrases.
         var phrases: Int { Int(shared[0]) }
@@ -239,10 +252,16 @@ extension TopHits {
     }
 
     /// `termMatches`, a word's or prefix's rows left in slots when they were read into them.
-    static func termRows(_ piece: Substring, stemming: Bool, db: Connection) throws -> FTS4Postings.TermRows? {
+    static func termRows(
+        _ piece: Substring, stemming: Bool, db: Connection,
+        whileDecoding: (_ low: Int64, _ span: Int) throws -> Void = { _, _ in }
+    ) throws -> FTS4Postings.TermRows? {
         let tokens = indexTokens(piece, stemming: stemming)
         guard !tokens.isEmpty, tokens.count <= maximumPhraseTokens else { return nil }
-        if tokens.count == 1 { return try FTS4Postings.rows(of: tokens[0].bytes, prefix: tokens[0].prefix, db: db) }
+        if tokens.count == 1 {
+            return try FTS4Postings.rows(
+                of: tokens[0].bytes, prefix: tokens[0].prefix, db: db, whileDecoding: whileDecoding)
+        }
         return try FTS4Postings.phraseMatches(tokens, db: db).map { .listed($0) }
     }
 

@@ -37,7 +37,9 @@ package enum TopHits {
                 rows: direct.tableRows, average: direct.averageLength, documents: direct.phraseRows)
             if let slots = direct.slots {
                 // One term's rows in their slots, with lengths by slot: nothing is gathered.
-                if let lengths = try DocumentLengths.slotLengths(low: slots.low, span: slots.span, db: db) {
+                if let lengths = try direct.slotLengths
+                    ?? DocumentLengths.slotLengths(low: slots.low, span: slots.span, db: db)
+                {
                     let hits = slots.slotHits
                     let shared = direct.shared
                     return try lengths.withUnsafeBufferPointer { lengths in

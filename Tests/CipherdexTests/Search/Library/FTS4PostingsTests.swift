@@ -68,7 +68,8 @@ final class FTS4PostingsTests: XCTestCase {
     }
 
     /// The direct reading, the same whether a term's doclists are added up as lists, in slots
-    /// from the first doclist, or in slots once they are long enough (the default).
+    /// from the first doclist, or in slots once they are long enough (the default), and whether
+    /// they are decoded on the reading thread or every one on a helper (`DoclistPipeline`).
     private func direct(
         _ term: String, prefix: Bool, file: StaticString = #filePath, line: UInt = #line
     ) throws -> FTS4Postings.Matches? {
@@ -79,6 +80,15 @@ final class FTS4PostingsTests: XCTestCase {
             let slots = try FTS4Postings.matches(of: bytes, prefix: prefix, denseFrom: 0, db: db)
             XCTAssertEqual(lists, usual, "\(term) as lists", file: file, line: line)
             XCTAssertEqual(slots, usual, "\(term) in slots", file: file, line: line)
+            for divisor in [2, .max, 0] {
+                let handedOff = try FTS4Postings.matches(
+                    of: bytes, prefix: prefix, denseFrom: divisor, handOffBytes: 0, db: db)
+                XCTAssertEqual(
+                    handedOff, usual, "\(term) decoded on a helper, denseFrom \(divisor)", file: file, line: line)
+                let inline = try FTS4Postings.matches(
+                    of: bytes, prefix: prefix, denseFrom: divisor, handOffBytes: .max, db: db)
+                XCTAssertEqual(inline, usual, "\(term) decoded as read, denseFrom \(divisor)", file: file, line: line)
+            }
             return usual
         }
     }
