@@ -251,7 +251,8 @@ extension TopHits {
         try termRows(piece, stemming: stemming, db: db)?.matches
     }
 
-    /// `termMatches`, a word's or prefix's rows left in slots when they were read into them.
+    /// `termMatches`, a word's or prefix's rows left in slots when they were read into them;
+    /// `whileDecoding` as `FTS4Postings.rows` calls it, for a word or prefix.
     static func termRows(
         _ piece: Substring, stemming: Bool, db: Connection,
         whileDecoding: (_ low: Int64, _ span: Int) throws -> Void = { _, _ in }
