@@ -54,26 +54,47 @@ extension TopHits {
                 docids: [], hits: [], shared: shared, slots: slots, slottedRows: rows,
                 slotLengths: lengths.flatMap { $0.low == slots.low && $0.values.count == slots.span ? $0.values : nil })
         }
-        var firstMatches: FTS4Postings.Matches? = first.matches
-        // Phrases in the order they appear (matchinfo's order); a row is in every clause.
+        // Every piece's rows as read (phrases in the order they appear, matchinfo's order); when
+        // all of them are in slots of one range, they are combined there (`slotCombined`).
+        var firstRows: FTS4Postings.TermRows? = first
+        var pieceRows: [[FTS4Postings.TermRows]] = []
+        for clause in clauses {
+            var rows: [FTS4Postings.TermRows] = []
+            for piece in clause {
+                let read = try firstRows ?? termRows(piece, stemming: stemming, db: db)
+                firstRows = nil
+                guard let read else { return nil }
+                rows.append(read)
+            }
+            pieceRows.append(rows)
+        }
+        var excludedRows: [FTS4Postings.TermRows] = []
+        if let exclusion = compiled.exclusion {
+            guard let excluded = try excludedTermRows(exclusion, stemming: stemming, db: db) else { return nil }
+            excludedRows = excluded
+        }
+        return slotCombined(pieceRows, excluded: excludedRows, shared: shared)
+            ?? listCombined(pieceRows, excluded: excludedRows, shared: shared)
+    }
+
+    /// `clauses`' rows (each clause's pieces, in matchinfo's order) less `excluded`'s, merged as
+    /// lists: a row is in every clause (a piece in slots is gathered first). `shared` is p, c, n,
+    /// a, l: each piece's 0, hits and rows are appended.
+    static func listCombined(
+        _ clauses: [[FTS4Postings.TermRows]], excluded: [FTS4Postings.TermRows], shared: [UInt32]
+    ) -> DirectRows? {
+        var shared = shared
         var alternatives: [FTS4Postings.Matches] = []
         var docids: [Int64]?
         for clause in clauses {
-            var lists: [[Int64]] = []
-            for piece in clause {
-                let read = try firstMatches ?? termMatches(piece, stemming: stemming, db: db)
-                firstMatches = nil
-                guard let matches = read else { return nil }
-                alternatives.append(matches)
-                lists.append(matches.docids)
-            }
-            let rows = union(lists)
+            let matches = clause.map(\.matches)
+            alternatives += matches
+            let rows = union(matches.map(\.docids))
             docids = docids.map { intersection($0, rows) } ?? rows
         }
         guard var docids else { return nil }
-        if let exclusion = compiled.exclusion {
-            guard let excluded = try excludedRows(exclusion, stemming: stemming, db: db) else { return nil }
-            docids = subtracting(excluded, from: docids)
+        if !excluded.isEmpty {
+            docids = subtracting(union(excluded.map(\.matches.docids)), from: docids)
         }
         shared[0] = UInt32(alternatives.count)
         for matches in alternatives {
@@ -139,16 +160,18 @@ extension TopHits {
         }
     }
 
-    /// The rows any exclusion matches, ascending (`SearchQuery.compiled` joins them by `OR`: one
-    /// clause); nil when it is not such a clause or the index cannot be read directly.
-    private static func excludedRows(_ exclusion: String, stemming: Bool, db: Connection) throws -> [Int64]? {
+    /// The rows of each piece of the exclusions (`SearchQuery.compiled` joins them by `OR`: one
+    /// clause), as read; nil when it is not such a clause or the index cannot be read directly.
+    private static func excludedTermRows(_ exclusion: String, stemming: Bool, db: Connection) throws
+        -> [FTS4Postings.TermRows]?
+    {
         guard let clauses = clausePieces(exclusion), clauses.count == 1 else { return nil }
-        var lists: [[Int64]] = []
+        var pieces: [FTS4Postings.TermRows] = []
         for piece in clauses[0] {
-            guard let matches = try termMatches(piece, stemming: stemming, db: db) else { return nil }
-            lists.append(matches.docids)
+            guard let rows = try termRows(piece, stemming: stemming, db: db) else { return nil }
+            pieces.append(rows)
         }
-        return union(lists)
+        return pieces
     }
 
     /// The union of ascending lists, ascending.

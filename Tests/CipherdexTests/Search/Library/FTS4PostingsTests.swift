@@ -313,6 +313,49 @@ final class FTS4PostingsTests: XCTestCase {
     /// real hits and rows, as BM25's definition says; the rows and each row's hits are the same.
     /// Here the token is in every row, so the rows (and every score) agree; only the total hits,
     /// which BM25 does not use, differ.
+    func testPiecesInSlotsCombineAsListsDo() throws {
+        try insertRows(1..<1201, perTransaction: 60)
+        try store.write { db in
+            try db.transaction { try db.execute("DELETE FROM search_text WHERE docid % 11 = 0") }
+        }
+        let shared: [UInt32] = [0, 1, 1100, 50, 0]
+        // Pieces of common words and prefixes, all in slots; clauses of one or several pieces;
+        // exclusions of one or several.
+        let cases: [(clauses: [[String]], excluded: [String])] = [
+            ([["patient"], ["the"]], []), ([["patient", "the"]], []), ([["patient"]], ["the"]),
+            ([["pat*", "a"], ["the"]], ["ab*"]), ([["the"], ["a"], ["pat*"]], ["patient", "ab*"]),
+            ([["a"]], ["a"]),
+        ]
+        try store.read { (db: Connection) throws -> Void in
+            func rows(_ piece: String) throws -> FTS4Postings.TermRows {
+                try XCTUnwrap(TopHits.termRows(piece[...], stemming: false, db: db), piece)
+            }
+            for (clauses, excluded) in cases {
+                let pieces = try clauses.map { try $0.map(rows) }
+                let exclusions = try excluded.map(rows)
+                for piece in pieces.joined() + exclusions {
+                    guard case .slotted(_, let rest) = piece, rest.docids.isEmpty else {
+                        return XCTFail("\(clauses) -\(excluded): a piece not in slots")
+                    }
+                }
+                let slotted = try XCTUnwrap(TopHits.slotCombined(pieces, excluded: exclusions, shared: shared))
+                let listed = try XCTUnwrap(TopHits.listCombined(pieces, excluded: exclusions, shared: shared))
+                let label = "\(clauses) -\(excluded)"
+                XCTAssertEqual(slotted.docids, listed.docids, label)
+                XCTAssertEqual(slotted.hits, listed.hits, label)
+                XCTAssertEqual(slotted.shared, listed.shared, label)
+                XCTAssertFalse(excluded == ["a"] ? !slotted.docids.isEmpty : slotted.docids.isEmpty, label)
+            }
+            // A piece in lists (a rare word): merged as lists.
+            let rare = try rows("w170")
+            if case .listed = rare {
+                XCTAssertNil(TopHits.slotCombined([[try rows("the")], [rare]], excluded: [], shared: shared))
+            } else {
+                XCTFail("a rare word in slots")
+            }
+        }
+    }
+
     func testADeferredTokenIsCountedByItsRealRows() throws {
         try store.write { db in
             try db.transaction {
