@@ -75,8 +75,9 @@ struct SearchCommand: Command {
     func run() throws {
         // One search, then exit: large arrays freed on the way are reused, not faulted in again.
         ProcessHeap.keepFreedMemory()
-        // One search, one connection: it reads through the writer's (the one the open checks
-        // the store with) rather than opening a reader of its own.
+        // One search, then exit: it reads through the writer's connection, which the open has
+        // already set up (and whose cache holds the b-trees' upper pages), rather than opening a
+        // reader of its own.
         let store = try target.open(cacheSizeKiB: Self.cacheSizeKiB, readsOnWriter: true)
         defer { store.close() }
         let results = try store.library.search(query, options: options)
