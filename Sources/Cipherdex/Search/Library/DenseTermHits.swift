@@ -34,15 +34,22 @@ final class DenseTermHits {
 
     /// Slots for the docids `low...high`; nil when there would be none or more than `maximumSlots`.
     init?(low: Int64, high: Int64) {
-        let (range, overflow) = high.subtractingReportingOverflow(low)
-        guard !overflow, range >= 0, range < Int64(Self.maximumSlots) else { return nil }
+        guard let span = Self.span(low: low, high: high) else { return nil }
         self.low = low
-        self.span = Int(range) + 1
+        self.span = span
         // `calloc`: memory the system hands out is zero already, and is written once, not twice.
         guard let hits = calloc(span, MemoryLayout<UInt32>.stride) else {
             fatalError("out of memory for a term's slots")
         }
         self.hits = UnsafeMutableBufferPointer(start: hits.assumingMemoryBound(to: UInt32.self), count: span)
+    }
+
+    /// The number of slots for the docids `low...high`; nil when there would be none or more than
+    /// `maximumSlots`.
+    static func span(low: Int64, high: Int64) -> Int? {
+        let (range, overflow) = high.subtractingReportingOverflow(low)
+        guard !overflow, range >= 0, range < Int64(maximumSlots) else { return nil }
+        return Int(range) + 1
     }
 
     deinit {

@@ -18,7 +18,8 @@ import Foundation
 /// queue never holds more than about `maximumQueuedBytes` of copies while it runs.
 ///
 /// `@unchecked Sendable`: the queue and the states are read and written only while `condition` is
-/// held; `consume` runs on one thread at a time as said above; `handedOff` is the reader's alone.
+/// held; `consume` runs on one thread at a time as said above; `handedOff`, `tookOver` and
+/// `finishedResult` are the reader's alone.
 final class DoclistPipeline: @unchecked Sendable {
     /// Decodes one doclist of a term; false when it does not parse.
     typealias Consumer = (_ term: [UInt8], _ doclist: UnsafeRawBufferPointer) -> Bool

@@ -119,12 +119,11 @@ enum FTS4Postings {
             delivered &+= doclist.count
             return pipeline.deliver(found, doclist)
         }
-        // The decoder makes slots from the same count of bytes on (unless there are too many).
+        // The decoder makes slots from the same count of bytes on (unless there would be too many).
         if read, let bounds, Int64(delivered) >= switchAt,
-            case (let range, let overflow) = bounds.high.subtractingReportingOverflow(bounds.low),
-            !overflow, range >= 0, range < Int64(DenseTermHits.maximumSlots)
+            let span = DenseTermHits.span(low: bounds.low, high: bounds.high)
         {
-            try whileDecoding(bounds.low, Int(range) + 1)
+            try whileDecoding(bounds.low, span)
         }
         guard pipeline.finish(), read else { return nil }
         var terms = perTerm.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { perTerm[$0] ?? [] }

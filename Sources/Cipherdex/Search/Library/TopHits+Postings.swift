@@ -37,13 +37,13 @@ extension TopHits {
         // A term alone in slots is scored with every slot's page length: read while its last
         // doclists are decoded.
         let alone = clauses.count == 1 && clauses[0].count == 1 && compiled.exclusion == nil
-        var lengths: (low: Int64, values: [UInt32])?
+        var lengths: [UInt32]?
         guard
             let first = try termRows(
                 clauses[0][0], stemming: stemming, db: db,
                 whileDecoding: { low, span in
                     guard alone else { return }
-                    lengths = try DocumentLengths.slotLengths(low: low, span: span, db: db).map { (low, $0) }
+                    lengths = try DocumentLengths.slotLengths(low: low, span: span, db: db)
                 })
         else { return nil }
         if alone, case .slotted(let slots, let rest) = first, rest.docids.isEmpty {
@@ -52,7 +52,7 @@ extension TopHits {
             shared += [0, UInt32(truncatingIfNeeded: hits), UInt32(truncatingIfNeeded: rows)]
             return DirectRows(
                 docids: [], hits: [], shared: shared, slots: slots, slottedRows: rows,
-                slotLengths: lengths.flatMap { $0.low == slots.low && $0.values.count == slots.span ? $0.values : nil })
+                slotLengths: lengths?.count == slots.span ? lengths : nil)
         }
         // Every piece's rows as read (phrases in the order they appear, matchinfo's order); when
         // all of them are in slots of one range, they are combined there (`slotCombined`).
@@ -268,14 +268,10 @@ extension TopHits {
     /// entries), so a longer one (a pasted CJK sentence is a phrase of bigrams) is left to FTS4.
     static let maximumPhraseTokens = 16
 
-    /// The rows of one quoted piece: a word or prefix, or a phrase of them; nil when the piece
-    /// has no token, has more than `maximumPhraseTokens`, or the index cannot be read directly.
-    static func termMatches(_ piece: Substring, stemming: Bool, db: Connection) throws -> FTS4Postings.Matches? {
-        try termRows(piece, stemming: stemming, db: db)?.matches
-    }
-
-    /// `termMatches`, a word's or prefix's rows left in slots when they were read into them;
-    /// `whileDecoding` as `FTS4Postings.rows` calls it, for a word or prefix.
+    /// The rows of one quoted piece: a word or prefix (left in slots when they were read into
+    /// them), or a phrase of them; nil when the piece has no token, has more than
+    /// `maximumPhraseTokens`, or the index cannot be read directly. `whileDecoding` as
+    /// `FTS4Postings.rows` calls it, for a word or prefix.
     static func termRows(
         _ piece: Substring, stemming: Bool, db: Connection,
         whileDecoding: (_ low: Int64, _ span: Int) throws -> Void = { _, _ in }
