@@ -80,9 +80,13 @@ package enum TopHits {
     }
 
     /// The rows' scores, one at a time.
-    protocol RowScores {
+    protocol RowScores: SendableMetatype {
         /// The number of rows (or slots).
         var count: Int { get }
+        /// True when every row scores above 0 and every other index exactly 0, so that `best`
+        /// tells rows by their score, without a branch on `isRow` that a slot array of a
+        /// common word (two in three slots rows, in no order) mispredicts a third of the time.
+        var rowsScoreAboveZero: Bool { get }
         /// Whether `index` is a row (a slot may hold none).
         func isRow(_ index: Int) -> Bool
         /// Row `index`'s score.
@@ -94,6 +98,7 @@ package enum TopHits {
         /// Each row's score.
         let scores: UnsafeBufferPointer<Double>
         var count: Int { scores.count }
+        var rowsScoreAboveZero: Bool { false }
         @inline(__always)
         func isRow(_ index: Int) -> Bool { true }
         @inline(__always)
@@ -110,6 +115,7 @@ package enum TopHits {
         /// Each row's length.
         let lengths: UnsafeBufferPointer<UInt32>
         var count: Int { lengths.count }
+        var rowsScoreAboveZero: Bool { false }
         @inline(__always)
         func isRow(_ index: Int) -> Bool { true }
         @inline(__always)
@@ -126,6 +132,15 @@ package enum TopHits {
         /// Each slot's length.
         let lengths: UnsafeBufferPointer<UInt32>
         var count: Int { min(hits.count, lengths.count) }
+        /// Whether the scorer scores every row above 0 (then a slot of 0 hits scores exactly 0).
+        let rowsScoreAboveZero: Bool
+
+        /// The scores of the slots `hits`, whose lengths are `lengths`.
+        init(scorer: BM25.RowScorer, hits: UnsafeBufferPointer<UInt32>, lengths: UnsafeBufferPointer<UInt32>) {
+            (self.scorer, self.hits, self.lengths) = (scorer, hits, lengths)
+            rowsScoreAboveZero = scorer.scoresRowsAboveZero
+        }
+
         @inline(__always)
         func isRow(_ index: Int) -> Bool { hits[index] > 0 }
         @inline(__always)
@@ -219,19 +234,35 @@ package enum TopHits {
     /// order, with its score: one pass, each score computed once. A min-heap keeps the best `rank`
     /// seen, so most rows cost one comparison; a row at or above the heap's least when it comes is
     /// noted (the least only rises, so every row at or above the final floor is among them: about
-    /// `rank × ln(rows / rank)` rows in random order).
+    /// `rank × ln(rows / rank)` rows in random order). From `BestHalves.fromRows` rows on, the
+    /// two halves are gone through on two threads (`BestHalves`): the same floor and rows.
     static func best<Scores: RowScores>(_ scores: Scores, rank: Int, below ceiling: Double)
+        -> (floor: Double, chosen: [(index: Int, score: Double)])
+    {
+        if BestHalves.applies(rows: scores.count, rank: rank) {
+            return BestHalves.best(scores, rank: rank, below: ceiling)
+        }
+        return best(scores, rank: rank, below: ceiling, in: 0..<scores.count)
+    }
+
+    /// `best` of the rows in `range` alone, on this thread.
+    static func best<Scores: RowScores>(_ scores: Scores, rank: Int, below ceiling: Double, in range: Range<Int>)
         -> (floor: Double, chosen: [(index: Int, score: Double)])
     {
         guard rank > 0 else { return (.infinity, []) }
         var heap: [Double] = []
-        heap.reserveCapacity(min(rank, scores.count))
+        heap.reserveCapacity(min(rank, range.count))
         var noted: [(index: Int, score: Double)] = []
-        noted.reserveCapacity(min(rank, scores.count) * 2)
-        for index in 0..<scores.count where scores.isRow(index) {
+        noted.reserveCapacity(min(rank, range.count) * 2)
+        let byScore = scores.rowsScoreAboveZero
+        for index in range {
+            if !byScore { guard scores.isRow(index) else { continue } }
             let score = scores.score(index)
             guard score < ceiling else { continue }
             if heap.count < rank {
+                // Once the heap is full its least is a row's score, above 0: no other index
+                // passes the comparison below.
+                if byScore { guard score > 0 else { continue } }
                 noted.append((index, score))
                 heap.append(score)
                 var child = heap.count - 1
