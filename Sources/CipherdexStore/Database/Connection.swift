@@ -27,6 +27,9 @@ package final class Connection {
     /// Work a feature does at the end of every transaction `transaction` runs, in it, before
     /// `COMMIT` (a throw rolls the transaction back): search brings its page lengths up to date.
     package var willCommit: [(Connection) throws -> Void] = []
+    /// While a read runs on a `readsOnWriter` pool's writer: the pool's second connection, for
+    /// helper threads of that read, and the read's number (`ReadCompanion.read(during:_:)`).
+    package internal(set) var readCompanion: (companion: ReadCompanion, read: Int)?
 
     /// The open handle (a closed connection is a programming error: the pool never hands one out).
     package var handle: OpaquePointer {

@@ -19,6 +19,8 @@ final class DatabasePool: @unchecked Sendable {
     /// No reader connection: reads take the writer (`StoreConfiguration.readsOnWriter`).
     private let readsOnWriter: Bool
     private let makeReader: () throws -> Connection
+    /// With `readsOnWriter`: a second connection a helper thread may read with during a read.
+    private let companion: ReadCompanion?
     private var isClosed = false
     /// Readers checked out right now.
     private var readersInUse = 0
@@ -29,8 +31,9 @@ final class DatabasePool: @unchecked Sendable {
     private var writerThread: pthread_t?
 
     /// Wraps an open writer; `makeReader` opens a reader connection on demand, up to
-    /// `maximumReaders` at once. With `readsOnWriter` it is never called: reads run on the
-    /// writer, serialized with writes.
+    /// `maximumReaders` at once. With `readsOnWriter`, reads run on the writer, serialized with
+    /// writes, and `makeReader` opens at most one connection, the read's `ReadCompanion`, when a
+    /// helper thread first asks for it.
     init(
         writer: Connection, maximumReaders: Int, readsOnWriter: Bool = false,
         makeReader: @escaping () throws -> Connection
@@ -39,6 +42,7 @@ final class DatabasePool: @unchecked Sendable {
         self.readsOnWriter = readsOnWriter
         self.readerSlots = DispatchSemaphore(value: max(1, maximumReaders))
         self.makeReader = makeReader
+        companion = readsOnWriter ? ReadCompanion(open: makeReader) : nil
     }
 
     /// Runs `body` with the writer connection, serialized with every other write.
@@ -88,7 +92,8 @@ final class DatabasePool: @unchecked Sendable {
     /// `read` without readers: inside a write on this thread, `body` reads through that write's
     /// connection as it is; otherwise it waits for the writer and reads in a transaction of its
     /// own, with the connection `query_only` as a reader's is (which readers of FTS4's segments
-    /// check: a connection that may write may hold terms not yet in them).
+    /// check: a connection that may write may hold terms not yet in them), and the pool's
+    /// `ReadCompanion` offered to helper threads (`Connection.readCompanion`) for its duration.
     private func readOnWriter<T>(_ body: (Connection) throws -> T) throws -> T {
         if holdsWriter {
             try checkOpen()
@@ -99,6 +104,12 @@ final class DatabasePool: @unchecked Sendable {
             defer { try? connection.execute("PRAGMA query_only = OFF") }
             try connection.execute("BEGIN DEFERRED")
             defer { try? connection.execute("COMMIT") }
+            guard let companion else { return try body(connection) }
+            connection.readCompanion = (companion, companion.begin())
+            defer {
+                connection.readCompanion = nil
+                companion.end()
+            }
             return try body(connection)
         }
     }
@@ -144,6 +155,7 @@ final class DatabasePool: @unchecked Sendable {
         }
         readerLock.unlock()
         for reader in idle { reader.close() }
+        companion?.close()
         try? writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         writer.close()
         readerLock.lock()

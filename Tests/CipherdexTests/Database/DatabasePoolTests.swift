@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import Cipherdex
@@ -19,7 +21,7 @@ final class DatabasePoolTests: XCTestCase {
     }
 
     /// This process's open descriptors of `path` (a connection holds one on its database).
-    private func descriptors(of path: String) -> Int {
+    private static func descriptors(of path: String) -> Int {
         let directory = "/proc/self/fd"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return entries.filter {
@@ -35,7 +37,7 @@ final class DatabasePoolTests: XCTestCase {
         let (count, queryOnly, connections) = try store.read { db in
             (
                 try db.scalar("SELECT count(*) FROM numbers")?.integerValue,
-                try db.scalar("PRAGMA query_only")?.integerValue, descriptors(of: database)
+                try db.scalar("PRAGMA query_only")?.integerValue, Self.descriptors(of: database)
             )
         }
         XCTAssertEqual(count, 2)
@@ -51,7 +53,7 @@ final class DatabasePoolTests: XCTestCase {
         let pooled = try self.store(readsOnWriter: false)
         defer { pooled.close() }
         let pooledDatabase = pooled.layout.database
-        let pooledConnections = try pooled.read { (_: Connection) -> Int in descriptors(of: pooledDatabase) }
+        let pooledConnections = try pooled.read { (_: Connection) -> Int in Self.descriptors(of: pooledDatabase) }
         XCTAssertEqual(pooledConnections, 2, "a reader of its own beside the writer")
     }
 
@@ -83,5 +85,83 @@ final class DatabasePoolTests: XCTestCase {
         }
         XCTAssertTrue(direct, "the read is query_only, as the direct reader requires")
         XCTAssertEqual(try store.library.search("patient").previews.map(\.uid), ["note"])
+    }
+
+    /// A helper of a read on the writer reads through the pool's `ReadCompanion`: a second
+    /// connection, `query_only`, seeing the read's rows, opened on first use and kept; only while
+    /// that read runs (a helper of an ended read, or of an earlier one, is refused), never on a
+    /// pool with readers or for a read inside a write, and closed with the store.
+    func testACompanionReadsBesideAReadOnTheWriterAndOnlyDuringIt() throws {
+        let store = try store(readsOnWriter: true)
+        let database = store.layout.database
+        func onHelper<T: Sendable>(_ work: @escaping @Sendable () -> T) -> T {
+            let done = DispatchSemaphore(value: 0)
+            let result = Mutex<T?>(nil)
+            DispatchQueue.global().async {
+                result.withLock { $0 = work() }
+                done.signal()
+            }
+            done.wait()
+            return result.withLock { $0! }
+        }
+        let (first, seen) = try store.read { db -> (Int, [Int64?]) in
+            let (companion, read) = try XCTUnwrap(db.readCompanion)
+            let seen = onHelper { () -> [Int64?] in
+                var values: [Int64?] = []
+                let ran = try? companion.read(during: read) { connection in
+                    values.append(try connection.scalar("SELECT sum(n) FROM numbers")?.integerValue)
+                    values.append(try connection.scalar("PRAGMA query_only")?.integerValue)
+                    values.append(Int64(Self.descriptors(of: database)))
+                }
+                return ran == true ? values : []
+            }
+            return (read, seen)
+        }
+        XCTAssertEqual(seen, [3, 1, 2], "the read's rows, query_only, a second descriptor")
+        let companion = try store.read { db in try XCTUnwrap(db.readCompanion).companion }
+        XCTAssertFalse(try companion.read(during: first) { _ in XCTFail("an ended read's helper read") })
+        XCTAssertNil(companion.runningRead)
+        let (second, again) = try store.read { db -> (Int, Bool) in
+            let read = try XCTUnwrap(db.readCompanion).read
+            let stale = onHelper { (try? companion.read(during: first) { _ in }) ?? true }
+            let current = onHelper { (try? companion.read(during: read) { _ in }) ?? false }
+            return (read, !stale && current)
+        }
+        XCTAssertNotEqual(second, first)
+        XCTAssertTrue(again, "the current read's helper reads, an earlier one's does not")
+        try store.write { db in
+            XCTAssertNil(db.readCompanion)
+            XCTAssertNil(try store.read { $0.readCompanion }, "a read inside a write has no companion")
+        }
+        XCTAssertEqual(Self.descriptors(of: database), 2, "the companion stays open for the next read")
+        store.close()
+        XCTAssertEqual(Self.descriptors(of: database), 0, "closed with the store")
+        XCTAssertFalse(try companion.read(during: second) { _ in })
+
+        let pooled = try self.store(readsOnWriter: false)
+        defer { pooled.close() }
+        XCTAssertNil(try pooled.read { $0.readCompanion }, "a pool with readers has none")
+    }
+
+    /// A read on the writer ends only once its helper's read of the companion is done, so that
+    /// no read of the companion overlaps a later write.
+    func testAReadEndsOnceItsHelperIsDone() throws {
+        let store = try store(readsOnWriter: true)
+        defer { store.close() }
+        let inside = DispatchSemaphore(value: 0)
+        let finished = Atomic<Bool>(false)
+        try store.read { db in
+            let (companion, read) = try XCTUnwrap(db.readCompanion)
+            DispatchQueue.global().async {
+                _ = try? companion.read(during: read) { _ in
+                    inside.signal()
+                    usleep(200_000)
+                    finished.store(true, ordering: .sequentiallyConsistent)
+                }
+            }
+            inside.wait()
+        }
+        XCTAssertTrue(finished.load(ordering: .sequentiallyConsistent), "the read waited for its helper")
+        try store.write { db in try db.execute("INSERT INTO numbers (n) VALUES (7)") }
     }
 }

@@ -21,14 +21,22 @@ extension FTS4Postings {
     /// indexed by position (a prefix of several), and the starts kept that find the token at
     /// their offset (`PhraseCounter`). Memory is that of the encoded doclists, of one window's
     /// entries and of a table as long as the longest row.
-    static func phraseMatches(_ tokens: [PhraseToken], table: String = "search_text", db: Connection) throws
-        -> Matches?
-    {
+    ///
+    /// On a one-shot search process's connection, each token's oldest segments are read on a
+    /// second connection meanwhile (`SegmentsFromBothEnds`, from `bothEndsFrom` bytes of a
+    /// token's doclists).
+    static func phraseMatches(
+        _ tokens: [PhraseToken], table: String = "search_text", db: Connection,
+        bothEndsFrom startBytes: Int = SegmentsFromBothEnds.fromBytes
+    ) throws -> Matches? {
         var all: [PhraseWindow.Doclists] = []
         for token in tokens {
             let doclists = PhraseWindow.Doclists()
             var terms: [[UInt8]: Int] = [:]
-            let read = try forEachDoclist(of: token.bytes, prefix: token.prefix, table: table, db: db) {
+            let read = try forEachDoclist(
+                of: token.bytes, prefix: token.prefix, table: table, db: db, fromBothEnds: true,
+                bothEndsFrom: startBytes
+            ) {
                 term, doclist in
                 let number = terms[term] ?? terms.count
                 terms[term] = number

@@ -99,13 +99,38 @@ final class FTS4PostingsTests: XCTestCase {
         "a w17 patient",
     ]
 
+    /// Runs `body` in a read whose connection has a `ReadCompanion` (a second reader of the
+    /// store), as a read of a one-shot search process has.
+    private func readWithCompanion<T>(_ body: (Connection) throws -> T) throws -> T {
+        let store = self.store!
+        let companion = ReadCompanion {
+            let connection = try Connection(
+                path: store.layout.database, mode: .reader, key: store.dataKey?.sqlcipherRawKeyLiteral(),
+                cipher: store.metadata.withLock { $0.cipher })
+            try store.configuration.configureConnection(connection)
+            return connection
+        }
+        defer { companion.close() }
+        return try store.read { db in
+            db.readCompanion = (companion, companion.begin())
+            defer {
+                db.readCompanion = nil
+                companion.end()
+            }
+            return try body(db)
+        }
+    }
+
     private func assertSameAsFTS4(_ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
         for phrase in phrases {
             let expected = try fromFTS4Match("\"" + phrase + "\"")
-            let actual = try store.read { db in
-                try FTS4Postings.phraseMatches(TopHits.indexTokens(phrase[...], stemming: false), db: db)
-            }
+            let tokens = TopHits.indexTokens(phrase[...], stemming: false)
+            let actual = try store.read { db in try FTS4Postings.phraseMatches(tokens, db: db) }
             XCTAssertEqual(actual, expected, "\(label): \"\(phrase)\"", file: file, line: line)
+            let fromBothEnds = try readWithCompanion { db in
+                try FTS4Postings.phraseMatches(tokens, db: db, bothEndsFrom: 0)
+            }
+            XCTAssertEqual(fromBothEnds, expected, "\(label): \"\(phrase)\" from both ends", file: file, line: line)
         }
         var nonEmpty = 0
         for probe in probes {
@@ -183,6 +208,53 @@ final class FTS4PostingsTests: XCTestCase {
         try store.write { db in try db.execute("INSERT INTO search_text(search_text) VALUES('optimize')") }
         XCTAssertEqual(try segmentCount(), 1)
         try assertSameAsFTS4("optimized")
+    }
+
+    /// A term's segments read from both ends (`SegmentsFromBothEnds`: the oldest by a helper on
+    /// the read's companion connection) give `body` the same doclists in the same order as one
+    /// connection reading them all, and stop where it stops when `body` refuses one. The reading
+    /// thread is slowed (a sleep a doclist) so that the helper takes segments.
+    func testSegmentsReadFromBothEndsGiveTheSameDoclistsInOrder() throws {
+        try insertRows(1..<801, perTransaction: 20)
+        XCTAssertGreaterThan(try segmentCount(), 5)
+        var fromTheHelper = 0
+        for probe in probes {
+            let term = Array(probe.term.utf8)
+            var plain: [([UInt8], [UInt8])] = []
+            let plainRead = try store.read { db in
+                try FTS4Postings.forEachDoclist(of: term, prefix: probe.prefix, table: "search_text", db: db) {
+                    plain.append(($0, Array($1.bindMemory(to: UInt8.self))))
+                    return true
+                }
+            }
+            XCTAssertTrue(plainRead)
+            for stopAt in [Int.max, plain.count / 2] {
+                var both: [([UInt8], [UInt8])] = []
+                let (read, helped) = try readWithCompanion { db -> (Bool, Int) in
+                    var segments: [[UInt8]] = []
+                    try db.forEachRowView("SELECT root FROM search_text_segdir ORDER BY level ASC, idx DESC") {
+                        segments.append($0.withBytes(0) { Array($0) })
+                    }
+                    let (companion, number) = try XCTUnwrap(db.readCompanion)
+                    let reader = SegmentsFromBothEnds(segments: segments, companion: companion, read: number)
+                    let read = try reader.forEachDoclist(
+                        of: term, prefix: probe.prefix, table: "search_text", db: db, startBytes: 0
+                    ) { found, doclist in
+                        guard both.count < stopAt else { return false }
+                        both.append((found, Array(doclist.bindMemory(to: UInt8.self))))
+                        usleep(2_000)
+                        return true
+                    }
+                    return (read, reader.segmentsFromTheHelper)
+                }
+                let expected = Array(plain.prefix(stopAt))
+                XCTAssertEqual(read, stopAt >= plain.count, "\(probe), stopping at \(stopAt)")
+                XCTAssertEqual(both.map(\.0), expected.map(\.0), "\(probe), stopping at \(stopAt): terms")
+                XCTAssertEqual(both.map(\.1), expected.map(\.1), "\(probe), stopping at \(stopAt): doclists")
+                fromTheHelper += helped
+            }
+        }
+        XCTAssertGreaterThan(fromTheHelper, 10, "the helper read segments")
     }
 
     /// An FTS4 table (simple tokenizer) in an unencrypted database of 512-byte pages, so that a few
