@@ -73,7 +73,7 @@ public enum BM25 {
         /// True when every phrase's idf is above 0 (a table's counts as FTS4 keeps them: no
         /// phrase in more rows than the table has), so that a row with a hit scores above 0
         /// and one without scores exactly 0 (`TopHits.SlotScores`).
-        var scoresRowsAboveZero: Bool { idfs.allSatisfy { $0 > 0 && $0.isFinite } }
+        var scoresRowsAboveZero: Bool { !idfs.isEmpty && idfs.allSatisfy { $0 > 0 && $0.isFinite } }
 
         /// The score of row `index`, whose hits of each phrase are at `index * phrases` in `hits`
         /// and whose length is `length`.

@@ -32,8 +32,8 @@ final class DatabasePool: @unchecked Sendable {
 
     /// Wraps an open writer; `makeReader` opens a reader connection on demand, up to
     /// `maximumReaders` at once. With `readsOnWriter`, reads run on the writer, serialized with
-    /// writes, and `makeReader` opens at most one connection, the read's `ReadCompanion`, when a
-    /// helper thread first asks for it.
+    /// writes, and `makeReader` opens only the reads' `ReadCompanion`, when a helper thread first
+    /// asks for it (one is kept).
     init(
         writer: Connection, maximumReaders: Int, readsOnWriter: Bool = false,
         makeReader: @escaping () throws -> Connection

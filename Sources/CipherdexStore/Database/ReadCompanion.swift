@@ -6,13 +6,14 @@ import Foundation
 ///
 /// It sees what that read sees: the read holds the writer for its whole length, so nothing in
 /// this process writes, and no other process can (the store is locked to one process). A helper
-/// reads only between `begin()` and `end()` of the read it was started for; `end()` waits for a
-/// helper in the middle of a read, so no read of the companion overlaps a later write. The
-/// connection is opened on first use, on the helper's thread (never holding the lock, so the read
-/// does not wait for an open), and closed with the pool.
+/// opens or reads only between `begin()` and `end()` of the read it was started for; `end()`
+/// waits for a helper in the middle of a read, so no read of the companion overlaps a later
+/// write, and `close()` waits for an open in progress, so no connection of it outlives the pool.
+/// The connection is opened on first use, on the helper's thread, without holding the lock (the
+/// read does not wait for an open), and closed with the pool.
 ///
-/// `@unchecked Sendable`: `state` is read and written only while `lock` is held; the connection
-/// is used only by the helper holding `lock` in `read`.
+/// `@unchecked Sendable`: `state` is read and written only while `condition` is locked; the
+/// connection is used only by the helper holding it in `read`.
 package final class ReadCompanion: @unchecked Sendable {
     private struct State {
         /// Whether the read on the writer runs (between `begin()` and `end()`).
@@ -20,11 +21,13 @@ package final class ReadCompanion: @unchecked Sendable {
         /// Counts the reads begun, so that a helper started for one never reads during another.
         var readNumber = 0
         var connection: Connection?
+        /// Opens in progress (outside the lock).
+        var opening = 0
         /// True once an open failed (no other is tried) or the pool closed.
         var unusable = false
     }
 
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var state = State()
     private let open: () throws -> Connection
 
@@ -35,32 +38,38 @@ package final class ReadCompanion: @unchecked Sendable {
 
     /// Marks the start of a read on the writer; returns its number, for the helpers it starts.
     func begin() -> Int {
-        lock.withLock {
-            state.readRunning = true
-            state.readNumber &+= 1
-            return state.readNumber
+        locked {
+            $0.readRunning = true
+            $0.readNumber &+= 1
+            return $0.readNumber
         }
     }
 
     /// Marks the end of that read, once no helper reads (it waits for one that does).
     func end() {
-        lock.withLock { state.readRunning = false }
+        locked { $0.readRunning = false }
     }
 
-    /// The number of the read running now; nil when none runs (a helper is then never started).
+    /// The number of the read running now; nil when none runs. Not to be called from inside a
+    /// `read(during:_:)` body (the lock is not reentrant).
     package var runningRead: Int? {
-        lock.withLock { state.readRunning ? state.readNumber : nil }
+        locked { $0.readRunning ? $0.readNumber : nil }
     }
 
     /// Runs `body` with the companion connection in a read transaction of its own, if read
     /// `number` still runs (and the connection opens); false when `body` did not run. An error
     /// `body` throws is rethrown after the transaction ends.
     package func read(during number: Int, _ body: (Connection) throws -> Void) throws -> Bool {
-        var opened: Connection?
-        let needsOpen = lock.withLock { state.connection == nil && !state.unusable }
+        let needsOpen: Bool? = locked { state in
+            guard state.readRunning, state.readNumber == number, !state.unusable else { return nil }
+            guard state.connection == nil else { return false }
+            state.opening += 1
+            return true
+        }
+        guard let needsOpen else { return false }
         if needsOpen {
-            opened = try? open()
-            lock.withLock {
+            var opened = try? open()
+            locked { state in
                 if let connection = opened, state.connection == nil, !state.unusable {
                     state.connection = connection
                     opened = nil
@@ -68,11 +77,15 @@ package final class ReadCompanion: @unchecked Sendable {
                     state.unusable = true
                 }
             }
-            // Opened twice, or after the pool closed: not kept.
+            // Opened twice, or after the pool began to close: not kept.
             opened?.close()
+            condition.lock()
+            state.opening -= 1
+            condition.broadcast()
+            condition.unlock()
         }
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         guard state.readRunning, state.readNumber == number, let connection = state.connection else { return false }
         try connection.execute("BEGIN DEFERRED")
         defer { try? connection.execute("COMMIT") }
@@ -80,13 +93,21 @@ package final class ReadCompanion: @unchecked Sendable {
         return true
     }
 
-    /// Closes the connection (the pool is closing; waits for a helper that reads).
+    /// Closes the connection (the pool is closing): waits for a helper that reads and for an open
+    /// in progress, so that no connection of the companion is left once it returns.
     func close() {
-        let connection = lock.withLock {
-            state.unusable = true
-            defer { state.connection = nil }
-            return state.connection
-        }
+        condition.lock()
+        state.unusable = true
+        while state.opening > 0 { condition.wait() }
+        let connection = state.connection
+        state.connection = nil
+        condition.unlock()
         connection?.close()
+    }
+
+    private func locked<T>(_ body: (inout State) -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body(&state)
     }
 }

@@ -41,13 +41,13 @@ enum BestHalves {
         _ lower: (floor: Double, chosen: [(index: Int, score: Double)]),
         _ upper: (floor: Double, chosen: [(index: Int, score: Double)]), rank: Int
     ) -> (floor: Double, chosen: [(index: Int, score: Double)]) {
+        guard rank > 0 else { return (.infinity, []) }
         let together = lower.chosen + upper.chosen
         guard together.count >= rank else { return (-.infinity, together) }
-        var scores = together.map(\.score)
-        // The rank-th best: the least of the best `rank`.
-        let floor = scores.withUnsafeMutableBufferPointer { buffer in
-            buffer.sort(by: >)
-            return buffer[rank - 1]
+        // The rank-th best of the rows together, by the same bounded heap (a rank near the
+        // number of rows keeps most of them: no sort of them all).
+        let floor = together.map(\.score).withUnsafeBufferPointer {
+            TopHits.best(TopHits.KeptScores(scores: $0), rank: rank, below: .infinity, in: 0..<$0.count).floor
         }
         return (floor, together.filter { $0.score >= floor })
     }

@@ -19,7 +19,7 @@ final class BestHalvesTests: XCTestCase {
             if round % 5 == 4 { scores.sort(by: >) }
             scores.withUnsafeBufferPointer { buffer in
                 let kept = TopHits.KeptScores(scores: buffer)
-                for rank in [1, 2, 7, 100, 500, count, count + 1] where rank > 0 {
+                for rank in [0, 1, 2, 7, 100, 500, count, count + 1] {
                     for ceiling in [Double.infinity, 6, 50_000, -1] {
                         let whole = TopHits.best(kept, rank: rank, below: ceiling, in: 0..<count)
                         for cut in [0, count / 3, count / 2, count] {
@@ -37,8 +37,9 @@ final class BestHalvesTests: XCTestCase {
         }
     }
 
-    /// Enough slots for two threads: `best` runs the halves (one on a helper) and gives one
-    /// thread's floor and rows, for a rank that many rows tie at and one larger than the rows.
+    /// Enough slots for two threads: `best` runs the halves (the upper on a helper, or on the
+    /// caller when no helper has started) and gives one thread's floor and rows, for a rank that
+    /// many rows tie at and one larger than the rows.
     func testManySlotsOnTwoThreadsChooseWhatOneThreadChooses() {
         var generator = SearchTokenizerEquivalenceTests.SplitMix(state: 34)
         let count = BestHalves.fromRows + 1_001
