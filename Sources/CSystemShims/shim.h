@@ -83,6 +83,21 @@ static inline int cdx_keep_freed_memory(int mmap_threshold, int trim_threshold, 
 #if defined(__linux__)
 extern void *mremap(void *old_address, size_t old_size, size_t new_size, int flags, ...);
 #endif
+/// Moves the `length` bytes of the mapping at `from` to `to` (both page-aligned; `to` inside
+/// another mapping of the caller, whose pages there are replaced): on Linux the page table
+/// entries move (`mremap` with MREMAP_FIXED), elsewhere the bytes are copied and `from` unmapped.
+/// Returns 0 on success, -1 when the system refuses (nothing changed).
+static inline int cdx_move_mapping(void *from, size_t length, void *to) {
+#if defined(__linux__)
+    void *moved = mremap(from, length, length, 1 /* MREMAP_MAYMOVE */ | 2 /* MREMAP_FIXED */, to);
+    return moved == to ? 0 : -1;
+#else
+    memcpy(to, from, length);
+    munmap(from, length);
+    return 0;
+#endif
+}
+
 static inline void *cdx_grow_mapping(void *address, size_t old_size, size_t new_size) {
 #if defined(__linux__)
     void *moved = mremap(address, old_size, new_size, 1 /* MREMAP_MAYMOVE */);

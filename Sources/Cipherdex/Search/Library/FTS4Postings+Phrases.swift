@@ -33,14 +33,21 @@ extension FTS4Postings {
         for token in tokens {
             let doclists = PhraseWindow.Doclists()
             var terms: [[UInt8]: Int] = [:]
-            let read = try forEachDoclist(
-                of: token.bytes, prefix: token.prefix, table: table, db: db, fromBothEnds: true,
-                bothEndsFrom: startBytes
-            ) {
-                term, doclist in
+            func number(_ term: [UInt8]) -> Int {
                 let number = terms[term] ?? terms.count
                 terms[term] = number
-                doclists.add(doclist, term: number)  // newest segment first
+                return number
+            }
+            let read = try forEachDoclist(
+                of: token.bytes, prefix: token.prefix, table: table, db: db, fromBothEnds: true,
+                bothEndsFrom: startBytes,
+                takeCopies: { copies in
+                    // A segment a helper read: its pages moved in, not copied again.
+                    doclists.adopt(copies.chunk, ranges: copies.ranges, terms: copies.terms.map(number))
+                    return true
+                }
+            ) { term, doclist in
+                doclists.add(doclist, term: number(term))  // newest segment first
                 return true
             }
             guard read else { return nil }

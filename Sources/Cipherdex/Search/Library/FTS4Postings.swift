@@ -152,12 +152,14 @@ enum FTS4Postings {
     /// once the doclists delivered reach `SegmentsFromBothEnds.fromBytes` a helper reads the
     /// oldest segments on the companion connection while this thread goes on with the newest
     /// (`SegmentsFromBothEnds`): `body` is called on this thread, in the same order, with the
-    /// same doclists. For a caller that leaves the second core idle while it reads (a phrase);
+    /// same doclists (or, with `takeCopies`, the helper's segments whole: `SegmentsFromBothEnds`).
+    /// For a caller that leaves the second core idle while it reads (a phrase);
     /// one term's doclists are decoded on it meanwhile (`DoclistPipeline`), and a third thread
     /// made `the` 1.14x slower at 1,000,000 pages.
     static func forEachDoclist(
         of term: [UInt8], prefix: Bool, table: String, db: Connection, fromBothEnds: Bool = false,
         bothEndsFrom startBytes: Int = SegmentsFromBothEnds.fromBytes,
+        takeCopies: ((SegmentsFromBothEnds.Copies) -> Bool)? = nil,
         _ body: ([UInt8], UnsafeRawBufferPointer) -> Bool
     ) throws -> Bool {
         var segments: [[UInt8]] = []
@@ -170,7 +172,7 @@ enum FTS4Postings {
         if unsupported { return false }
         if fromBothEnds, let (companion, read) = db.readCompanion, segments.count >= 2 {
             return try SegmentsFromBothEnds(segments: segments, companion: companion, read: read).forEachDoclist(
-                of: term, prefix: prefix, table: table, db: db, startBytes: startBytes, body)
+                of: term, prefix: prefix, table: table, db: db, startBytes: startBytes, takeCopies: takeCopies, body)
         }
         for root in segments {
             guard try forEachDoclist(of: term, prefix: prefix, inSegment: root, table: table, db: db, body) else {

@@ -28,33 +28,73 @@ final class PhraseWindow {
         private(set) var count = 0
         /// True once a `PhraseWindow` reads the buffer in place: no doclist may be added then.
         fileprivate var sealed = false
-        /// Where each doclist ends in the buffer.
+        /// True when the doclists outgrew the mapping (the window then refuses them).
+        private(set) var tooLarge = false
+        /// Where each doclist starts and ends in the buffer (adopted pages leave a gap before
+        /// them, `adopt`).
+        private(set) var starts: [Int] = []
         private(set) var ends: [Int] = []
         /// Each doclist's term (numbered in the order first seen).
         private(set) var terms: [Int] = []
 
         /// No doclist yet.
         init() {
-            guard let buffer = GrowableMapping(capacity: 64 << 10) else {
+            guard
+                let buffer = GrowableMapping(capacity: Self.reservation, reserving: true)
+                    ?? GrowableMapping(capacity: 64 << 10)
+            else {
                 fatalError("out of memory for a phrase's doclists")
             }
             self.buffer = buffer
         }
 
+        /// The address space a token's doclists reserve: as much as a window reads (offsets of
+        /// 32 bits), so that the mapping never grows and pages a helper copied can be moved in
+        /// (`adopt`). Where the system refuses it, a small mapping grows as it fills.
+        static let reservation = Int(UInt32.max)
+
         /// Adds a doclist of term number `term`.
         func add(_ doclist: UnsafeRawBufferPointer, term: Int) {
             precondition(!sealed, "a doclist added after its PhraseWindow was made")
+            guard !tooLarge else { return }
             if count + doclist.count > buffer.capacity {
                 guard buffer.grow(toAtLeast: max(count + doclist.count, buffer.capacity * 2)) else {
-                    fatalError("out of memory for a phrase's doclists")
+                    // Past the reservation (after pages were moved in, it cannot grow): more
+                    // than a window reads, so the phrase is left to FTS4.
+                    tooLarge = true
+                    return
                 }
             }
             if let source = doclist.baseAddress, doclist.count > 0 {
                 (buffer.baseAddress + count).copyMemory(from: source, byteCount: doclist.count)
             }
+            starts.append(count)
             count += doclist.count
             ends.append(count)
             terms.append(term)
+        }
+
+        /// Adds the doclists another thread copied into `chunk` (at `ranges` in it, of terms
+        /// numbered `terms`), in that order, by moving the chunk's pages after the doclists so
+        /// far (`GrowableMapping.adopt`: on Linux nothing is copied; `chunk` is left empty), or,
+        /// when the system refuses, by copying them as `add` does.
+        func adopt(_ chunk: GrowableMapping, ranges: [Range<Int>], terms chunkTerms: [Int]) {
+            precondition(!sealed, "doclists adopted after their PhraseWindow was made")
+            let base = GrowableMapping.pages(count)
+            guard let last = ranges.last, !tooLarge, buffer.adopt(chunk, at: base) else {
+                for (range, term) in zip(ranges, chunkTerms) {
+                    add(
+                        UnsafeRawBufferPointer(start: chunk.baseAddress + range.lowerBound, count: range.count),
+                        term: term)
+                }
+                return
+            }
+            for (range, term) in zip(ranges, chunkTerms) {
+                starts.append(base + range.lowerBound)
+                ends.append(base + range.upperBound)
+                terms.append(term)
+            }
+            count = base + last.upperBound
         }
 
         /// Every doclist's bytes, valid until the next `add` and while this object lives.
@@ -196,7 +236,7 @@ final class PhraseWindow {
         order = doclists.ends.indices.sorted { (doclists.terms[$0], $0) < (doclists.terms[$1], $1) }
         let count = doclists.ends.count
         offsets = .allocate(capacity: max(1, count))
-        for index in 0..<count { (offsets + index).initialize(to: index == 0 ? 0 : doclists.ends[index - 1]) }
+        for index in 0..<count { (offsets + index).initialize(to: doclists.starts[index]) }
         nexts = .allocate(capacity: max(1, count))
         nexts.initialize(repeating: 0, count: count)
         started = .allocate(capacity: max(1, count))
@@ -206,7 +246,7 @@ final class PhraseWindow {
         heads = .allocate(capacity: Self.size)
         heads.initialize(repeating: -1, count: Self.size)
         entries = .allocate(capacity: entryCapacity)
-        if bytes.count >= Int(UInt32.max) {
+        if doclists.tooLarge || bytes.count >= Int(UInt32.max) {
             fail()
             return
         }

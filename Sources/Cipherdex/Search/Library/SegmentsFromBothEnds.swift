@@ -24,8 +24,43 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
     /// The bytes of doclists delivered before the helper starts.
     static let fromBytes = 256 << 10
 
-    /// What the helper read of one segment: its doclists in order, copied; nil when it failed.
-    private typealias Outcome = [(term: [UInt8], doclist: [UInt8])]?
+    /// One segment's doclists as the helper copied them, one after the other in a mapping of
+    /// their own (which the caller may move whole into its own, `PhraseWindow.Doclists.adopt`).
+    final class Copies {
+        /// The doclists' bytes.
+        let chunk: GrowableMapping
+        /// Each doclist's term and where it is in `chunk`, in the order read.
+        private(set) var terms: [[UInt8]] = []
+        private(set) var ranges: [Range<Int>] = []
+        private var used = 0
+
+        fileprivate init?() {
+            guard let chunk = GrowableMapping(capacity: 64 << 10) else { return nil }
+            self.chunk = chunk
+        }
+
+        /// Appends a copy of `doclist`; false when the mapping cannot grow.
+        fileprivate func append(_ term: [UInt8], _ doclist: UnsafeRawBufferPointer) -> Bool {
+            if used + doclist.count > chunk.capacity {
+                guard chunk.grow(toAtLeast: max(used + doclist.count, chunk.capacity * 2)) else { return false }
+            }
+            if let source = doclist.baseAddress, doclist.count > 0 {
+                (chunk.baseAddress + used).copyMemory(from: source, byteCount: doclist.count)
+            }
+            terms.append(term)
+            ranges.append(used..<(used + doclist.count))
+            used += doclist.count
+            return true
+        }
+
+        /// Doclist `index`'s bytes, valid while the chunk is not moved.
+        fileprivate func doclist(_ index: Int) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: chunk.baseAddress + ranges[index].lowerBound, count: ranges[index].count)
+        }
+    }
+
+    /// What the helper read of one segment; nil when it failed.
+    private typealias Outcome = Copies?
 
     private struct State {
         /// The next segment this thread takes, and the first the helper took (the helper takes
@@ -36,6 +71,7 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
         /// Set once this thread is done: the helper takes no more.
         var stopped = false
         var fromTheHelper = 0
+        var readAgain = 0
 
         mutating func takeFront() -> Int {
             front += 1
@@ -64,14 +100,18 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
         state = State(back: segments.count)
     }
 
-    /// The segments the helper read and this thread handed on (for tests).
+    /// The segments the helper read and this thread handed on, and those it claimed but could
+    /// not read, which this thread read again (for tests).
     var segmentsFromTheHelper: Int { locked { $0.fromTheHelper } }
+    var segmentsReadAgain: Int { locked { $0.readAgain } }
 
     /// `FTS4Postings.forEachDoclist` over the segments, on `db` (the read's connection); the
-    /// helper starts once `startBytes` of doclists are delivered.
+    /// helper starts once `startBytes` of doclists are delivered. With `takeCopies`, each segment
+    /// the helper read is handed on whole, its copies' mapping with them, instead of doclist by
+    /// doclist to `body` (which still gets every other).
     func forEachDoclist(
         of term: [UInt8], prefix: Bool, table: String, db: Connection, startBytes: Int = fromBytes,
-        _ body: ([UInt8], UnsafeRawBufferPointer) -> Bool
+        takeCopies: ((Copies) -> Bool)? = nil, _ body: ([UInt8], UnsafeRawBufferPointer) -> Bool
     ) throws -> Bool {
         defer { locked { $0.stopped = true } }
         var delivered = 0
@@ -98,6 +138,7 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
         }
         for index in first..<segments.count {
             guard let copies = outcome(of: index) else {
+                locked { $0.readAgain += 1 }
                 guard
                     try FTS4Postings.forEachDoclist(
                         of: term, prefix: prefix, inSegment: segments[index], table: table, db: db, body)
@@ -105,8 +146,12 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
                 continue
             }
             locked { $0.fromTheHelper += 1 }
-            for (found, doclist) in copies {
-                guard doclist.withUnsafeBytes({ body(found, $0) }) else { return false }
+            if let takeCopies {
+                guard takeCopies(copies) else { return false }
+                continue
+            }
+            for (index, found) in copies.terms.enumerated() {
+                guard body(found, copies.doclist(index)) else { return false }
             }
         }
         return true
@@ -117,12 +162,11 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
     private func readFromTheBack(of term: [UInt8], prefix: Bool, table: String) {
         _ = try? companion.read(during: read) { connection in
             while let index = locked({ $0.stopped || $0.back <= $0.front ? nil : $0.takeBack() }) {
-                var copies: [(term: [UInt8], doclist: [UInt8])] = []
-                let read = try? FTS4Postings.forEachDoclist(
-                    of: term, prefix: prefix, inSegment: segments[index], table: table, db: connection
-                ) { found, doclist in
-                    copies.append((found, Array(doclist.bindMemory(to: UInt8.self))))
-                    return true
+                let copies = Copies()
+                let read = try? copies.map { copies in
+                    try FTS4Postings.forEachDoclist(
+                        of: term, prefix: prefix, inSegment: segments[index], table: table, db: connection
+                    ) { copies.append($0, $1) }
                 }
                 let outcome: Outcome = read == true ? copies : nil
                 condition.lock()

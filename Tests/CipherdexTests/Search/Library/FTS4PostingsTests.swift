@@ -11,10 +11,11 @@ import XCTest
 /// one optimized segment whose b-tree has interior nodes above interior nodes.
 final class FTS4PostingsTests: XCTestCase {
     private var store: Store!
+    private var storePath = ""
     private var generator = SeededWords(seed: 42)
 
     override func setUpWithError() throws {
-        (store, _) = try SearchLibraryTestSupport.store()
+        (store, storePath) = try SearchLibraryTestSupport.store()
     }
 
     override func tearDown() {
@@ -228,7 +229,7 @@ final class FTS4PostingsTests: XCTestCase {
                 }
             }
             XCTAssertTrue(plainRead)
-            for stopAt in [Int.max, plain.count / 2] {
+            for (stopAt, wholeSegments) in [(Int.max, false), (plain.count / 2, false), (Int.max, true)] {
                 var both: [([UInt8], [UInt8])] = []
                 let (read, helped) = try readWithCompanion { db -> (Bool, Int) in
                     var segments: [[UInt8]] = []
@@ -237,8 +238,18 @@ final class FTS4PostingsTests: XCTestCase {
                     }
                     let (companion, number) = try XCTUnwrap(db.readCompanion)
                     let reader = SegmentsFromBothEnds(segments: segments, companion: companion, read: number)
+                    // The helper's segments handed on whole (a phrase moves their pages in).
+                    let takeCopies: ((SegmentsFromBothEnds.Copies) -> Bool)? = { copies in
+                        for (found, range) in zip(copies.terms, copies.ranges) {
+                            let bytes = UnsafeRawBufferPointer(
+                                start: copies.chunk.baseAddress + range.lowerBound, count: range.count)
+                            both.append((found, Array(bytes.bindMemory(to: UInt8.self))))
+                        }
+                        return true
+                    }
                     let read = try reader.forEachDoclist(
-                        of: term, prefix: probe.prefix, table: "search_text", db: db, startBytes: 0
+                        of: term, prefix: probe.prefix, table: "search_text", db: db, startBytes: 0,
+                        takeCopies: wholeSegments ? takeCopies : nil
                     ) { found, doclist in
                         guard both.count < stopAt else { return false }
                         both.append((found, Array(doclist.bindMemory(to: UInt8.self))))
@@ -248,13 +259,78 @@ final class FTS4PostingsTests: XCTestCase {
                     return (read, reader.segmentsFromTheHelper)
                 }
                 let expected = Array(plain.prefix(stopAt))
-                XCTAssertEqual(read, stopAt >= plain.count, "\(probe), stopping at \(stopAt)")
+                XCTAssertEqual(read, stopAt >= plain.count, "\(probe), stopping at \(stopAt), whole \(wholeSegments)")
                 XCTAssertEqual(both.map(\.0), expected.map(\.0), "\(probe), stopping at \(stopAt): terms")
                 XCTAssertEqual(both.map(\.1), expected.map(\.1), "\(probe), stopping at \(stopAt): doclists")
                 fromTheHelper += helped
             }
         }
-        XCTAssertGreaterThan(fromTheHelper, 10, "the helper read segments")
+        XCTAssertGreaterThan(fromTheHelper, 0, "the helper read segments")
+    }
+
+    /// A segment the helper claimed but could not read (its connection is to a database without
+    /// the index) is read again by the reading thread: the same doclists, in the same order.
+    func testSegmentsTheHelperCannotReadAreReadAgain() throws {
+        try insertRows(1..<401, perTransaction: 20)
+        let (elsewhere, directory) = try Self.plainDatabase("elsewhere")
+        let elsewherePath = elsewhere.path
+        elsewhere.close()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let companion = ReadCompanion { try Connection(path: elsewherePath, mode: .reader, key: nil, cipher: nil) }
+        defer { companion.close() }
+        let term = Array("the".utf8)
+        var plain: [[UInt8]] = []
+        XCTAssertTrue(
+            try store.read { db in
+                try FTS4Postings.forEachDoclist(of: term, prefix: true, table: "search_text", db: db) {
+                    plain.append(Array($1.bindMemory(to: UInt8.self)))
+                    return true
+                }
+            })
+        var both: [[UInt8]] = []
+        // (Segments whose root is their only leaf need no table: the helper reads those.)
+        let (read, readAgain) = try store.read { db -> (Bool, Int) in
+            db.readCompanion = (companion, companion.begin())
+            defer {
+                db.readCompanion = nil
+                companion.end()
+            }
+            var segments: [[UInt8]] = []
+            try db.forEachRowView("SELECT root FROM search_text_segdir ORDER BY level ASC, idx DESC") {
+                segments.append($0.withBytes(0) { Array($0) })
+            }
+            let (companion, number) = try XCTUnwrap(db.readCompanion)
+            let reader = SegmentsFromBothEnds(segments: segments, companion: companion, read: number)
+            let read = try reader.forEachDoclist(of: term, prefix: true, table: "search_text", db: db, startBytes: 0) {
+                both.append(Array($1.bindMemory(to: UInt8.self)))
+                usleep(2_000)
+                return true
+            }
+            return (read, reader.segmentsReadAgain)
+        }
+        XCTAssertTrue(read)
+        XCTAssertEqual(both, plain)
+        XCTAssertGreaterThan(readAgain, 0, "the helper claimed segments it could not read")
+    }
+
+    /// Through a one-shot search process's pool (`readsOnWriter`): the read's companion is the
+    /// pool's own, and phrases read from both ends count what FTS4 counts.
+    func testPhrasesOnAOneShotSearchPoolCountAsFTS4Does() throws {
+        try insertRows(1..<601, perTransaction: 20)
+        var expected: [String: FTS4Postings.Matches] = [:]
+        for phrase in phrases { expected[phrase] = try fromFTS4Match("\"" + phrase + "\"") }
+        store.close()
+        var configuration = TestSupport.configuration(storePath, key: TestSupport.rawKey(7))
+        configuration.readsOnWriter = true
+        store = try Store.open(configuration)
+        for phrase in phrases {
+            let tokens = TopHits.indexTokens(phrase[...], stemming: false)
+            let actual = try store.read { db in
+                XCTAssertNotNil(db.readCompanion)
+                return try FTS4Postings.phraseMatches(tokens, db: db, bothEndsFrom: 0)
+            }
+            XCTAssertEqual(actual, expected[phrase], "\"\(phrase)\"")
+        }
     }
 
     /// An FTS4 table (simple tokenizer) in an unencrypted database of 512-byte pages, so that a few

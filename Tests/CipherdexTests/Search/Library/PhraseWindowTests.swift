@@ -38,6 +38,75 @@ final class PhraseWindowTests: XCTestCase {
         return PhraseWindow(doclists)
     }
 
+    /// Doclists a helper copied into mappings of their own and moved in whole (`adopt`, a gap
+    /// before each) are read as the same doclists added one by one: the same matches, for random
+    /// rows, a token of several terms and a newer segment's deletions.
+    func testAdoptedDoclistsAreReadAsAddedOnes() throws {
+        var generator = SearchTokenizerEquivalenceTests.SplitMix(state: 5)
+        for round in 0..<20 {
+            // Per token: segments newest first, each holding a doclist per term it has.
+            var tokens: [[[(term: Int, bytes: [UInt8])]]] = []
+            for _ in 0..<2 {
+                var segments: [[(term: Int, bytes: [UInt8])]] = []
+                for _ in 0..<Int.random(in: 1...5, using: &generator) {
+                    var lists: [(term: Int, bytes: [UInt8])] = []
+                    for term in 0..<Int.random(in: 1...3, using: &generator) {
+                        let rows = Array(Set((0..<40).map { _ in Int64.random(in: 0..<300, using: &generator) }))
+                            .sorted()
+                        lists.append(
+                            (
+                                term,
+                                doclist(
+                                    rows.map { row in
+                                        (
+                                            row,
+                                            Int.random(in: 0..<8, using: &generator) == 0
+                                                ? []
+                                                : Array(
+                                                    Set(
+                                                        (0..<6).map { _ in UInt64.random(in: 0..<30, using: &generator)
+                                                        })
+                                                ).sorted()
+                                        )
+                                    })
+                            ))
+                    }
+                    segments.append(lists)
+                }
+                tokens.append(segments)
+            }
+            var added: [PhraseWindow] = []
+            var adopted: [PhraseWindow] = []
+            for segments in tokens {
+                added.append(window(segments.flatMap { $0 }))
+                let doclists = PhraseWindow.Doclists()
+                for (number, lists) in segments.enumerated() {
+                    if number % 2 == 0 {
+                        for list in lists { list.bytes.withUnsafeBytes { doclists.add($0, term: list.term) } }
+                        continue
+                    }
+                    // As a helper copies a segment: its doclists one after the other in a mapping.
+                    let chunk = try XCTUnwrap(GrowableMapping(capacity: 1))
+                    var ranges: [Range<Int>] = []
+                    var used = 0
+                    for list in lists {
+                        XCTAssertTrue(chunk.grow(toAtLeast: used + list.bytes.count))
+                        list.bytes.withUnsafeBytes {
+                            (chunk.baseAddress + used).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+                        }
+                        ranges.append(used..<(used + list.bytes.count))
+                        used += list.bytes.count
+                    }
+                    doclists.adopt(chunk, ranges: ranges, terms: lists.map(\.term))
+                    XCTAssertEqual(chunk.capacity, 0, "round \(round): the pages moved")
+                }
+                adopted.append(PhraseWindow(doclists))
+            }
+            let expected = try XCTUnwrap(FTS4Postings.phraseMatches(added))
+            XCTAssertEqual(FTS4Postings.phraseMatches(adopted), expected, "round \(round)")
+        }
+    }
+
     func testTermsOfATokenAreMergedPerRow() {
         // Token A: term 0 at 1 and 5 of row 3; term 1 at 9 of row 3 and at 0 of row 4.
         let a = window([
