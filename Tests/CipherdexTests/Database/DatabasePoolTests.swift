@@ -20,16 +20,6 @@ final class DatabasePoolTests: XCTestCase {
         return store
     }
 
-    /// This process's open descriptors of `path` (a connection holds one on its database).
-    private static func descriptors(of path: String) -> Int {
-        let directory = "/proc/self/fd"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return entries.filter {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)) == path
-        }
-        .count
-    }
-
     func testNoReadersReadThroughTheWriterAsAReaderWould() throws {
         let store = try store(readsOnWriter: true)
         defer { store.close() }
@@ -37,7 +27,7 @@ final class DatabasePoolTests: XCTestCase {
         let (count, queryOnly, connections) = try store.read { db in
             (
                 try db.scalar("SELECT count(*) FROM numbers")?.integerValue,
-                try db.scalar("PRAGMA query_only")?.integerValue, Self.descriptors(of: database)
+                try db.scalar("PRAGMA query_only")?.integerValue, TestSupport.openDescriptors(of: database)
             )
         }
         XCTAssertEqual(count, 2)
@@ -53,7 +43,9 @@ final class DatabasePoolTests: XCTestCase {
         let pooled = try self.store(readsOnWriter: false)
         defer { pooled.close() }
         let pooledDatabase = pooled.layout.database
-        let pooledConnections = try pooled.read { (_: Connection) -> Int in Self.descriptors(of: pooledDatabase) }
+        let pooledConnections = try pooled.read { (_: Connection) -> Int in
+            TestSupport.openDescriptors(of: pooledDatabase)
+        }
         XCTAssertEqual(pooledConnections, 2, "a reader of its own beside the writer")
     }
 
@@ -111,7 +103,7 @@ final class DatabasePoolTests: XCTestCase {
                 let ran = try? companion.read(during: read) { connection in
                     values.append(try connection.scalar("SELECT sum(n) FROM numbers")?.integerValue)
                     values.append(try connection.scalar("PRAGMA query_only")?.integerValue)
-                    values.append(Int64(Self.descriptors(of: database)))
+                    values.append(Int64(TestSupport.openDescriptors(of: database)))
                 }
                 return ran == true ? values : []
             }
@@ -133,9 +125,9 @@ final class DatabasePoolTests: XCTestCase {
             XCTAssertNil(db.readCompanion)
             XCTAssertNil(try store.read { $0.readCompanion }, "a read inside a write has no companion")
         }
-        XCTAssertEqual(Self.descriptors(of: database), 2, "the companion stays open for the next read")
+        XCTAssertEqual(TestSupport.openDescriptors(of: database), 2, "the companion stays open for the next read")
         store.close()
-        XCTAssertEqual(Self.descriptors(of: database), 0, "closed with the store")
+        XCTAssertEqual(TestSupport.openDescriptors(of: database), 0, "closed with the store")
         XCTAssertFalse(try companion.read(during: second) { _ in })
 
         let pooled = try self.store(readsOnWriter: false)

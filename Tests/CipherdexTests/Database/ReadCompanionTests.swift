@@ -9,15 +9,6 @@ import XCTest
 /// `ReadCompanion` outside a pool: a helper of an ended read never opens it, and closing waits
 /// for an open in progress, so that no connection of it is left once the pool has closed.
 final class ReadCompanionTests: XCTestCase {
-    /// This process's open descriptors of `path`.
-    private static func descriptors(of path: String) -> Int {
-        let directory = "/proc/self/fd"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return entries.filter {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)) == path
-        }
-        .count
-    }
 
     private func databasePath() throws -> String {
         let path = TemporaryDirectory.make(prefix: "companion") + "/plain.db"
@@ -44,7 +35,7 @@ final class ReadCompanionTests: XCTestCase {
         XCTAssertEqual(opens.load(ordering: .sequentiallyConsistent), 1)
         companion.end()
         companion.close()
-        XCTAssertEqual(Self.descriptors(of: path), 0)
+        XCTAssertEqual(TestSupport.openDescriptors(of: path), 0)
     }
 
     func testClosingWaitsForAnOpenInProgress() throws {
@@ -79,7 +70,7 @@ final class ReadCompanionTests: XCTestCase {
         closing.wait()
         helperDone.wait()
         XCTAssertFalse(helperRead.load(ordering: .sequentiallyConsistent), "the read had ended: nothing read")
-        XCTAssertEqual(Self.descriptors(of: path), 0, "the connection opened meanwhile is closed")
+        XCTAssertEqual(TestSupport.openDescriptors(of: path), 0, "the connection opened meanwhile is closed")
         XCTAssertFalse(try companion.read(during: read) { _ in })
     }
 }

@@ -11,6 +11,16 @@ import XCTest
 
 /// Helpers shared by the store tests: temporary directories, keys and raw file snapshots.
 enum TestSupport {
+    /// This process's open descriptors of `path` (a connection holds one on its database).
+    static func openDescriptors(of path: String) -> Int {
+        let directory = "/proc/self/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return entries.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)) == path
+        }
+        .count
+    }
+
     /// The newest schema version of a store opened with search (the store's migrations and
     /// search's).
     static var latestSchemaVersion: Int {
