@@ -39,14 +39,18 @@ final class PhraseWindow {
 
         /// No doclist yet.
         init() {
-            guard
-                let buffer = GrowableMapping(capacity: Self.reservation, reserving: true)
-                    ?? GrowableMapping(capacity: 64 << 10)
-            else {
+            if let reserved = GrowableMapping(capacity: Self.reservation, reserving: true) {
+                (buffer, self.reserved) = (reserved, true)
+            } else if let small = GrowableMapping(capacity: 64 << 10) {
+                (buffer, reserved) = (small, false)
+            } else {
                 fatalError("out of memory for a phrase's doclists")
             }
-            self.buffer = buffer
         }
+
+        /// Whether `buffer` is the whole reservation: only then are pages moved in (a mapping
+        /// that must still grow could not once they are).
+        private let reserved: Bool
 
         /// The address space a token's doclists reserve: as much as a window reads (offsets of
         /// 32 bits), so that the mapping never grows and pages a helper copied can be moved in
@@ -77,11 +81,11 @@ final class PhraseWindow {
         /// Adds the doclists another thread copied into `chunk` (at `ranges` in it, of terms
         /// numbered `terms`), in that order, by moving the chunk's pages after the doclists so
         /// far (`GrowableMapping.adopt`: on Linux nothing is copied; `chunk` is left empty), or,
-        /// when the system refuses, by copying them as `add` does.
+        /// without the reservation or when the system refuses, by copying them as `add` does.
         func adopt(_ chunk: GrowableMapping, ranges: [Range<Int>], terms chunkTerms: [Int]) {
             precondition(!sealed, "doclists adopted after their PhraseWindow was made")
             let base = GrowableMapping.pages(count)
-            guard let last = ranges.last, !tooLarge, buffer.adopt(chunk, at: base) else {
+            guard let last = ranges.last, reserved, !tooLarge, buffer.adopt(chunk, at: base) else {
                 for (range, term) in zip(ranges, chunkTerms) {
                     add(
                         UnsafeRawBufferPointer(start: chunk.baseAddress + range.lowerBound, count: range.count),

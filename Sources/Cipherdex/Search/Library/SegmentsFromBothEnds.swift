@@ -1,4 +1,3 @@
-import CipherdexStore
 import Dispatch
 import Foundation
 
@@ -6,9 +5,9 @@ import Foundation
 /// the newest on its connection and hands each doclist to `body` as before, while a helper reads
 /// the oldest on the read's `ReadCompanion` and copies theirs; once the two meet, this thread
 /// hands the helper's copies to `body`, segment after segment, newest first. So `body` sees the
-/// same doclists in the same order, on this thread, and the pages of a common term (3,604 of 16
-/// KiB for `the` at 1,000,000 pages, each authenticated and decrypted by SQLCipher) are read on
-/// two cores instead of one.
+/// same doclists in the same order, on this thread, and the pages of a phrase's common tokens
+/// (`of*` and `the*` of `"of the"`: 55 MB of doclists at 1,000,000 pages, each 16 KiB page
+/// authenticated and decrypted by SQLCipher) are read on two cores instead of one.
 ///
 /// The helper starts only once `fromBytes` of doclists are delivered with two segments or more
 /// left (a rare term never starts it). Each segment is claimed under the lock by one side: this
