@@ -140,6 +140,9 @@ enum SearchScaleSuite {
         log("queries")
         let mix = queries(documents: documents)
         var cipherdexProcess = Array(repeating: [Double](), count: mix.count)
+        // `--no-previews`: a ranked list of pages without text, as `recollq -n 500` lists
+        // documents without text (its abstracts need `-A`).
+        var bareProcess = Array(repeating: [Double](), count: mix.count)
         var recollProcess = Array(repeating: [Double](), count: mix.count)
         var recollFound = Array(repeating: Int?.none, count: mix.count)
         var cipherdexFound = Array(repeating: 0, count: mix.count)
@@ -152,6 +155,10 @@ enum SearchScaleSuite {
                 let measured = try ChildProcess.run(arguments, stdoutPath: output, measureRSS: false)
                 guard measured.status == 0 else { throw BenchError.failed(arguments.joined(separator: " ")) }
                 if round > 0 { cipherdexProcess[position].append(measured.seconds) }
+                let bareArguments = arguments.dropLast(2) + ["--no-previews", "--", query.cipherdex]
+                let bare = try ChildProcess.run(Array(bareArguments), stdoutPath: output, measureRSS: false)
+                guard bare.status == 0 else { throw BenchError.failed(bareArguments.joined(separator: " ")) }
+                if round > 0 { bareProcess[position].append(bare.seconds) }
                 if recollReady {
                     let (seconds, count) = try peers.recollq(query.recoll)
                     if round > 0 { recollProcess[position].append(seconds) }
@@ -181,6 +188,7 @@ enum SearchScaleSuite {
         var p99: [String: Double] = [:]
         for (name, samples) in [
             ("`cipherdex search` (process per query)", cipherdexProcess),
+            ("`cipherdex search --no-previews` (process per query)", bareProcess),
             ("`recollq -n 500` (process per query)", recollProcess),
             ("cipherdex library, warm (previews on)", warm),
         ] {
@@ -195,12 +203,14 @@ enum SearchScaleSuite {
         var perQuery = ResultTable(
             title: "Per query: median of \(runs)",
             columns: [
-                "kind", "query", "cipherdex (process)", "recollq (process)", "cipherdex (library, warm)",
+                "kind", "query", "cipherdex (process)", "cipherdex --no-previews (process)", "recollq (process)",
+                "cipherdex (library, warm)",
                 "pages found (≤ 500)", "recoll docs",
             ])
         for (position, query) in mix.enumerated() {
             perQuery.add([
                 query.kind, "`\(query.cipherdex)`", Bench.ms(Bench.median(cipherdexProcess[position])),
+                Bench.ms(Bench.median(bareProcess[position])),
                 recollProcess[position].isEmpty ? "–" : Bench.ms(Bench.median(recollProcess[position])),
                 Bench.ms(Bench.median(warm[position])), "\(cipherdexFound[position])",
                 recollFound[position].map(String.init) ?? "–",
@@ -227,8 +237,14 @@ enum SearchScaleSuite {
                 "cipherdex/recollq: p50 \(Bench.ratio(mine / theirs)) (target ≤ 0.5), p99 \(Bench.ratio(mine99 / theirs99)) (target ≤ 1)"
             )
         }
+        let bare = "`cipherdex search --no-previews` (process per query)"
+        if let mine = p50[bare], let theirs = p50[recoll], let mine99 = p99[bare], let theirs99 = p99[recoll] {
+            lines.append(
+                "like for like, neither printing page text: cipherdex --no-previews/recollq: p50 \(Bench.ratio(mine / theirs)), p99 \(Bench.ratio(mine99 / theirs99))"
+            )
+        }
         lines.append(
-            "commands: `cipherdex create STORE --key-file K`, `cipherdex index STORE CORPUS --key-file K` (GNU time for peak RSS); `recollindex -c CONF` (recoll.conf: topdirs, indexallfilenames = 0, noaspell = 1); per query `cipherdex search STORE --limit 500 --key-file K -- Q` and `recollq -c CONF -n 500 Q`, alternating, one warm-up round not counted; library: `library.search(Q)` default options on the open store"
+            "commands: `cipherdex create STORE --key-file K`, `cipherdex index STORE CORPUS --key-file K` (GNU time for peak RSS); `recollindex -c CONF` (recoll.conf: topdirs, indexallfilenames = 0, noaspell = 1); per query `cipherdex search STORE --limit 500 --key-file K -- Q`, the same with `--no-previews`, and `recollq -c CONF -n 500 Q`, alternating, one warm-up round not counted; library: `library.search(Q)` default options on the open store"
         )
         if let ranking {
             lines.append(

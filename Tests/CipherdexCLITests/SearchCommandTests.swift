@@ -122,6 +122,35 @@ final class SearchCommandTests: XCTestCase {
             "two results, two lines each")
     }
 
+    func testPreviewsForTheBestResultsOrNone() throws {
+        try addSamples()
+        let all = results(try searchJSON("invoice OR cardiology"))
+        XCTAssertEqual(all.count, 3)
+        XCTAssertEqual(all.map { $0["hasPreview"] as? Bool }, [true, true, true])
+
+        let one = results(try searchJSON("invoice OR cardiology", ["--previews", "1"]))
+        XCTAssertEqual(one.map { $0["uid"] as? String }, all.map { $0["uid"] as? String }, "the same results")
+        XCTAssertEqual(one.map { $0["score"] as? Double }, all.map { $0["score"] as? Double })
+        XCTAssertEqual(one.map { $0["hasPreview"] as? Bool }, [true, false, false])
+        XCTAssertEqual(one.first?["preview"] as? String, all.first?["preview"] as? String)
+        XCTAssertEqual(one.last?["preview"] as? String, "")
+        XCTAssertEqual(one.last?["matchRanges"] as? [[Int]], [])
+
+        let none = results(try searchJSON("invoice OR cardiology", ["--no-previews"]))
+        XCTAssertEqual(none.map { $0["pageIndex"] as? Int }, all.map { $0["pageIndex"] as? Int })
+        XCTAssertEqual(none.map { $0["hasPreview"] as? Bool }, [false, false, false])
+
+        let plain = try run(["search", "s", "invoice OR cardiology", "--previews", "1"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let lines = plain.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 4, "a preview line for the best result only: \(lines)")
+        XCTAssertTrue(lines[1].hasPrefix("  ") && lines[1].contains("["), lines[1])
+        XCTAssertFalse(lines[2].hasPrefix(" ") || lines[3].hasPrefix(" "), "\(lines)")
+        let bare = try run(["search", "s", "invoice OR cardiology", "--no-previews"])
+        XCTAssertEqual(bare.stdout.split(separator: "\n").count, 3, "one line a result: \(bare.stdout)")
+        XCTAssertFalse(bare.stdout.contains("["), bare.stdout)
+    }
+
     func testMalformedQueriesExitOneWithTheCaseAndPosition() throws {
         try addSamples()
         let unterminated = try run(["search", "s", "engine \"analytical"])
@@ -317,6 +346,8 @@ final class SearchCommandTests: XCTestCase {
             ["search", "s", "alpha", "--limit", "many"],
             ["search", "s", "alpha", "--per-document", "-1"],
             ["search", "s", "alpha", "--no-annotations", "--annotations-only"],
+            ["search", "s", "alpha", "--previews", "0"],
+            ["search", "s", "alpha", "--previews", "2", "--no-previews"],
             ["search", "s", "alpha", "--bogus"],
             ["search", "s", "alpha", "beta"],
             ["status", "s", "a.pdf", "b.pdf"],

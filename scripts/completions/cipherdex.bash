@@ -28,7 +28,7 @@ _cipherdex() {
         cat) options+=" --range" ;;
         add) options+=" --uid --passwords --password-file" ;;
         index) options+=" --ext --passwords --password-file" ;;
-        search) options+=" --exact-words --exact-phrases --no-annotations --annotations-only --limit --per-document --json" ;;
+        search) options+=" --exact-words --exact-phrases --no-annotations --annotations-only --limit --per-document --previews --no-previews --json" ;;
         create) options+=" --plaintext --kdf-seconds" ;;
         keygen) options="--out --help" ;;
     esac

@@ -2,13 +2,14 @@ import Cipherdex
 import Foundation
 
 /// `cipherdex search STORE QUERY [--exact-words] [--exact-phrases] [--no-annotations] [--limit N]
-/// [--per-document N] [--json]`.
+/// [--per-document N] [--previews N | --no-previews] [--json]`.
 struct SearchCommand: Command {
     static let name = "search"
     static let summary = "full-text search over the indexed documents"
     static let help = """
         USAGE: cipherdex search STORE QUERY [--exact-words] [--exact-phrases] [--no-annotations]
-                                [--annotations-only] [--limit N] [--per-document N] [--json] [KEY]
+                                [--annotations-only] [--limit N] [--per-document N]
+                                [--previews N | --no-previews] [--json] [KEY]
 
         Searches the documents indexed with `cipherdex add` and `cipherdex index`. QUERY is one
         argument (quote it): words (each matches the words it begins, ignoring case and accents),
@@ -17,14 +18,17 @@ struct SearchCommand: Command {
 
         Prints the results best first: `<uid>  page N` (pages counted from 1; `annotation` when
         the match is in an annotation), then the text around the match with the matched words
-        highlighted (in [brackets] when standard output is not a terminal). No results print
-        nothing. With --json, one object:
+        highlighted (in [brackets] when standard output is not a terminal). A result past
+        --previews N, or every result with --no-previews, prints its first line only: the
+        page text is then never read. No results print nothing. With --json, one object:
 
           {"query": "…", "rankedUIDs": ["uid", …], "documents": {"uid": [pageIndex, …]},
            "results": [{"uid": "…", "pageIndex": 0, "preview": "…", "matchRanges": [[start, end]],
-                        "score": 1.5, "isAnnotation": false, "annotationIndex": 0, "isOCR": false}]}
+                        "hasPreview": true, "score": 1.5, "isAnnotation": false,
+                        "annotationIndex": 0, "isOCR": false}]}
 
-        pageIndex counts from 0; matchRanges are [start, end) UTF-16 offsets into preview;
+        pageIndex counts from 0; matchRanges are [start, end) UTF-16 offsets into preview (a
+        result without a preview has hasPreview false, preview "" and matchRanges []);
         annotationIndex is present only for annotation results; isOCR is true when the page's text
         was recognised from its image (`--ocr`). The output is one line. A malformed query exits with
         status 1 and its error code (unterminatedQuote, danglingOperator, …) and position.
@@ -37,6 +41,8 @@ struct SearchCommand: Command {
           --annotations-only  search annotation text only
           --limit N           at most N results in all (default 500)
           --per-document N    at most N results per document
+          --previews N        a preview for the N best results only (default: every result)
+          --no-previews       no previews: the ranked pages alone
           --json              print JSON (see above)
         KEY (one of; omit for an unencrypted store):
         \(KeyOptions.help())
@@ -61,6 +67,12 @@ struct SearchCommand: Command {
         }
         options.maximumResultsPerDocument = try SearchCLI.positiveInteger(
             try arguments.option("--per-document"), option: "--per-document")
+        let previews = try SearchCLI.positiveInteger(try arguments.option("--previews"), option: "--previews")
+        if arguments.flag("--no-previews") {
+            guard previews == nil else { throw CLIError.usage("--previews and --no-previews exclude each other") }
+            options.includePreviews = false
+        }
+        options.maximumPreviewResults = previews
         json = arguments.flag("--json")
         target = try StoreArguments(parsing: &arguments)
         query = try arguments.positional("QUERY")
@@ -99,6 +111,7 @@ struct SearchCommand: Command {
             }
             if preview.isOCR { header += "  (OCR)" }
             output += (highlight ? "\u{1B}[1m\(header)\u{1B}[0m" : header) + "\n"
+            guard preview.hasPreview else { continue }
             // An ellipsis where the preview cuts the page text (it starts ahead of the page's
             // first match, or is as long as a preview can be: never when it has fewer scalars
             // than that, since it cannot have more characters than scalars).
@@ -190,6 +203,7 @@ struct SearchCommand: Command {
             let pageIndex: Int
             let preview: String
             let matchRanges: [[Int]]
+            let hasPreview: Bool
             let score: Double
             let isAnnotation: Bool
             let annotationIndex: Int?
@@ -208,7 +222,7 @@ struct SearchCommand: Command {
             self.results = results.previews.map {
                 Result(
                     uid: $0.uid, pageIndex: $0.pageIndex, preview: $0.preview, matchRanges: $0.matchRanges,
-                    score: $0.score.isFinite ? $0.score : 0, isAnnotation: $0.isAnnotation,
+                    hasPreview: $0.hasPreview, score: $0.score.isFinite ? $0.score : 0, isAnnotation: $0.isAnnotation,
                     annotationIndex: $0.isAnnotation ? $0.annotationIndex : nil, isOCR: $0.isOCR)
             }
         }
