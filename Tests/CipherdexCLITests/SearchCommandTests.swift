@@ -137,7 +137,10 @@ final class SearchCommandTests: XCTestCase {
         XCTAssertEqual(one.last?["matchRanges"] as? [[Int]], [])
 
         let none = results(try searchJSON("invoice OR cardiology", ["--no-previews"]))
+        XCTAssertEqual(none.map { $0["uid"] as? String }, all.map { $0["uid"] as? String }, "the same results")
         XCTAssertEqual(none.map { $0["pageIndex"] as? Int }, all.map { $0["pageIndex"] as? Int })
+        XCTAssertEqual(none.map { $0["score"] as? Double }, all.map { $0["score"] as? Double })
+        XCTAssertEqual(none.map { $0["preview"] as? String }, ["", "", ""])
         XCTAssertEqual(none.map { $0["hasPreview"] as? Bool }, [false, false, false])
 
         let plain = try run(["search", "s", "invoice OR cardiology", "--previews", "1"])
