@@ -1,7 +1,7 @@
 /// The searchable text of one document: its title, descriptive metadata and the text of each page.
 ///
 /// Produced by a `TextExtractor`; it is plain data, safe to encode (the extraction helper sends it
-/// to its parent as JSON) and to pass between threads.
+/// to its parent in `ExtractedDocumentCoding`'s binary form) and to pass between threads.
 public struct ExtractedDocument: Codable, Sendable, Equatable {
     /// The document's title from its metadata, when it has a non-empty one.
     public var title: String?

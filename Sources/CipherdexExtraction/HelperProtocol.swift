@@ -9,8 +9,9 @@ import Foundation
 /// - Request: optional `P` frame (the password, UTF-8), optional `O` frame
 ///   (`HelperRequestOptions` as JSON: OCR candidates, or the OCR of one page), one `D` frame (the
 ///   PDF bytes), `E`.
-/// - Answer: one `J` frame (`ExtractedDocument` as JSON) or one `X` frame (`ExtractionError` as
-///   JSON), then `E`.
+/// - Answer: one `B` frame (`ExtractedDocument` in `ExtractedDocumentCoding`'s binary form; `J`,
+///   the same as JSON, from helpers before it, is still read) or one `X` frame
+///   (`ExtractionError` as JSON), then `E`.
 ///
 /// A helper serves requests one after another on the same streams, one answer per request in
 /// order, so both sides read frame by frame (`readRequest`, `AnswerReader`) rather than to end of
@@ -31,8 +32,10 @@ package enum HelperProtocol {
         case document = 0x44  // D
         /// `HelperRequestOptions` as JSON (request).
         case options = 0x4F  // O
-        /// The extracted document as JSON (answer).
+        /// The extracted document as JSON (answer; read, no longer written).
         case result = 0x4A  // J
+        /// The extracted document in `ExtractedDocumentCoding`'s binary form (answer).
+        case binaryResult = 0x42  // B
         /// An `ExtractionError` as JSON (answer).
         case error = 0x58  // X
         /// End of stream, empty payload (both).
@@ -128,6 +131,19 @@ package enum HelperProtocol {
 
     /// A whole answer carrying `outcome`.
     package static func encodeAnswer(_ outcome: Result<ExtractedDocument, ExtractionError>) -> [UInt8] {
+        // The binary form is written in place, after room for its frame header: the answer is
+        // one buffer, not a payload copied into a second one.
+        var answer = answerMagic + header(.binaryResult, length: 0)
+        if case .success(let document) = outcome {
+            answer.reserveCapacity(answer.count + ExtractedDocumentCoding.encodedLength(document) + 5)
+        }
+        if case .success(let document) = outcome, ExtractedDocumentCoding.append(document, to: &answer) {
+            let length = answer.count - answerMagic.count - 5
+            answer.replaceSubrange(
+                answerMagic.count..<(answerMagic.count + 5), with: header(.binaryResult, length: length))
+            answer += header(.end, length: 0)
+            return answer
+        }
         let encoder = JSONEncoder()
         let (tag, json): (Tag, Data)
         switch outcome {
@@ -218,7 +234,7 @@ package enum HelperProtocol {
                     return .malformed("unknown frame tag \(buffer[index])")
                 }
                 switch (answerFrame, tag) {
-                case (nil, .result), (nil, .error), (.some, .end): break
+                case (nil, .result), (nil, .binaryResult), (nil, .error), (.some, .end): break
                 default: return .malformed("unexpected frame \(tag)")
                 }
                 guard buffer.count - index >= 5 else { return .incomplete }
@@ -235,9 +251,17 @@ package enum HelperProtocol {
             return .incomplete
         }
 
-        /// Decodes the complete answer frame's JSON.
+        /// Decodes the complete answer frame.
         private func decode(trailingBytes: Int) -> Status {
             guard let frame = answerFrame else { return .malformed("expected one answer frame") }
+            if frame.tag == .binaryResult {
+                do {
+                    let document = try ExtractedDocumentCoding.decode(frame.payload[...])
+                    return .complete(.success(document), trailingBytes: trailingBytes)
+                } catch {
+                    return .malformed("undecodable document: \(error.reason)")
+                }
+            }
             let decoder = JSONDecoder()
             if frame.tag == .result {
                 guard let document = try? decoder.decode(ExtractedDocument.self, from: Data(frame.payload)) else {
