@@ -5,7 +5,8 @@ import FuzzSupport
 
 /// First byte: the piece size the answer is fed in; the rest: the bytes a (possibly hostile)
 /// helper writes. The streaming reader and the whole-answer decoder never trap, agree, and
-/// honour the length limit; the request reader (the helper's side) never traps either.
+/// honour the length limit; a document they read round-trips through the binary form; the
+/// request reader (the helper's side) never traps either.
 private func fuzzHelperAnswer(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
     let piece = Int(start[0] % 64) + 1
@@ -25,6 +26,12 @@ private func fuzzHelperAnswer(_ start: UnsafePointer<UInt8>?, _ count: Int) -> C
     let whole = try? HelperProtocol.decodeAnswer(bytes)
     if case .complete(let answer, let trailing) = streamed, trailing == 0, offset == bytes.count {
         guard let whole, whole == answer else { fatalError("streamed and whole answers differ") }
+    }
+    // A document read from either form comes back exactly through the binary form.
+    if case .success(let document) = whole, let encoded = ExtractedDocumentCoding.encode(document) {
+        guard (try? ExtractedDocumentCoding.decode(encoded[...])) == document else {
+            fatalError("binary form does not round-trip")
+        }
     }
     _ = try? HelperProtocol.decodeRequest(bytes)
     var position = 0
