@@ -23,11 +23,14 @@ enum PageTextCompression {
     static let dictionaryTag: UInt8 = 0x02
     /// Text shorter than this is stored as it is (the zlib header and length would eat the gain).
     static let minimumLength = 64
-    /// zlib's level: 5. On the 1,320 pages of the real-PDF corpus level 6 (zlib's default) made
+    /// zlib's level: 4. On the 1,320 pages of the real-PDF corpus level 6 (zlib's default) made
     /// them 2.18x smaller, level 1 kept 5% more bytes, level 9 the same as 6 on generated pages;
     /// level 5 keeps 0.03% (generated pages) to 0.15% (real ones) more than 6 for 5–10% less
-    /// time (BENCHMARKS.md, "Fewer fresh pages in the PDF helper, cheaper page text compression").
-    static let level: Int32 = 5
+    /// time (BENCHMARKS.md, "Fewer fresh pages in the PDF helper, cheaper page text compression"),
+    /// level 4 1.5–1.6% more than 5 for a fifth less (a store 0.1–0.2% larger, indexing about 3%
+    /// less CPU: BENCHMARKS.md, "A binary answer from the PDF helper, page text at level 4").
+    /// Any level reads back the same: it is not part of the format.
+    static let level: Int32 = 4
     /// The longest text a compressed value may claim (1 GiB): a damaged length is refused before
     /// anything is allocated for it.
     static let maximumLength = 1 << 30

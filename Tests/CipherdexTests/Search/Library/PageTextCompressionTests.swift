@@ -73,7 +73,7 @@ final class PageTextCompressionTests: XCTestCase {
         let without = try XCTUnwrap(
             Array(page.utf8).withUnsafeBytes { PageTextCompression.compressed($0, dictionary: false) })
         XCTAssertLessThan(withDictionary.count, without.count)
-        // The header zlib's wrapper writes at level 5 (deflate, 32 KiB window, FLEVEL 1, FCHECK),
+        // The header zlib's wrapper writes at levels 2-5 (deflate, 32 KiB window, FLEVEL 1, FCHECK),
         // with FDICT set and the dictionary's id, or without; then the deflate data; then the
         // text's Adler-32, big-endian.
         XCTAssertEqual(Array(withDictionary[5...6]), [0x78, 0x7D])
