@@ -32,7 +32,8 @@ package enum HelperProtocol {
         case document = 0x44  // D
         /// `HelperRequestOptions` as JSON (request).
         case options = 0x4F  // O
-        /// The extracted document as JSON (answer; read, no longer written).
+        /// The extracted document as JSON (answer: from helpers before the binary form, or a page
+        /// index past 32 bits).
         case result = 0x4A  // J
         /// The extracted document in `ExtractedDocumentCoding`'s binary form (answer).
         case binaryResult = 0x42  // B
