@@ -134,17 +134,23 @@ package enum HelperProtocol {
     package static func encodeAnswer(_ outcome: Result<ExtractedDocument, ExtractionError>) -> [UInt8] {
         // The binary form is written in place, after room for its frame header: the answer is
         // one buffer, not a payload copied into a second one.
-        var answer = answerMagic + header(.binaryResult, length: 0)
         if case .success(let document) = outcome {
+            var answer = answerMagic + header(.binaryResult, length: 0)
             answer.reserveCapacity(answer.count + ExtractedDocumentCoding.encodedLength(document) + 5)
-        }
-        if case .success(let document) = outcome, ExtractedDocumentCoding.append(document, to: &answer) {
+            guard ExtractedDocumentCoding.append(document, to: &answer) else {
+                return jsonAnswer(outcome)
+            }
             let length = answer.count - answerMagic.count - 5
             answer.replaceSubrange(
                 answerMagic.count..<(answerMagic.count + 5), with: header(.binaryResult, length: length))
             answer += header(.end, length: 0)
             return answer
         }
+        return jsonAnswer(outcome)
+    }
+
+    /// A whole answer carrying `outcome` as JSON (`J` or `X`).
+    private static func jsonAnswer(_ outcome: Result<ExtractedDocument, ExtractionError>) -> [UInt8] {
         let encoder = JSONEncoder()
         let (tag, json): (Tag, Data)
         switch outcome {

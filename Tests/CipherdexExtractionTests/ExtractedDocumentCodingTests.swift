@@ -17,26 +17,54 @@ final class ExtractedDocumentCodingTests: XCTestCase {
             ExtractedPage(index: 7, text: "\u{0}nul kept", annotations: ["a", "b", "c"], needsOCR: true),
         ])
 
-    /// The answer is a `B` frame and decodes to the same document, whatever its fields.
+    /// Every string of `document` as UTF-8 bytes, with the page numbers and flags: `String`'s `==`
+    /// takes canonically equivalent strings (`é` and `e\u{301}`) as equal, this does not.
+    static func bytes(of document: ExtractedDocument) -> [[UInt8]] {
+        var fields: [[UInt8]] = [document.title.map { [1] + Array($0.utf8) } ?? [0]]
+        for key in document.metadata.keys.sorted() {
+            fields += [Array(key.utf8), Array(document.metadata[key]!.utf8)]
+        }
+        for page in document.pages {
+            fields.append(withUnsafeBytes(of: page.index) { Array($0) } + [page.isOCR ? 1 : 0, page.needsOCR ? 1 : 0])
+            fields.append(Array(page.text.utf8))
+            fields += page.annotations.map { Array($0.utf8) }
+            fields.append([])
+        }
+        return fields
+    }
+
+    /// The answer is a `B` frame and decodes to the same document, byte for byte, whatever its
+    /// fields.
     func testAnswerIsBinaryAndRoundTrips() throws {
         for document in [
             Self.document, ExtractedDocument(title: nil, pages: []),
             ExtractedDocument(title: "", metadata: [:], pages: [ExtractedPage(index: 0, text: "x")]),
+            ExtractedDocument(
+                title: "e\u{301}", metadata: ["é": "e\u{301}"], pages: [ExtractedPage(index: 0, text: "é")]),
         ] {
             let answer = HelperProtocol.encodeAnswer(.success(document))
             XCTAssertEqual(answer[HelperProtocol.answerMagic.count], HelperProtocol.Tag.binaryResult.rawValue)
-            XCTAssertEqual(try HelperProtocol.decodeAnswer(answer), .success(document))
+            guard case .success(let answered) = try HelperProtocol.decodeAnswer(answer) else {
+                return XCTFail("not a document")
+            }
+            XCTAssertEqual(Self.bytes(of: answered), Self.bytes(of: document))
             let payload = try XCTUnwrap(ExtractedDocumentCoding.encode(document))
-            XCTAssertEqual(try ExtractedDocumentCoding.decode(payload[...]), document)
+            XCTAssertEqual(payload.count, ExtractedDocumentCoding.encodedLength(document))
+            XCTAssertEqual(Self.bytes(of: try ExtractedDocumentCoding.decode(payload[...])), Self.bytes(of: document))
         }
     }
 
-    /// The same document always encodes to the same bytes (metadata keys in order).
-    func testEncodingIsDeterministic() throws {
-        let first = try XCTUnwrap(ExtractedDocumentCoding.encode(Self.document))
-        var reordered = Self.document
-        reordered.metadata = Dictionary(uniqueKeysWithValues: Self.document.metadata.reversed())
-        XCTAssertEqual(ExtractedDocumentCoding.encode(reordered), first)
+    /// The encoding, byte for byte: metadata keys in ascending order whatever the dictionary's
+    /// order, every integer big-endian.
+    func testEncodingIsExactlyTheDocumentedForm() throws {
+        func string(_ text: String) -> [UInt8] { [0, 0, 0, UInt8(text.utf8.count)] + Array(text.utf8) }
+        let document = ExtractedDocument(
+            title: "T", metadata: ["b": "2", "a": "1", "c": ""],
+            pages: [ExtractedPage(index: 258, text: "xy", annotations: ["n"], needsOCR: true)])
+        let expected: [UInt8] =
+            [1] + string("T") + [0, 0, 0, 3] + string("a") + string("1") + string("b") + string("2") + string("c")
+            + string("") + [0, 0, 0, 1] + [0, 0, 1, 2] + [2] + string("xy") + [0, 0, 0, 1] + string("n")
+        XCTAssertEqual(ExtractedDocumentCoding.encode(document), expected)
     }
 
     /// A page index past 32 bits goes as JSON, and still comes back exactly.
@@ -63,7 +91,12 @@ final class ExtractedDocumentCodingTests: XCTestCase {
         for length in 0..<payload.count {
             XCTAssertThrowsError(try ExtractedDocumentCoding.decode(payload[..<length]), "prefix \(length)")
         }
-        XCTAssertThrowsError(try ExtractedDocumentCoding.decode((payload + [0])[...]))
+        XCTAssertThrowsError(try ExtractedDocumentCoding.decode((payload + [0])[...])) { error in
+            XCTAssertEqual((error as? ExtractedDocumentCoding.Malformed)?.reason, "bytes after the last page")
+        }
+        // A slice that does not start at index 0 reads the same.
+        let shifted = ([9, 9, 9] + payload)[3...]
+        XCTAssertEqual(Self.bytes(of: try ExtractedDocumentCoding.decode(shifted)), Self.bytes(of: Self.document))
     }
 
     /// Flipping any single byte never traps: the result is an error or some document (a text
@@ -80,28 +113,35 @@ final class ExtractedDocumentCodingTests: XCTestCase {
     }
 
     /// Specific malformations, each refused with its reason; an answer frame carrying one is a
-    /// malformed answer.
+    /// malformed answer. The last is well formed.
     func testMalformedPayloadsAreRefused() throws {
         func string(_ bytes: [UInt8]) -> [UInt8] { [0, 0, 0, UInt8(bytes.count)] + bytes }
         let page: [UInt8] = [0, 0, 0, 0, 0] + string(Array("x".utf8)) + [0, 0, 0, 0]
         let cases: [(String, [UInt8])] = [
-            ("empty", []),
-            ("document flags", [2, 0, 0, 0, 0, 0, 0, 0, 0]),
-            ("page flags", [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 4] + string([]) + [0, 0, 0, 0]),
+            ("truncated", []),
+            ("unknown document flags 2", [2, 0, 0, 0, 0, 0, 0, 0, 0]),
+            ("unknown page flags 4", [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 4] + string([]) + [0, 0, 0, 0]),
             ("invalid UTF-8", [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0] + string([0xC3, 0x28]) + [0, 0, 0, 0]),
-            ("huge page count", [0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF] + page),
+            ("count past the end", [0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF] + page),
             (
-                "huge annotation count",
+                "count past the end",
                 [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0] + string([]) + [0xFF, 0xFF, 0xFF, 0xFF]
             ),
             ("string past the end", [1, 0xFF, 0xFF, 0xFF, 0xFF]),
             (
-                "repeated key",
+                "metadata keys out of order",
                 [0, 0, 0, 0, 2] + string([0x61]) + string([]) + string([0x61]) + string([]) + [0, 0, 0, 0]
             ),
+            (
+                "metadata keys out of order",
+                [0, 0, 0, 0, 2] + string([0x62]) + string([]) + string([0x61]) + string([]) + [0, 0, 0, 0]
+            ),
         ]
-        for (name, payload) in cases {
-            XCTAssertThrowsError(try ExtractedDocumentCoding.decode(payload[...]), name)
+        for (reason, payload) in cases {
+            XCTAssertThrowsError(try ExtractedDocumentCoding.decode(payload[...]), reason) { error in
+                XCTAssertEqual((error as? ExtractedDocumentCoding.Malformed)?.reason, reason)
+            }
+            let name = reason
             let answer =
                 HelperProtocol.answerMagic + HelperProtocol.header(.binaryResult, length: payload.count) + payload
                 + HelperProtocol.header(.end, length: 0)

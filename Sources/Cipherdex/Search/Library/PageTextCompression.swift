@@ -27,7 +27,7 @@ enum PageTextCompression {
     /// them 2.18x smaller, level 1 kept 5% more bytes, level 9 the same as 6 on generated pages;
     /// level 5 keeps 0.03% (generated pages) to 0.15% (real ones) more than 6 for 5–10% less
     /// time (BENCHMARKS.md, "Fewer fresh pages in the PDF helper, cheaper page text compression"),
-    /// level 4 1.5–1.6% more than 5 for a fifth less (a store 0.1–0.2% larger, indexing about 3%
+    /// level 4 1.5–1.6% more than 5 for a fifth less (a store 0.05–0.2% larger, indexing about 4%
     /// less CPU: BENCHMARKS.md, "A binary answer from the PDF helper, page text at level 4").
     /// Any level reads back the same: it is not part of the format.
     static let level: Int32 = 4
