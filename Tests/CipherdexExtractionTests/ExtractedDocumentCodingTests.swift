@@ -21,14 +21,15 @@ final class ExtractedDocumentCodingTests: XCTestCase {
     /// takes canonically equivalent strings (`é` and `e\u{301}`) as equal, this does not.
     static func bytes(of document: ExtractedDocument) -> [[UInt8]] {
         var fields: [[UInt8]] = [document.title.map { [1] + Array($0.utf8) } ?? [0]]
+        fields.append(withUnsafeBytes(of: document.metadata.count) { Array($0) })
         for key in document.metadata.keys.sorted() {
             fields += [Array(key.utf8), Array(document.metadata[key]!.utf8)]
         }
         for page in document.pages {
             fields.append(withUnsafeBytes(of: page.index) { Array($0) } + [page.isOCR ? 1 : 0, page.needsOCR ? 1 : 0])
             fields.append(Array(page.text.utf8))
+            fields.append(withUnsafeBytes(of: page.annotations.count) { Array($0) })
             fields += page.annotations.map { Array($0.utf8) }
-            fields.append([])
         }
         return fields
     }
