@@ -1,6 +1,5 @@
 internal import CPopplerText
 import Dispatch
-import Foundation
 import Synchronization
 
 /// The text of every page of a PDF in reading order, as `pdftotext` prints it, from poppler-cpp's
@@ -33,21 +32,27 @@ enum ReadingOrderText {
     }
 
     /// `pageTexts(of:password:)` in a thread of its own, waited for at most `timeLimit` seconds
-    /// (nil: as long as it takes, in this thread): `.timedOut` after that, the thread abandoned.
-    /// poppler calls cannot be interrupted, so the abandoned thread runs on; a process that must
-    /// not keep it (the extraction helper) exits once it has answered.
+    /// (nil: as long as it takes, in this thread): `.timedOut` after that, the thread abandoned
+    /// (detached). poppler calls cannot be interrupted, so the abandoned thread runs on; a process
+    /// that must not keep it (the extraction helper) exits once it has answered. A thread that
+    /// answered in time is joined, so the next document's thread reuses its malloc arena (without
+    /// the join, a busy machine could start the next before this one had gone: about 690 fresh
+    /// pages for a new arena in the helper). `.failed` when no thread can be started.
     static func pageTexts(of data: [UInt8], password: String?, timeLimit: Double?) -> Result<[String], Failure> {
         guard let timeLimit else { return pageTexts(of: data, password: password) }
         let slot = Slot()
-        let thread = Thread {
+        // poppler recurses over deep content and form trees: the main thread's stack size.
+        let started = JoinableThread(stackSize: 8 << 20) {
             let outcome = pageTexts(of: data, password: password)
             slot.value.withLock { $0 = outcome }
             slot.done.signal()
         }
-        // poppler recurses over deep content and form trees: the main thread's stack size.
-        thread.stackSize = 8 << 20
-        thread.start()
-        guard slot.done.wait(timeout: .now() + max(timeLimit, 0)) == .success else { return .failure(.timedOut) }
+        guard let thread = started else { return .failure(.failed) }
+        guard slot.done.wait(timeout: .now() + max(timeLimit, 0)) == .success else {
+            thread.detach()
+            return .failure(.timedOut)
+        }
+        thread.join()
         return slot.value.withLock { $0 } ?? .failure(.failed)
     }
 

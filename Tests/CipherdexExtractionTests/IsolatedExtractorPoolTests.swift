@@ -131,7 +131,9 @@ final class IsolatedExtractorPoolTests: XCTestCase {
     /// The helper's heap keeps what a document freed for the next one: a large document (buffers
     /// over glibc's default mapping threshold of 128 KiB: its bytes, their copy for poppler, the
     /// answer) and a small one in turn cost the helper few fresh pages after the first round,
-    /// where the large one's buffers were mapped afresh (and faulted in page by page).
+    /// where the large one's buffers were mapped afresh (and faulted in page by page). On a busy
+    /// machine this also needs each document's reading-order thread joined: one that started
+    /// before the last had gone got a new malloc arena, about 690 fresh pages in one round.
     func testARepeatedDocumentCostsTheHelperFewFreshPages() throws {
         let pool = IsolatedExtractorPool(policy: .init(maximumIdleHelpers: 1))
         defer { pool.close() }
