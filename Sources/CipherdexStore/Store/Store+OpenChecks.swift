@@ -72,7 +72,9 @@ extension Store {
     ///   the main file alone, mid-checkpoint perhaps, so a read-only connection reads the schema
     ///   through the log. It rebuilds the log's index in `-shm` and never writes the database or
     ///   the log; when it fails, `-shm` is put back byte for byte (or removed if it was not
-    ///   there) by `WALCompanions`.
+    ///   there) by `WALCompanions`. First the log is read frame by frame (`WriteAheadLogScan`):
+    ///   a damaged frame with committed transactions after it is `storeCorrupted`, where SQLite
+    ///   would drop them.
     static func verifiedSchemaVersions(databasePath: String, key: SecureBytes?, cipher: CipherSettings?) throws
         -> Set<Int>
     {
@@ -83,6 +85,11 @@ extension Store {
         } catch let error as DatabaseError where walSize > 0 && error.code != Connection.notADatabaseCode {
             // Page 1 decrypted but the main file alone is inconsistent (a checkpoint killed
             // part-way leaves a first page that counts pages not yet copied): the log decides.
+        }
+        // Before SQLite's recovery reads the log: it would end the log at a damaged frame and
+        // drop the committed transactions after it.
+        if let damage = try wrapSystem({ try WriteAheadLogScan.damage(ofLogAt: databasePath + "-wal") }) {
+            throw StoreError.storeCorrupted(reason: damage.reason(log: databasePath + "-wal"))
         }
         let companions = try WALCompanions(databasePath: databasePath)
         do {

@@ -112,4 +112,74 @@ final class StoreCrashStateTests: XCTestCase {
             XCTAssertEqual(TestSupport.snapshot(crashed), before, "a failed open changed the store")
         }
     }
+
+    /// A store whose log holds `transactions` committed transactions of 50 documents each (and
+    /// the collection's), as a crash leaves it; the byte offsets of the log's commit frames.
+    private func crashLeftStore(transactions: Int) throws -> (store: String, commits: [Int]) {
+        let live = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        _ = try live.createCollection("notes")
+        for transaction in 0..<transactions {
+            try live.transaction { tx in
+                for index in (transaction * 50)..<(transaction * 50 + 50) {
+                    try tx.collection("notes").insert(
+                        JSONValue.object([
+                            "n": .string("\(index)"), "body": .string(String(repeating: "x", count: 300)),
+                        ]),
+                        id: "note-\(index)")
+                }
+            }
+        }
+        let crashed = TestSupport.temporaryPath("crashed")
+        TestSupport.copyDirectory(path, to: crashed)
+        live.close()
+        let wal = Array(FileManager.default.contents(atPath: crashed + "/store.db-wal")!)
+        var commits: [Int] = []
+        var offset = 32
+        while offset + 24 + pageSize <= wal.count {
+            if wal[(offset + 4)..<(offset + 8)] != [0, 0, 0, 0] { commits.append(offset) }
+            offset += 24 + pageSize
+        }
+        return (crashed, commits)
+    }
+
+    /// A frame damaged after the crash, with committed transactions after it: SQLite's recovery
+    /// would end the log there and drop them. The open fails naming the log and the frame's
+    /// byte, changing nothing; the log cut there (what the error offers) opens with the
+    /// transactions before it.
+    func testADamagedLogFrameWithCommitsAfterItFailsAndChangesNothing() throws {
+        let (crashed, commits) = try crashLeftStore(transactions: 4)
+        XCTAssertGreaterThanOrEqual(commits.count, 5, "the collection's transaction and four of documents")
+        // The first frame of the second document transaction (after the second commit).
+        let damaged = commits[1] + 24 + pageSize
+        TestSupport.flipBit(crashed + "/store.db-wal", at: damaged + 24 + 200)
+        let before = TestSupport.snapshot(crashed)
+        for _ in 0..<2 {
+            do {
+                _ = try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))
+                XCTFail("a damaged log opened")
+            } catch let error as StoreError {
+                XCTAssertEqual(error.name, "storeCorrupted", "\(error)")
+                let text = error.errorDescription ?? ""
+                XCTAssertTrue(text.contains(crashed + "/store.db-wal"), text)
+                XCTAssertTrue(
+                    text.contains("(byte \(damaged))") && text.contains("truncate the log to \(damaged) bytes"), text)
+                XCTAssertTrue(text.contains("and the 2 after it"), text)
+            }
+            XCTAssertEqual(TestSupport.snapshot(crashed), before, "a failed open changed the store")
+        }
+        XCTAssertEqual(truncate(crashed + "/store.db-wal", off_t(damaged)), 0)
+        let store = try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))
+        try assertAllNotesPresent(store, count: 50)
+        store.close()
+    }
+
+    /// Damage in the last transaction cannot be told from a torn write: the store opens without
+    /// that transaction, with every one before it, as SQLite's recovery leaves it.
+    func testDamageInTheLastTransactionOpensWithTheOnesBefore() throws {
+        let (crashed, commits) = try crashLeftStore(transactions: 3)
+        TestSupport.flipBit(crashed + "/store.db-wal", at: commits[commits.count - 2] + 24 + pageSize + 24 + 10)
+        let store = try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))
+        try assertAllNotesPresent(store, count: 100)
+        store.close()
+    }
 }

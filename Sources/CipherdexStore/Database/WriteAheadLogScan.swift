@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads a database's write-ahead log the way SQLite's recovery does, to find damage that
+/// recovery would take for the log's end and so drop committed transactions without a word.
+///
+/// SQLite checks each frame's salts and its checksum, which chains from the frame before, and
+/// stops at the first frame that fails: everything after it is ignored, and the next checkpoint
+/// ends the log, so those transactions are gone for good. A crash can only leave such a frame in
+/// the last transaction, the one being written: with `synchronous = FULL` a commit returns only
+/// once its frames are synced, and the next transaction is written only after that. So a failing
+/// frame followed by frames of a *later* transaction (the failing frame's transaction ended by a
+/// commit frame, then more frames of the same log, each checking against the frame before it) is
+/// damage done after the write, not a crash: the open refuses the store rather than lose them.
+///
+/// Damage within the last transaction cannot be told from a torn write and is left to SQLite
+/// (that transaction is dropped), as is a log whose header fails (SQLite then ignores the log).
+/// The format: <https://www.sqlite.org/fileformat2.html#walformat>.
+struct WriteAheadLogScan {
+    /// A damaged frame with committed transactions after it.
+    struct Damage: Equatable, Sendable {
+        /// The damaged frame, counted from 1.
+        let frame: Int
+        /// Its byte offset in the log.
+        let offset: Int
+        /// Transactions after the damaged one whose commit frames check (each acknowledged).
+        let laterCommits: Int
+        /// Frames after the damaged transaction that check.
+        let laterFrames: Int
+
+        /// What an error says of it, for the log at `log`: where, what would be lost, what to do.
+        func reason(log: String) -> String {
+            let after =
+                laterCommits == 0
+                ? "" : laterCommits == 1 ? " and the one after it" : " and the \(laterCommits) after it"
+            return "the write-ahead log \(log) is damaged at frame \(frame) (byte \(offset)): SQLite's recovery "
+                + "would end the log there and drop the committed transaction holding that frame\(after); "
+                + "the store was not opened and nothing was changed. "
+                + "Restore it from a backup, or, to open it without them, keep a copy of the store's folder and "
+                + "truncate the log to \(offset) bytes"
+        }
+    }
+
+    /// The size of the log's header.
+    static let headerSize = 32
+    /// The size of a frame's header (before its page).
+    static let frameHeaderSize = 24
+
+    /// The damage in the log at `path`, nil when there is none that recovery would hide (or no
+    /// log). Reads the log once, frame by frame; throws `SystemError` when it cannot be read.
+    static func damage(ofLogAt path: String) throws -> Damage? {
+        let file = try FileDescriptor(path: path, flags: O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
+        var header = [UInt8](repeating: 0, count: headerSize)
+        guard try readFully(file, into: &header, count: headerSize), let log = LogHeader(header) else { return nil }
+        var frame = [UInt8](repeating: 0, count: frameHeaderSize + log.pageSize)
+        var scan = Scan(log: log)
+        while try readFully(file, into: &frame, count: frame.count) {
+            scan.take(frame)
+        }
+        return scan.damage
+    }
+
+    /// Reads exactly `count` bytes into `buffer`; false at the end of the file (a short frame
+    /// at the end is one SQLite ignores too).
+    private static func readFully(_ file: FileDescriptor, into buffer: inout [UInt8], count: Int) throws -> Bool {
+        var filled = 0
+        while filled < count {
+            let got = try buffer.withUnsafeMutableBytes {
+                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled..<count]))
+            }
+            if got == 0 { return false }
+            filled += got
+        }
+        return true
+    }
+
+    /// What the log's header says, when SQLite would accept it.
+    struct LogHeader {
+        let pageSize: Int
+        let salts: (UInt32, UInt32)
+        let checksum: (UInt32, UInt32)
+        /// Whether the checksums read the bytes as big-endian words (the magic's low bit).
+        let bigEndianWords: Bool
+
+        init?(_ bytes: [UInt8]) {
+            guard bytes.count >= WriteAheadLogScan.headerSize else { return nil }
+            let magic = bigEndianWord(bytes, 0)
+            guard magic & 0xFFFF_FFFE == 0x377F_0682, bigEndianWord(bytes, 4) == 3_007_000 else { return nil }
+            let pageSize = Int(bigEndianWord(bytes, 8))
+            guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return nil }
+            bigEndianWords = magic & 1 == 1
+            let sum = WriteAheadLogScan.checksum(bytes[0..<24], bigEndianWords: bigEndianWords, from: (0, 0))
+            guard sum == (bigEndianWord(bytes, 24), bigEndianWord(bytes, 28)) else { return nil }
+            self.pageSize = pageSize
+            salts = (bigEndianWord(bytes, 16), bigEndianWord(bytes, 20))
+            checksum = sum
+        }
+    }
+
+    /// The frames read so far.
+    struct Scan {
+        let log: LogHeader
+        /// The number of frames taken.
+        private(set) var frames = 0
+        /// The checksum the next frame continues: the last good frame's, then (after a damaged
+        /// frame) the stored checksum of the frame before it.
+        private var chain: (UInt32, UInt32)
+        /// The first frame that failed, and its offset.
+        private var failed: (frame: Int, offset: Int)?
+        /// Whether the damaged frame's transaction has ended (a commit frame seen since).
+        private var damagedTransactionEnded = false
+        private var laterCommits = 0
+        private var laterFrames = 0
+
+        init(log: LogHeader) {
+            self.log = log
+            chain = log.checksum
+        }
+
+        /// The damage found, when frames of a later transaction follow a damaged one.
+        var damage: Damage? {
+            guard let failed, laterFrames > 0 else { return nil }
+            return Damage(
+                frame: failed.frame, offset: failed.offset, laterCommits: laterCommits, laterFrames: laterFrames)
+        }
+
+        /// Takes the next frame: its 24-byte header and its page.
+        mutating func take(_ frame: [UInt8]) {
+            frames += 1
+            let offset = WriteAheadLogScan.headerSize + (frames - 1) * frame.count
+            let page = bigEndianWord(frame, 0)
+            let commit = bigEndianWord(frame, 4)
+            let ours = (bigEndianWord(frame, 8), bigEndianWord(frame, 12)) == log.salts
+            let stored = (bigEndianWord(frame, 16), bigEndianWord(frame, 20))
+            var sum = WriteAheadLogScan.checksum(frame[0..<8], bigEndianWords: log.bigEndianWords, from: chain)
+            sum = WriteAheadLogScan.checksum(
+                frame[WriteAheadLogScan.frameHeaderSize...], bigEndianWords: log.bigEndianWords, from: sum)
+            let checks = ours && page != 0 && sum == stored
+            // Past a failing frame each frame is checked from the stored checksum before it.
+            chain = failed == nil && checks ? sum : stored
+            guard failed != nil else {
+                if !checks {
+                    failed = (frames, offset)
+                    damagedTransactionEnded = ours && commit != 0
+                }
+                return
+            }
+            guard checks else {
+                // A commit frame that does not check (its page, or the stored checksum before it,
+                // damaged) still ends its transaction.
+                if ours && commit != 0 { damagedTransactionEnded = true }
+                return
+            }
+            if damagedTransactionEnded {
+                laterFrames += 1
+                if commit != 0 { laterCommits += 1 }
+            } else if commit != 0 {
+                damagedTransactionEnded = true
+            }
+        }
+    }
+
+    /// SQLite's log checksum of `bytes` (a multiple of 8 long) continued from `seed`: two sums
+    /// over the 32-bit words, alternately.
+    static func checksum(_ bytes: ArraySlice<UInt8>, bigEndianWords: Bool, from seed: (UInt32, UInt32)) -> (
+        UInt32, UInt32
+    ) {
+        var (first, second) = seed
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 8 <= raw.count {
+                let a = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+                let b = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                let x = bigEndianWords ? UInt32(bigEndian: a) : UInt32(littleEndian: a)
+                let y = bigEndianWords ? UInt32(bigEndian: b) : UInt32(littleEndian: b)
+                first = first &+ x &+ second
+                second = second &+ y &+ first
+                offset += 8
+            }
+        }
+        return (first, second)
+    }
+}
+
+/// The big-endian 32-bit word at `offset` of `bytes`.
+private func bigEndianWord(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+    UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+        | UInt32(bytes[offset + 3])
+}

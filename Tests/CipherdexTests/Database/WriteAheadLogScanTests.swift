@@ -1,0 +1,156 @@
+import Foundation
+import XCTest
+
+@testable import CipherdexStore
+
+/// `WriteAheadLogScan` over logs built frame by frame: damage with a later transaction after it
+/// is found; what a crash or a checkpoint leaves is not.
+final class WriteAheadLogScanTests: XCTestCase {
+    private let pageSize = 512
+    private var path = ""
+
+    override func setUp() {
+        path = TestSupport.temporaryPath("wal") + ".log"
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// A log as SQLite writes it: `transactions[i]` frames in transaction i (the last one a
+    /// commit), salts `salts`, checksums over big- or little-endian words.
+    private func log(
+        _ transactions: [Int], salts: (UInt32, UInt32) = (0x1234_5678, 0x9ABC_DEF0), bigEndian: Bool = false,
+        seed: UInt8 = 0
+    ) -> [UInt8] {
+        var bytes = [UInt8]()
+        func put(_ word: UInt32) { bytes += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> $0) } }
+        put(bigEndian ? 0x377F_0683 : 0x377F_0682)
+        put(3_007_000)
+        put(UInt32(pageSize))
+        put(7)
+        put(salts.0)
+        put(salts.1)
+        var sum = WriteAheadLogScan.checksum(bytes[0..<24], bigEndianWords: bigEndian, from: (0, 0))
+        put(sum.0)
+        put(sum.1)
+        var page: UInt32 = 1
+        for (transaction, frames) in transactions.enumerated() {
+            for index in 0..<frames {
+                let start = bytes.count
+                put(page)
+                put(index == frames - 1 ? page + 10 : 0)
+                put(salts.0)
+                put(salts.1)
+                let data = (0..<pageSize).map {
+                    UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(page) &+ transaction &+ Int(seed))
+                }
+                sum = WriteAheadLogScan.checksum(bytes[start..<(start + 8)], bigEndianWords: bigEndian, from: sum)
+                sum = WriteAheadLogScan.checksum(data[...], bigEndianWords: bigEndian, from: sum)
+                put(sum.0)
+                put(sum.1)
+                bytes += data
+                page += 1
+            }
+        }
+        return bytes
+    }
+
+    /// The byte offset of frame `frame` (from 1).
+    private func offset(ofFrame frame: Int) -> Int { 32 + (frame - 1) * (24 + pageSize) }
+
+    private func scan(_ bytes: [UInt8]) throws -> WriteAheadLogScan.Damage? {
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        return try WriteAheadLogScan.damage(ofLogAt: path)
+    }
+
+    func testAnIntactLogHasNoDamageInEitherByteOrder() throws {
+        for bigEndian in [false, true] {
+            XCTAssertNil(try scan(log([3, 1, 4], bigEndian: bigEndian)))
+        }
+        XCTAssertNil(try scan([]))
+        XCTAssertNil(try scan(Array(log([2]).prefix(20))))
+    }
+
+    /// A damaged page, header word or checksum with later transactions after it is found, and
+    /// says where and how many commits follow; in either byte order.
+    func testADamagedFrameFollowedByLaterTransactionsIsFound() throws {
+        for bigEndian in [false, true] {
+            let intact = log([3, 2, 4, 1], bigEndian: bigEndian)
+            // Frame 2 of the first transaction: its page, its page number, its commit word, its
+            // salt, its stored checksum.
+            for byte in [24 + 100, 0, 4, 8, 16] {
+                var damaged = intact
+                damaged[offset(ofFrame: 2) + byte] ^= 0x40
+                let damage = try XCTUnwrap(try scan(damaged), "byte \(byte)")
+                XCTAssertEqual(damage.frame, 2)
+                XCTAssertEqual(damage.offset, offset(ofFrame: 2))
+                // A commit word made nonzero reads as the end of the damaged transaction: the
+                // rest of it counts as later (the frame is damaged all the same).
+                XCTAssertEqual(damage.laterCommits, byte == 4 ? 4 : 3, "byte \(byte)")
+                XCTAssertEqual(damage.laterFrames, byte == 4 ? 8 : 7, "byte \(byte)")
+            }
+            // A commit frame damaged in its page: the transactions after it.
+            var damaged = intact
+            damaged[offset(ofFrame: 5) + 24 + 7] ^= 1
+            XCTAssertEqual(
+                try scan(damaged), .init(frame: 5, offset: offset(ofFrame: 5), laterCommits: 2, laterFrames: 5))
+            // Damage in the second-to-last transaction: the last one is lost with it.
+            damaged = intact
+            damaged[offset(ofFrame: 6) + 300] ^= 0xFF
+            XCTAssertEqual(
+                try scan(damaged), .init(frame: 6, offset: offset(ofFrame: 6), laterCommits: 1, laterFrames: 1))
+        }
+    }
+
+    /// A committed transaction followed by an unfinished one (frames, no commit yet) is still
+    /// acknowledged, so damage in it is found.
+    func testDamageBeforeAnUnfinishedTransactionIsFound() throws {
+        var bytes = log([2, 3])
+        bytes.removeLast(24 + pageSize)  // the second transaction's commit frame not yet written
+        bytes[offset(ofFrame: 1) + 50] ^= 2
+        XCTAssertEqual(try scan(bytes), .init(frame: 1, offset: offset(ofFrame: 1), laterCommits: 0, laterFrames: 2))
+    }
+
+    /// What a crash leaves is not damage: a torn frame in the last transaction (even with its
+    /// commit frame written), a short frame at the end, zeros; and frames of an earlier log past
+    /// the current one's end (other salts) are not this log's.
+    func testWhatACrashOrACheckpointLeavesIsNotDamage() throws {
+        var torn = log([3, 4])
+        for byte in 0..<(pageSize / 2) { torn[offset(ofFrame: 5) + 24 + byte] = 0 }
+        XCTAssertNil(try scan(torn))
+        var tornHeader = log([3, 4])
+        for byte in 0..<24 { tornHeader[offset(ofFrame: 4) + byte] = 0 }
+        XCTAssertNil(try scan(tornHeader))
+        XCTAssertNil(try scan(Array(log([3, 4]).dropLast(100))))
+        XCTAssertNil(try scan(log([2, 2]) + [UInt8](repeating: 0, count: 3 * (24 + pageSize))))
+        // A new log (other salts) written over the first frames of an older, longer one.
+        let older = log([2, 3, 3], salts: (1, 2), seed: 9)
+        let newer = log([1, 1], salts: (3, 4))
+        XCTAssertNil(try scan(newer + older[newer.count...]))
+    }
+
+    /// A log whose header fails is ignored by SQLite as a whole, and here too.
+    func testALogWhoseHeaderFailsIsLeftToSQLite() throws {
+        for byte in [0, 5, 9, 17, 25] {
+            var bytes = log([2, 2])
+            bytes[byte] ^= 1
+            XCTAssertNil(try scan(bytes), "byte \(byte)")
+        }
+    }
+
+    /// SQLite's own checksum of a known header (the sums of the words 1, 2, 3, 4 little-endian).
+    func testTheChecksumIsSQLites() {
+        let words: [UInt8] = [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]
+        // s0 = 0+1+0 = 1, s1 = 0+2+1 = 3; s0 = 1+3+3 = 7, s1 = 3+4+7 = 14.
+        XCTAssertTrue(WriteAheadLogScan.checksum(words[...], bigEndianWords: false, from: (0, 0)) == (7, 14))
+        XCTAssertTrue(
+            WriteAheadLogScan.checksum(words[...], bigEndianWords: true, from: (0, 0))
+                == (0x0100_0000 &+ 0x0300_0000 &+ 0x0200_0000 &+ 0x0100_0000, 0x0E00_0000))
+    }
+
+    /// A log that cannot be opened is an error (the open then fails, typed), not "no damage".
+    func testAMissingLogThrows() {
+        XCTAssertThrowsError(try WriteAheadLogScan.damage(ofLogAt: path + ".missing"))
+    }
+}
