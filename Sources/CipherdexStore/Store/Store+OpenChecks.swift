@@ -56,10 +56,20 @@ extension Store {
         try checkAccess(path, mode: R_OK | W_OK | X_OK)
     }
 
-    /// Throws `permissionDenied` naming `path` when the process may not access it in `mode`.
+    /// Throws `permissionDenied` naming `path` when the process may not access it in `mode`, or
+    /// when `mode` includes writing and no write permission bit of `path` is set: `access`
+    /// lets root write a file or folder made read-only on purpose (`chmod a-w`), and every open
+    /// writes, so root is refused it like any other user rather than writing it (and `restrictModes`
+    /// making it writable again).
     static func checkAccess(_ path: String, mode: Int32) throws {
         if access(path, mode) != 0 {
             throw StoreError.permissionDenied(path: path, reason: String(cString: strerror(errno)))
+        }
+        var info = stat()
+        if mode & W_OK != 0, stat(path, &info) == 0, info.st_mode & 0o222 == 0 {
+            let bits = String(info.st_mode & 0o7777, radix: 8)
+            throw StoreError.permissionDenied(
+                path: path, reason: "it is read-only (mode \(bits)); make it writable (chmod u+w) to open the store")
         }
     }
 

@@ -130,6 +130,43 @@ final class StoreFileFaultTests: XCTestCase {
         try assertOpensWithEverything()
     }
 
+    /// A store made read-only on purpose (`chmod -R a-w`, or its database alone) is refused for
+    /// every user, root included (whom `access` lets write anything): its bytes and modes stay as
+    /// they were. Made writable again, it opens with everything.
+    func testAStoreMadeReadOnlyIsPermissionDeniedForRootToo() throws {
+        try makeStore()
+        let names = ["", "/store.db", "/metadata.json", "/cipherdex.lock", "/attachments", "/staging"].filter {
+            FileManager.default.fileExists(atPath: path + $0)
+        }
+        func modes() -> [String: Int] {
+            var result: [String: Int] = [:]
+            for name in names {
+                var info = stat()
+                if stat(path + name, &info) == 0 { result[name] = Int(info.st_mode & 0o7777) }
+            }
+            return result
+        }
+        let original = modes()
+        for (target, readOnly) in [(path, names), (path + "/store.db", ["/store.db"])] {
+            for name in readOnly {
+                var info = stat()
+                XCTAssertEqual(stat(path + name, &info), 0)
+                XCTAssertEqual(chmod(path + name, info.st_mode & 0o7555), 0)
+            }
+            let lockedModes = modes()
+            assertOpenFails("permissionDenied")
+            do {
+                _ = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+            } catch let error as StoreError {
+                XCTAssertTrue(error.errorDescription!.contains("permission denied for \(target): "), "\(error)")
+                XCTAssertTrue(error.errorDescription!.contains("read-only") || getuid() != 0, "\(error)")
+            }
+            XCTAssertEqual(modes(), lockedModes, "a refused open changed a mode")
+            for name in names { XCTAssertEqual(chmod(path + name, mode_t(original[name]!)), 0) }
+        }
+        try assertOpensWithEverything()
+    }
+
     func testFullDiskIsDiskFullAndTheStoreOpensOnceSpaceIsFreed() throws {
         let disk = try Mounts.tmpfs(size: 4 << 20)
         mounts.append(disk)
