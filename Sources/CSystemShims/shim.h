@@ -51,6 +51,35 @@ static inline int cdx_finish_writeback(int fd, long long offset, long long count
 #endif
 }
 
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+/*
+ * Sets whether the process is dumpable (Linux `prctl(PR_SET_DUMPABLE, value)`, value 0 or 1).
+ * Not dumpable: the kernel writes no core file of it (nor hands one to a core_pattern pipe such as
+ * systemd-coredump), and processes of the same user without CAP_SYS_PTRACE cannot attach to it or
+ * read its memory. `execve` makes a program dumpable again. Returns 0, or -1 with errno; elsewhere
+ * 0 and nothing changes.
+ */
+static inline int cdx_set_dumpable(int value) {
+#if defined(__linux__)
+    return prctl(PR_SET_DUMPABLE, (unsigned long)value, 0L, 0L, 0L);
+#else
+    (void)value;
+    return 0;
+#endif
+}
+
+/* 1 when the process is dumpable (Linux `prctl(PR_GET_DUMPABLE)`), 0 when not; elsewhere 1. */
+static inline int cdx_core_dumps_enabled(void) {
+#if defined(__linux__)
+    return prctl(PR_GET_DUMPABLE, 0L, 0L, 0L, 0L) > 0;
+#else
+    return 1;
+#endif
+}
+
 /*
  * Keeps the memory a short-lived process frees for its next allocations (glibc `mallopt`):
  * blocks up to `mmap_threshold` bytes from the heap rather than their own mappings, up to

@@ -1,0 +1,65 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `cipherdex` makes itself not dumpable before it reads a key: no core file of a crash holds keys
+/// or plaintext, and processes of the same user cannot read its memory.
+final class CoreDumpCommandTests: XCTestCase {
+    private static let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    /// Run as `nobody`, a command waiting on its standard input (the store open, its log there)
+    /// has its /proc files (`environ`) owned by root, as the kernel makes them for a process that is not
+    /// dumpable; `cat` run the same way, dumpable, has them owned by `nobody`.
+    func testTheCommandIsNotDumpable() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: Self.nobody[0]) else {
+            throw XCTSkip("needs root and setpriv to run a command as nobody")
+        }
+        let cli = CLIRunner.temporary()
+        let store = cli.directory + "/s"
+        XCTAssertEqual(try cli.run(["create", store, "--plaintext"]).status, 0)
+        XCTAssertEqual(chmod(cli.directory, 0o755), 0)
+        for name in [""] + (FileManager.default.subpaths(atPath: store) ?? []).map({ "/" + $0 }) {
+            XCTAssertEqual(lchown(store + name, 65534, 65534), 0, name)
+        }
+        let cipherdex = CLIRunner.productsDirectory.appendingPathComponent("cipherdex").path
+        XCTAssertEqual(try procOwner(of: ["/bin/cat"]) { _ in true }, 65534)
+        let owner = try procOwner(of: [cipherdex, "doc", "put", store, "notes", "one", "-"]) { _ in
+            FileManager.default.fileExists(atPath: store + "/store.db-wal")
+        }
+        XCTAssertEqual(owner, 0)
+    }
+
+    /// Runs `command` as nobody with a pipe for standard input; once it has executed and `ready`
+    /// holds, the owner of its /proc entry; then gives it a JSON object and waits for it.
+    private func procOwner(of command: [String], ready: (Int32) -> Bool) throws -> uid_t? {
+        let process = Process()
+        let input = Pipe()
+        process.executableURL = URL(fileURLWithPath: Self.nobody[0])
+        process.arguments = Array(Self.nobody.dropFirst()) + command
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var owner: uid_t?
+        let pid = process.processIdentifier
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && owner == nil {
+            let image = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) ?? ""
+            var info = stat()
+            if image.hasSuffix(command[0].split(separator: "/").last.map(String.init) ?? ""), ready(pid),
+                stat("/proc/\(pid)/environ", &info) == 0
+            {
+                owner = info.st_uid
+            } else {
+                usleep(10_000)
+            }
+        }
+        input.fileHandleForWriting.write(Data("{\"n\": 1}".utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "\(command)")
+        return owner
+    }
+}
