@@ -26,6 +26,9 @@ extension Store {
     /// The output is not encrypted: whoever can read `directory` can read the data.
     @discardableResult
     public func export(to directory: String) throws -> ExportSummary {
+        guard !FileSystem.isWithin(directory, path) else {
+            throw ExportError.destinationInsideStore(path: directory, store: path)
+        }
         try Self.prepareExportDirectory(directory)
         var summary = ExportSummary()
         try read { db in

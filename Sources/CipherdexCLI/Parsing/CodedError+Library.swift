@@ -30,6 +30,7 @@ extension ExportError: CodedError {
     var code: String {
         switch self {
         case .destinationNotEmpty: return "destinationNotEmpty"
+        case .destinationInsideStore: return "destinationInsideStore"
         case .cannotWrite: return "cannotWrite"
         }
     }

@@ -168,7 +168,9 @@ package struct AttachmentStorage {
         guard FileSystem.exists(layout.staging) || !removals.isEmpty else { return }
         let recorded = Set(try db.rows("SELECT id FROM attachments").compactMap { $0.first?.textValue })
         try Store.wrapSystem {
-            for name in staged {
+            // Only files named as staged attachments are ours: anything else put in `staging/`
+            // (a folder, another name) is left where it is.
+            for name in staged where Self.isValidID(name) && FileKind.of(layout.staging + "/" + name).isRegular {
                 if recorded.contains(name) {
                     try FileSystem.createDirectory(layout.attachments)
                     try publish(name)

@@ -99,6 +99,34 @@ package enum FileSystem {
         return bytes.overflow ? UInt64.max : bytes.partialValue
     }
 
+    /// `path` made absolute with every symbolic link and `.`/`..` of its existing part resolved
+    /// (`realpath` of the longest existing prefix, the rest appended as written): two paths that
+    /// name the same place compare equal, though the place need not exist yet.
+    package static func resolvedPath(_ path: String) -> String {
+        var existing = path.isEmpty ? "." : path
+        var rest: [String] = []
+        while true {
+            if let resolved = realpath(existing, nil) {
+                defer { free(resolved) }
+                let base = String(cString: resolved)
+                let tail = rest.reversed().filter { !$0.isEmpty && $0 != "." }
+                return tail.isEmpty ? base : (base == "/" ? "" : base) + "/" + tail.joined(separator: "/")
+            }
+            let trimmed = existing.hasSuffix("/") && existing.count > 1 ? String(existing.dropLast()) : existing
+            let parent = parent(of: trimmed)
+            guard parent != trimmed else { return path }
+            rest.append(String(trimmed.split(separator: "/", omittingEmptySubsequences: false).last ?? ""))
+            existing = parent
+        }
+    }
+
+    /// Whether `path` is `directory` or lies anywhere below it, both resolved (`resolvedPath`).
+    package static func isWithin(_ path: String, _ directory: String) -> Bool {
+        let inner = resolvedPath(path)
+        let outer = resolvedPath(directory)
+        return inner == outer || inner.hasPrefix(outer == "/" ? "/" : outer + "/")
+    }
+
     /// The folder part of a path.
     /// (Foundation's `deletingLastPathComponent` traps on one-character paths on Linux.)
     static func parent(of path: String) -> String {

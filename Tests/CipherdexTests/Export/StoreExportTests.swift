@@ -23,6 +23,20 @@ final class StoreExportTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), Data("x".utf8))
     }
 
+    /// Plaintext is never written inside the store's own folder, however the path is written.
+    func testExportInsideTheStoreIsRefusedAndWritesNothing() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        _ = try store.addAttachment(Data("body".utf8), contentType: nil)
+        let before = TestSupport.snapshot(path)
+        for destination in [path, path + "/e", path + "/attachments/e", path + "/./staging/../e"] {
+            XCTAssertThrowsExactly(
+                ExportError.destinationInsideStore(path: destination, store: path), try store.export(to: destination))
+        }
+        XCTAssertEqual(TestSupport.snapshot(path), before)
+    }
+
     func testExportEscapesStringsAndKeepsBodiesAsStored() throws {
         let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: nil))
         defer { store.close() }

@@ -103,6 +103,29 @@ final class StoreOddFolderTests: XCTestCase {
         try assertOpensWithEverything(id)
     }
 
+    /// Only files named as staged attachments are the store's: a folder, a file of another name
+    /// or a link put in `staging/` (a backup made there, say) is left as it is, and the store
+    /// opens (the open failed on a folder, after deleting the files beside it).
+    func testForeignEntriesInStagingAreLeftAndTheStoreOpens() throws {
+        let id = try makeStore()
+        let staging = path + "/staging"
+        try FileManager.default.createDirectory(atPath: staging + "/attachments", withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: staging + "/metadata.json", contents: Data("{}".utf8)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: staging + "/store.db", contents: Data([1, 2])))
+        XCTAssertEqual(symlink("/nonexistent", staging + "/" + String(repeating: "a", count: 32)), 0)
+        XCTAssertEqual(mkdir(staging + "/" + String(repeating: "b", count: 32), 0o700), 0)
+        let unneeded = staging + "/" + String(repeating: "c", count: 32)
+        XCTAssertTrue(FileManager.default.createFile(atPath: unneeded, contents: Data([3])))
+        for _ in 0..<2 { try assertOpensWithEverything(id) }
+        XCTAssertEqual(
+            Set(try FileManager.default.contentsOfDirectory(atPath: staging)),
+            [
+                "attachments", "metadata.json", "store.db", String(repeating: "a", count: 32),
+                String(repeating: "b", count: 32),
+            ],
+            "only the unreferenced staged file named as ours is removed")
+    }
+
     func testAttachmentsFolderLinkedToAnotherDiskWorks() throws {
         let id = try makeStore()
         let elsewhere = TestSupport.temporaryPath("attachments-elsewhere")

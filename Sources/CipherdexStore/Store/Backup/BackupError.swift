@@ -13,6 +13,9 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
     case destinationIsAnotherStore(path: String)
     /// A restore's destination already holds a store and replacing it was not confirmed.
     case destinationExists(path: String)
+    /// The destination is the store itself or lies inside its folder (or the store lies inside
+    /// the destination): a copy there would be taken for the store's own files.
+    case destinationOverlapsStore(path: String, store: String)
     /// The file system holding the destination has fewer bytes free than the backup needs.
     case insufficientSpace(path: String, neededBytes: UInt64, availableBytes: UInt64)
     /// The progress handler returned false, or the task was cancelled.
@@ -27,6 +30,7 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
         case .destinationNotAStore: return "destinationNotAStore"
         case .destinationIsAnotherStore: return "destinationIsAnotherStore"
         case .destinationExists: return "destinationExists"
+        case .destinationOverlapsStore: return "destinationOverlapsStore"
         case .insufficientSpace: return "insufficientSpace"
         case .cancelled: return "cancelled"
         case .verificationFailed: return "verificationFailed"
@@ -42,6 +46,8 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
             return "\(path) holds a store that is not a backup of this one; it is left as it is"
         case .destinationExists(let path):
             return "\(path) already holds a store; confirm to replace it (--yes)"
+        case .destinationOverlapsStore(let path, let store):
+            return "\(path) overlaps the store \(store) (one inside the other); give a path outside it"
         case .insufficientSpace(let path, let needed, let available):
             return "\(path) needs \(needed) bytes free for the backup, \(available) are available; nothing was changed"
         case .cancelled:

@@ -65,6 +65,11 @@ extension Store {
         try refuseInsideTransaction("backup")
         guard isOpen else { throw StoreError.closed }
         let source = metadata.withLock { $0 }
+        if FileSystem.isWithin(destinationPath, layout.directory)
+            || FileSystem.isWithin(layout.directory, destinationPath)
+        {
+            throw BackupError.destinationOverlapsStore(path: destinationPath, store: layout.directory)
+        }
         let destination = try BackupDestination.prepare(
             path: destinationPath, source: source, dataKey: dataKey, replacing: replacingAnotherStore)
         do {

@@ -52,17 +52,38 @@ final class StoreBackupDestinationTests: XCTestCase {
         expectRefusal("destinationNotAStore", file + "/inside")
     }
 
-    func testAnotherStoreIsRefusedAndTheStoreItselfIsLocked() throws {
+    func testAnotherStoreIsRefusedAndAStoreOpenElsewhereIsLocked() throws {
         let other = TestSupport.temporaryPath("other")
         try Store.open(TestSupport.configuration(other, key: TestSupport.rawKey(1))).close()
         expectRefusal("destinationIsAnotherStore", other)
-        XCTAssertThrowsCase("storeLocked", try store.backup(to: storePath))
         // A backup open elsewhere is locked too.
         let backup = TestSupport.temporaryPath("backup")
         try store.backup(to: backup)
         let opened = try Store.open(TestSupport.configuration(backup, key: TestSupport.rawKey(1)))
         defer { opened.close() }
         expectRefusal("storeLocked", backup)
+    }
+
+    /// The store itself, a path inside its folder (however written: `..`, a link) or a folder
+    /// holding it is refused before anything is written: a backup in `staging/` was taken for the
+    /// store's own files, and the store no longer opened.
+    func testADestinationOverlappingTheStoreIsRefused() throws {
+        let link = TestSupport.temporaryPath("link")
+        XCTAssertEqual(symlink(storePath, link), 0)
+        defer { unlink(link) }
+        for destination in [
+            storePath, storePath + "/", storePath + "/staging", storePath + "/attachments/x", storePath + "/a/b",
+            storePath + "/../" + (storePath.split(separator: "/").last.map(String.init) ?? "") + "/staging",
+            link + "/staging", FileSystem.parent(of: storePath),
+        ] {
+            let before = TestSupport.snapshot(storePath)
+            XCTAssertThrowsCase("destinationOverlapsStore", try store.backup(to: destination))
+            XCTAssertEqual(TestSupport.snapshot(storePath), before, destination)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: storePath + "/a"))
+        }
+        store.close()
+        store = try Store.open(TestSupport.configuration(storePath, key: TestSupport.rawKey(1)))
+        XCTAssertEqual(try store.verify().problems, [])
     }
 
     func testAStoreWhoseDataKeyChangedIsNotReused() throws {
