@@ -100,7 +100,7 @@ struct AddCommand: Command {
             case .locked: locked += 1
             default: break
             }
-            Output.print(
+            try Output.print(
                 "\(SearchCLI.singleLine(file.uid)): \(SearchCLI.describe(status))"
                     + OCROptions.summary(uid: file.uid, library: library))
         }

@@ -76,9 +76,9 @@ struct AttachCommand: Command {
             token = try store.addAttachment(fromFile: file, contentType: contentType, metadata: metadata)
         }
         if json {
-            Output.print(try JSONValue(encoding: token).canonicalString)
+            try Output.print(try JSONValue(encoding: token).canonicalString)
         } else {
-            Output.print(token.id)
+            try Output.print(token.id)
         }
     }
 

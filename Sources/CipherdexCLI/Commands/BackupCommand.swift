@@ -36,6 +36,6 @@ struct BackupCommand: Command {
         defer { line.finish() }
         let summary = try store.backup(to: destination, progress: line.update)
         line.finish()
-        Output.print("backed up \(target.path) to \(destination): \(summary.line)")
+        try Output.print("backed up \(target.path) to \(destination): \(summary.line)")
     }
 }

@@ -55,7 +55,7 @@ struct CatCommand: Command {
             // `offset < upperBound <= length`, far below UInt64.max: the sum cannot overflow.
             let next = min(offset + (1 << 20), selected.upperBound)
             let data = try reader.read(range: offset..<next)
-            data.withUnsafeBytes { Output.write($0) }
+            try data.withUnsafeBytes { try Output.write($0) }
             offset = next
         }
     }

@@ -43,6 +43,6 @@ struct CreateCommand: Command {
             StoreConfiguration(path: path, keyProvider: try key.provider(confirm: true), passphraseCost: cost))
         let encrypted = store.isEncrypted
         store.close()
-        Output.print("created \(encrypted ? "encrypted" : "unencrypted") store at \(path)")
+        try Output.print("created \(encrypted ? "encrypted" : "unencrypted") store at \(path)")
     }
 }

@@ -45,7 +45,7 @@ struct DecryptCommand: Command {
             FileHandle.standardError.write(
                 Data("Store every byte of \(target.path) unencrypted, readable without a key? [y/N] ".utf8))
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                Output.print("not decrypted")
+                try Output.print("not decrypted")
                 return
             }
         }
@@ -53,6 +53,6 @@ struct DecryptCommand: Command {
         defer { line.finish() }
         try Store.decrypt(configuration, progress: line.update)
         line.finish()
-        Output.print("decrypted \(target.path): it is no longer encrypted")
+        try Output.print("decrypted \(target.path): it is no longer encrypted")
     }
 }

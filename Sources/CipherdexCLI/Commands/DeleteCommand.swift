@@ -35,11 +35,11 @@ struct DeleteCommand: Command {
         if !confirmed {
             FileHandle.standardError.write(Data("Delete the store at \(path) and all its data? [y/N] ".utf8))
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                Output.print("not deleted")
+                try Output.print("not deleted")
                 return
             }
         }
         try Store.delete(at: path)
-        Output.print("deleted \(path)")
+        try Output.print("deleted \(path)")
     }
 }

@@ -44,6 +44,7 @@ struct DetachCommand: Command {
             return try tx.removeAttachment(id)
         }
         guard removed else { throw AttachmentError.notFound(id: id) }
-        Output.print("removed attachment \(id)" + (updated > 0 ? " (and its token from \(updated) document(s))" : ""))
+        try Output.print(
+            "removed attachment \(id)" + (updated > 0 ? " (and its token from \(updated) document(s))" : ""))
     }
 }

@@ -85,24 +85,24 @@ struct DocCommand: Command {
                 data = FileHandle.standardInput.readDataToEndOfFile()
             }
             let kind = try store.collection(collection).upsert(id: id, json: data)
-            Output.print(kind == .insert ? "inserted \(collection)/\(id)" : "updated \(collection)/\(id)")
+            try Output.print(kind == .insert ? "inserted \(collection)/\(id)" : "updated \(collection)/\(id)")
         case .get(let collection, let id):
             guard let document = try store.collection(collection).get(id: id) else {
                 throw CLIError.failed(code: "documentNotFound", message: "no document \(id) in \(collection)")
             }
-            Output.print(document.value.canonicalString)
+            try Output.print(document.value.canonicalString)
         case .remove(let collection, let id):
             guard try store.collection(collection).remove(id: id) else {
                 throw CLIError.failed(code: "documentNotFound", message: "no document \(id) in \(collection)")
             }
-            Output.print("removed \(collection)/\(id)")
+            try Output.print("removed \(collection)/\(id)")
         case .find(let collection, let predicates, let limit, let json):
             let documents = try store.collection(collection).find(where: predicates, limit: limit)
             if json {
                 let array = JSONValue.array(documents.map { .object(["id": .string($0.id), "document": $0.value]) })
-                Output.print(array.canonicalString)
+                try Output.print(array.canonicalString)
             } else {
-                for document in documents { Output.print(document.id) }
+                for document in documents { try Output.print(document.id) }
             }
         }
     }

@@ -34,6 +34,6 @@ struct EncryptCommand: Command {
         try Store.encrypt(
             StoreConfiguration(path: path, createIfMissing: false), newKey: provider, progress: line.update)
         line.finish()
-        Output.print("encrypted \(path)")
+        try Output.print("encrypted \(path)")
     }
 }

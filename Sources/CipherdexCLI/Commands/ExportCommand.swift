@@ -44,14 +44,14 @@ struct ExportCommand: Command {
             FileHandle.standardError.write(
                 Data("Write the store's data UNENCRYPTED into \(destination)? [y/N] ".utf8))
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                Output.print("not exported")
+                try Output.print("not exported")
                 return
             }
         }
         let store = try target.open()
         defer { store.close() }
         let summary = try store.export(to: destination)
-        Output.print(
+        try Output.print(
             "exported \(summary.documents) documents in \(summary.collections) collections, "
                 + "\(summary.attachments) attachments, \(summary.pages) page texts of \(summary.searchDocuments) "
                 + "indexed documents to \(destination) (plaintext)")

@@ -117,12 +117,13 @@ struct IndexCommand: Command {
             }
         }
         for failure in failures.sorted(by: { $0.uid < $1.uid }) {
-            Output.print("\(SearchCLI.singleLine(failure.uid)): \(SearchCLI.describe(.failed(reason: failure.reason)))")
+            try Output.print(
+                "\(SearchCLI.singleLine(failure.uid)): \(SearchCLI.describe(.failed(reason: failure.reason)))")
         }
         if ocr.languages != nil {
             for uid in (summary.added + summary.changed).sorted() {
                 let ocrSummary = OCROptions.summary(uid: uid, library: library)
-                if !ocrSummary.isEmpty { Output.print("\(SearchCLI.singleLine(uid)): " + ocrSummary.dropFirst(2)) }
+                if !ocrSummary.isEmpty { try Output.print("\(SearchCLI.singleLine(uid)): " + ocrSummary.dropFirst(2)) }
             }
         }
         var skipped = summary.conflicts.map {
@@ -130,9 +131,9 @@ struct IndexCommand: Command {
         }
         skipped += summary.skipped.map { (path: $0.path, reason: $0.reason) }
         for entry in skipped.sorted(by: { $0.path < $1.path }) {
-            Output.print("\(SearchCLI.singleLine(entry.path)): skipped: \(entry.reason)")
+            try Output.print("\(SearchCLI.singleLine(entry.path)): skipped: \(entry.reason)")
         }
-        Output.print(
+        try Output.print(
             "added \(summary.added.count), changed \(summary.changed.count), removed \(summary.removed.count), "
                 + "unchanged \(summary.unchanged.count), failed \(failures.count), locked \(locked)"
                 + (summary.retried.isEmpty ? "" : ", retried \(summary.retried.count)")

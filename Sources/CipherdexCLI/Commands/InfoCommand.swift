@@ -26,23 +26,23 @@ struct InfoCommand: Command {
         defer { store.close() }
         let info = try store.info()
         if json {
-            Output.print(try Output.json(info))
+            try Output.print(try Output.json(info))
             return
         }
-        Output.print("store:        \(info.path)")
-        Output.print("encrypted:    \(info.encrypted ? "yes" : "no")")
-        Output.print("format:       \(info.formatVersion) (schema \(info.schemaVersion))")
+        try Output.print("store:        \(info.path)")
+        try Output.print("encrypted:    \(info.encrypted ? "yes" : "no")")
+        try Output.print("format:       \(info.formatVersion) (schema \(info.schemaVersion))")
         if let cipher = info.cipher {
-            Output.print(
+            try Output.print(
                 "cipher:       SQLCipher \(cipher.cipher), \(cipher.pageSize)-byte pages, \(cipher.hmacAlgorithm)")
         }
         for slot in info.keyslots {
             var line = "keyslot \(slot.id):    \(slot.kind)"
             if let ops = slot.opsLimit, let mem = slot.memLimit { line += " (argon2id, ops \(ops), \(mem >> 20) MiB)" }
             if let label = slot.label { line += " \"\(label)\"" }
-            Output.print(line)
+            try Output.print(line)
         }
-        Output.print("database:     \(info.databaseBytes) bytes (+ \(info.walBytes) WAL)")
-        Output.print("attachments:  \(info.attachmentCount) files, \(info.attachmentBytes) bytes")
+        try Output.print("database:     \(info.databaseBytes) bytes (+ \(info.walBytes) WAL)")
+        try Output.print("attachments:  \(info.attachmentCount) files, \(info.attachmentBytes) bytes")
     }
 }

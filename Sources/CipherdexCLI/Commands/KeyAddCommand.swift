@@ -47,14 +47,20 @@ struct KeyAddCommand {
         defer { store.close() }
         if recovery {
             let (slot, key) = try store.addRecoveryKey(label: label ?? "recovery")
+            do {
+                try Output.print(key.formatted)
+            } catch {
+                // Nobody saw the key: a slot no one can open is taken back, and the error stands.
+                try? store.removeKey(slot: slot)
+                throw error
+            }
             Output.printError(
                 "cipherdex: recovery key added in slot \(slot). It is shown once: print it or write it down, "
                     + "keep it offline, and open the store with --ask-recovery-key or --recovery-key-file.")
-            Output.print(key.formatted)
             return
         }
         guard let provider = try newKey.provider(confirm: true) else { throw CLIError.usage("missing NEWKEY") }
         let slot = try store.addKey(provider, label: label)
-        Output.print("key added in slot \(slot) of \(target.path)")
+        try Output.print("key added in slot \(slot) of \(target.path)")
     }
 }

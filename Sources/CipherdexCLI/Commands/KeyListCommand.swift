@@ -17,7 +17,7 @@ struct KeyListCommand {
         defer { store.close() }
         let slots = try store.keyslots()
         if json {
-            Output.print(try Output.json(slots))
+            try Output.print(try Output.json(slots))
             return
         }
         let opened = store.openedKeyslot
@@ -32,7 +32,7 @@ struct KeyListCommand {
             line += "\t" + (slot.createdAt.map { dates.string(from: $0) } ?? "-")
             line += "\t" + (slot.label ?? "-")
             if slot.id == opened { line += "\t(this key)" }
-            Output.print(line)
+            try Output.print(line)
         }
     }
 }

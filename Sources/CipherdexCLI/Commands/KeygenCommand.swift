@@ -28,7 +28,7 @@ struct KeygenCommand: Command {
         let key = EncryptionKey.generateRaw()
         try key.withHexLine { line in
             guard let outputPath else {
-                Output.write(line)
+                try Output.write(line)
                 return
             }
             let fd = open(outputPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

@@ -41,10 +41,10 @@ struct ReencryptCommand: Command {
         defer { line.finish() }
         let removed = try Store.reencrypt(configuration, newKey: newProvider, progress: line.update)
         line.finish()
-        Output.print("re-encrypted \(target.path) under a new data key")
+        try Output.print("re-encrypted \(target.path) under a new data key")
         if !removed.isEmpty {
             let names = removed.map { "\($0.id)" + ($0.label.map { " (\($0))" } ?? "") }.joined(separator: ", ")
-            Output.print("removed keyslot(s) \(names): add those keys again with `cipherdex key add`")
+            try Output.print("removed keyslot(s) \(names): add those keys again with `cipherdex key add`")
         }
     }
 }

@@ -31,6 +31,6 @@ struct RekeyCommand: Command {
         defer { store.close() }
         guard let provider = try newKey.provider(confirm: true) else { throw CLIError.usage("missing NEWKEY") }
         try store.rotateKey(to: provider)
-        Output.print("key changed for \(target.path)")
+        try Output.print("key changed for \(target.path)")
     }
 }

@@ -28,6 +28,6 @@ struct RemoveCommand: Command {
         let store = try target.open()
         defer { store.close() }
         guard try store.library.remove(uid: uid) else { throw SearchError.documentNotFound(uid: uid) }
-        Output.print("removed \(SearchCLI.singleLine(uid))")
+        try Output.print("removed \(SearchCLI.singleLine(uid))")
     }
 }

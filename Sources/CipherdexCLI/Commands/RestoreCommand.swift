@@ -39,6 +39,6 @@ struct RestoreCommand: Command {
         let summary = try Store.restore(
             configuration, to: destination, replacingExistingStore: confirmed, progress: line.update)
         line.finish()
-        Output.print("restored \(backup.path) to \(destination): \(summary.line)")
+        try Output.print("restored \(backup.path) to \(destination): \(summary.line)")
     }
 }

@@ -96,7 +96,7 @@ struct SearchCommand: Command {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            Output.print(
+            try Output.print(
                 String(decoding: try encoder.encode(JSONResults(query: query, results: results)), as: UTF8.self))
             return
         }
@@ -124,11 +124,11 @@ struct SearchCommand: Command {
                 + Self.highlighted(preview.preview, ranges: preview.matchRanges, terminal: highlight)
                 + (endsInside ? "…" : "") + "\n"
             if output.utf8.count >= 65536 {
-                Output.print(output, terminator: "")
+                try Output.print(output, terminator: "")
                 output = ""
             }
         }
-        if !output.isEmpty { Output.print(output, terminator: "") }
+        if !output.isEmpty { try Output.print(output, terminator: "") }
     }
 
     /// The preview with its matches marked: bold reverse video on a terminal, [brackets] otherwise.

@@ -47,9 +47,9 @@ struct StatusCommand: Command {
             let status = try store.library.status(of: uid)
             guard status != .unknown else { throw SearchError.documentNotFound(uid: uid) }
             if json {
-                Output.print(json(uid: uid, status: status, library: store.library).canonicalString)
+                try Output.print(json(uid: uid, status: status, library: store.library).canonicalString)
             } else {
-                Output.print(
+                try Output.print(
                     "\(SearchCLI.singleLine(uid))  \(SearchCLI.describe(status))"
                         + OCROptions.summary(uid: uid, library: store.library))
             }
@@ -57,12 +57,12 @@ struct StatusCommand: Command {
         }
         let statuses = try store.library.statuses()
         if json {
-            Output.print(
+            try Output.print(
                 JSONValue.array(statuses.map { json(uid: $0.uid, status: $0.status, library: store.library) })
                     .canonicalString)
         } else {
             for entry in statuses {
-                Output.print(
+                try Output.print(
                     "\(SearchCLI.singleLine(entry.uid))  \(SearchCLI.describe(entry.status))"
                         + OCROptions.summary(uid: entry.uid, library: store.library))
             }

@@ -30,12 +30,12 @@ struct VerifyCommand: Command {
         defer { store.close() }
         let report = try store.verify()
         if json {
-            Output.print(try Output.json(report))
+            try Output.print(try Output.json(report))
         } else {
-            Output.print("pages checked:        \(report.pagesChecked)")
-            Output.print("attachments checked:  \(report.attachmentsChecked)")
-            for problem in report.problems { Output.print("problem: \(problem)") }
-            Output.print(report.isHealthy ? "ok" : "\(report.problems.count) problem(s)")
+            try Output.print("pages checked:        \(report.pagesChecked)")
+            try Output.print("attachments checked:  \(report.attachmentsChecked)")
+            for problem in report.problems { try Output.print("problem: \(problem)") }
+            try Output.print(report.isHealthy ? "ok" : "\(report.problems.count) problem(s)")
         }
         guard report.isHealthy else {
             throw StoreError.storeCorrupted(reason: "verification found \(report.problems.count) problem(s)")

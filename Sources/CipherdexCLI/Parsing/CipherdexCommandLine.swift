@@ -54,11 +54,11 @@ enum CipherdexCommandLine {
     /// Runs the command line; returns the exit status.
     static func run(_ argv: [String]) -> Int32 {
         if argv.first == "--version" || argv.first == "version" {
-            Output.print(version)
+            do { try Output.print(version) } catch { return report(error) }
             return ExitStatus.success
         }
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
-            Output.print(help)
+            do { try Output.print(help) } catch { return report(error) }
             return argv.isEmpty ? ExitStatus.usage : ExitStatus.success
         }
         guard let command = commands.first(where: { $0.name == name }) else {
@@ -66,7 +66,7 @@ enum CipherdexCommandLine {
         }
         var arguments = Arguments(Array(argv.dropFirst()))
         if arguments.wantsHelp {
-            Output.print(command.help)
+            do { try Output.print(command.help) } catch { return report(error) }
             return ExitStatus.success
         }
         do {

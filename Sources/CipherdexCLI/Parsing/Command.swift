@@ -18,18 +18,46 @@ protocol Command {
 /// Writing to stdout and stderr without buffering surprises.
 enum Output {
     /// Writes text to standard output.
-    static func print(_ text: String, terminator: String = "\n") {
-        FileHandle.standardOutput.write(Data((text + terminator).utf8))
+    static func print(_ text: String, terminator: String = "\n") throws {
+        var bytes = Array((text + terminator).utf8)
+        try bytes.withUnsafeMutableBytes { try write(UnsafeRawBufferPointer($0)) }
     }
 
-    /// Writes raw bytes to standard output.
-    static func write(_ bytes: UnsafeRawBufferPointer) {
-        FileHandle.standardOutput.write(Data(bytes))
+    /// Writes raw bytes to standard output, all of them; a full disk is `diskFull` (exit 18), a
+    /// closed pipe (with SIGPIPE ignored) or any other failure `io` (exit 1). Never a trap: what
+    /// the command did stays done (a store's change is committed before it is reported).
+    static func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            if written >= 0 {
+                offset += written
+                continue
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if code == ENOSPC || code == EDQUOT { throw StoreError.diskFull(path: "standard output") }
+            throw CLIError.failed(
+                code: "io", message: "cannot write to standard output: \(String(cString: strerror(code)))")
+        }
     }
 
-    /// Writes a line to standard error.
+    /// Writes a line to standard error (a failure there has nowhere to be reported: ignored).
     static func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        var bytes = Array((text + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes {
+                Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset)
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
     }
 
     /// Whether standard output is a terminal.

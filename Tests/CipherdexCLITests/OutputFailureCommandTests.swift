@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+
+/// A standard output that cannot be written (a full disk, a closed pipe with SIGPIPE ignored) is a
+/// typed error, never a trap; what the command did stays done, and a recovery key nobody could see
+/// is taken back.
+final class OutputFailureCommandTests: XCTestCase {
+    private var cli = CLIRunner.unassigned
+    private var store = ""
+    private let key = ["--key-env", "CIPHERDEX_TEST_KEY"]
+    private let environment = ["CIPHERDEX_TEST_KEY": String(repeating: "5a", count: 32)]
+    /// Runs the command with its standard output on /dev/full.
+    private let toFullDisk = ["/bin/sh", "-c", "exec \"$0\" \"$@\" >/dev/full"]
+
+    override func setUp() {
+        cli = CLIRunner.temporary()
+        store = cli.directory + "/s"
+    }
+
+    func testAFullStandardOutputIsDiskFullAndTheChangeStays() throws {
+        XCTAssertEqual(try cli.run(["create", store] + key, environment: environment).status, 0)
+        for command in [
+            ["--version"], ["--help"], ["info", "--help"], ["keygen"], ["info", store] + key,
+            ["doc", "put", store, "notes", "one", "-"] + key, ["key", "add", store, "--recovery"] + key,
+        ] {
+            let result = try cli.run(
+                command, environment: environment, stdin: Array("{\"n\": 1}".utf8), launcher: toFullDisk)
+            XCTAssertFalse(result.signaled, "\(command)")
+            XCTAssertEqual(result.status, 18, "\(command): \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.hasPrefix("cipherdex: error: diskFull: ") && result.stderr.contains("standard output"),
+                result.stderr)
+            XCTAssertFalse(result.stderr.contains("Fatal error"), result.stderr)
+        }
+        XCTAssertEqual(
+            try cli.run(["doc", "get", store, "notes", "one"] + key, environment: environment).stdout, "{\"n\":1}\n")
+        let slots = try cli.run(["key", "list", store] + key, environment: environment)
+        XCTAssertEqual(slots.stdout.split(separator: "\n").count, 1, "the unseen recovery key's slot: \(slots.stdout)")
+    }
+
+    func testAClosedPipeIsAnIOErrorNotATrap() throws {
+        let process = Process()
+        process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("cipherdex")
+        process.arguments = ["--help"]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try output.fileHandleForReading.close()
+        signal(SIGPIPE, SIG_IGN)  // inherited: the child gets EPIPE rather than the signal
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit)
+        XCTAssertEqual(process.terminationStatus, 1, text)
+        XCTAssertTrue(text.hasPrefix("cipherdex: error: io: cannot write to standard output: "), text)
+    }
+}
