@@ -24,6 +24,8 @@ final class DatabasePool: @unchecked Sendable {
     private var isClosed = false
     /// Readers checked out right now.
     private var readersInUse = 0
+    /// The reader each thread is reading with, for a read inside it to join.
+    private var readersByThread: [UInt: Connection] = [:]
     /// Run once the pool is closed and the last connection with it (see `close(then:)`).
     private var afterLastClose: (() -> Void)?
     /// The thread holding `writerLock` (guarded by `readerLock`), so that a write from that same
@@ -78,15 +80,32 @@ final class DatabasePool: @unchecked Sendable {
 
     /// Runs `body` with a reader connection inside a read transaction (one snapshot); with no
     /// readers, with the writer in one, waiting for the write in progress.
+    ///
+    /// A read inside a read on the same thread joins it: `body` gets the same connection and
+    /// snapshot, and takes no second reader slot (taking one waited for ever once every slot was
+    /// held by a thread doing the same).
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         if readsOnWriter { return try readOnWriter(body) }
+        let thread = Self.currentThread
+        if let joined = readerLock.withLock({ readersByThread[thread] }) { return try body(joined) }
         readerSlots.wait()
         defer { readerSlots.signal() }
         let reader = try checkOutReader()
         defer { checkIn(reader) }
         try reader.execute("BEGIN DEFERRED")
         defer { try? reader.execute("COMMIT") }
+        readerLock.withLock { readersByThread[thread] = reader }
+        defer { _ = readerLock.withLock { readersByThread.removeValue(forKey: thread) } }
         return try body(reader)
+    }
+
+    /// The calling thread, as a key.
+    private static var currentThread: UInt {
+        #if os(Linux)
+            return pthread_self()
+        #else
+            return UInt(bitPattern: pthread_self())
+        #endif
     }
 
     /// `read` without readers: inside a write on this thread, `body` reads through that write's

@@ -3,7 +3,9 @@ extension Store {
     /// read through the snapshot sees the same committed state, whatever other threads commit
     /// meanwhile, so several documents read together are never from different moments. Reads
     /// run in parallel with each other and with the writer. Called inside `transaction(_:)` on
-    /// its thread, the snapshot is that transaction's view (with its uncommitted changes).
+    /// its thread, the snapshot is that transaction's view (with its uncommitted changes); called
+    /// inside another `read` on its thread (directly, or through a collection or a search), it
+    /// joins that read's snapshot and takes no second reader.
     public func read<T>(_ body: (StoreSnapshot) throws -> T) throws -> T {
         try readJoiningTransaction { connection in
             let snapshot = StoreSnapshot(store: self, connection: connection)

@@ -49,6 +49,57 @@ final class DatabasePoolTests: XCTestCase {
         XCTAssertEqual(pooledConnections, 2, "a reader of its own beside the writer")
     }
 
+    /// A read inside a read on the same thread joins it (same connection and snapshot, no second
+    /// slot): with one reader slot it returns, and with every slot held by a thread doing the
+    /// same, all return (each waited for a second slot for ever).
+    func testAReadInsideAReadJoinsItAndTakesNoSecondSlot() throws {
+        var configuration = TestSupport.configuration(TestSupport.temporaryPath(), key: TestSupport.rawKey(3))
+        configuration.maximumReaders = 1
+        let store = try Store.open(configuration)
+        defer { store.close() }
+        try store.write { db in
+            try db.execute("CREATE TABLE numbers (n INTEGER)")
+            try db.execute("INSERT INTO numbers (n) VALUES (1), (2)")
+        }
+        let notes = try store.createCollection("notes")
+        try notes.insert(JSONValue.object(["n": .string("1")]), id: "one")
+        let outcome = Mutex<[String]>([])
+        // Four threads at once (each waited for a second slot for ever before); a hang fails the
+        // test run by its timeout.
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                for _ in 0..<200 {
+                    let problem = try Self.nestedReadProblem(store, notes)
+                    if let problem { outcome.withLock { $0.append(problem) } }
+                }
+            } catch {
+                outcome.withLock { $0.append("\(error)") }
+            }
+        }
+        XCTAssertEqual(outcome.withLock { $0 }, [], "the inner read saw the outer's snapshot")
+    }
+
+    /// A read during which a document is written, reading inside itself twice: what differs
+    /// between the reads (nil when the inner ones saw the outer's snapshot).
+    private static func nestedReadProblem(_ store: Store, _ notes: DocumentCollection) throws -> String? {
+        func count(_ db: Connection) throws -> Int64? {
+            try db.scalar("SELECT count(*) FROM documents")?.integerValue
+        }
+        func document(_ snapshot: StoreSnapshot) throws -> JSONValue? {
+            try notes.get(id: "one")?[path: "n"]
+        }
+        func outer(_ db: Connection) throws -> String? {
+            let before = try count(db)
+            try notes.insert(JSONValue.object(["n": .string("2")]), id: UUID().uuidString)
+            let inner: Int64? = try store.read(count)
+            let found: JSONValue? = try store.read(document)
+            if before != inner { return "inner \(String(describing: inner)), outer \(String(describing: before))" }
+            if found != .string("1") { return "document \(String(describing: found))" }
+            return nil
+        }
+        return try store.read(outer)
+    }
+
     func testAReadInsideAWriteReadsThroughThatWrite() throws {
         let store = try store(readsOnWriter: true)
         defer { store.close() }
