@@ -201,7 +201,7 @@ public struct DocumentCollection: @unchecked Sendable {
     static func validate(id: String, value: JSONValue) throws {
         try validate(id: id)
         guard case .object = value else { throw DocumentError.notAnObject }
-        guard value.nestingDepth <= JSONValue.maximumDepth else {
+        guard !value.nests(deeperThan: JSONValue.maximumDepth) else {
             throw DocumentError.invalidJSON(reason: "nesting deeper than \(JSONValue.maximumDepth)")
         }
     }

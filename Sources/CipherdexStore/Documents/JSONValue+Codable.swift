@@ -64,6 +64,12 @@ extension JSONValue: Codable {
     /// The JSON value of an `Encodable` (through `JSONEncoder`). Throws
     /// `DocumentError.encodingFailed` when it cannot be encoded (a non-finite number, say).
     public init(encoding value: some Encodable) throws {
+        // A JSON value is itself: no round trip through text (which also recursed once per level
+        // of a value nested past the limit, and overflowed the stack).
+        if let json = value as? JSONValue {
+            self = json
+            return
+        }
         let data: Data
         do {
             data = try JSONEncoder().encode(value)

@@ -170,12 +170,23 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 }
 
 extension JSONValue {
-    /// Depth of nested arrays and objects (0 for a scalar, 1 for a flat object).
-    var nestingDepth: Int {
-        switch self {
-        case .null, .bool, .number, .string: return 0
-        case .array(let elements): return 1 + (elements.map(\.nestingDepth).max() ?? 0)
-        case .object(let members): return 1 + (members.values.map(\.nestingDepth).max() ?? 0)
+    /// Whether arrays and objects nest deeper than `limit` (a scalar is depth 0, a flat object
+    /// 1). Walks with a stack of its own and stops at the first value past the limit, so a value
+    /// nested any deeper (built in code: JSON text is refused at 256 while parsed) never
+    /// overflows the thread's stack.
+    func nests(deeperThan limit: Int) -> Bool {
+        var pending: [(value: JSONValue, depth: Int)] = [(self, 0)]
+        while let (value, depth) = pending.popLast() {
+            switch value {
+            case .null, .bool, .number, .string: continue
+            case .array(let elements):
+                guard depth < limit else { return true }
+                for element in elements { pending.append((element, depth + 1)) }
+            case .object(let members):
+                guard depth < limit else { return true }
+                for member in members.values { pending.append((member, depth + 1)) }
+            }
         }
+        return false
     }
 }

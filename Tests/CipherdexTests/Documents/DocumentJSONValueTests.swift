@@ -67,6 +67,37 @@ final class DocumentJSONValueTests: XCTestCase {
         XCTAssertNoThrow(try parse(ok))
     }
 
+    /// A value built in code past the depth limit is refused with a typed error, however deep
+    /// (20,000 levels overflowed the stack while the depth was measured); 256 levels are stored.
+    func testAValueNestedPastTheLimitInCodeIsATypedErrorNotACrash() throws {
+        let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: nil))
+        defer { store.close() }
+        let notes = try store.createCollection("notes")
+        func nested(_ depth: Int, objects: Bool) -> JSONValue {
+            var value: JSONValue = .string("leaf")
+            for _ in 0..<depth { value = objects ? .object(["k": value]) : .array([value]) }
+            return value
+        }
+        for objects in [false, true] {
+            let deep = nested(20_000, objects: objects)
+            for attempt in [
+                { try notes.upsert(JSONValue.object(["x": deep]), id: "deep") },
+                { try notes.upsert(id: "deep", value: ["x": deep]) },
+            ] {
+                XCTAssertThrowsError(try attempt()) {
+                    XCTAssertEqual($0 as? DocumentError, .invalidJSON(reason: "nesting deeper than 256"))
+                }
+            }
+            let limit = nested(JSONValue.maximumDepth - 1, objects: objects)
+            XCTAssertNoThrow(try notes.upsert(JSONValue.object(["x": limit]), id: "limit"))
+            let past = nested(JSONValue.maximumDepth, objects: objects)
+            XCTAssertThrowsError(try notes.upsert(JSONValue.object(["x": past]), id: "past")) {
+                XCTAssertEqual($0 as? DocumentError, .invalidJSON(reason: "nesting deeper than 256"))
+            }
+        }
+        XCTAssertEqual(try notes.count(), 1)
+    }
+
     func testCanonicalSerialization() throws {
         let value = try parse(
             #" { "b" : [ 1.0, -0, 2.5, 1e300, 123456789012 ], "a" : "q\"\n\u0001é", "c": {"z": null, "y": false} } "#)
