@@ -150,22 +150,11 @@ public final class AttachmentReader: Sendable {
         return data
     }
 
-    /// The content as an asynchronous stream of chunks of `chunkSize` bytes, each read and
+    /// The content as an asynchronous sequence of chunks of `chunkSize` bytes, each read and
     /// decrypted only when the consumer asks for it, on Cipherdex's reader queue (never on a
-    /// thread of Swift's cooperative pool). Cancelling the consuming task ends the stream (with `CancellationError`).
-    public func chunks(chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<Data, Error> {
-        let step = UInt64(max(1, chunkSize))
-        let position = Position()
-        return AsyncThrowingStream {
-            let start = position.offset.wrappingAdd(step, ordering: .relaxed).oldValue
-            guard start < self.length else { return nil }
-            let range = start..<(self.length - start < step ? self.length : start + step)
-            return try await BlockingWork.run { _ in try self.read(range: range) }
-        }
-    }
-
-    /// The next offset of a `chunks()` stream.
-    private final class Position: Sendable {
-        let offset = Atomic<UInt64>(0)
+    /// thread of Swift's cooperative pool). Cancelling the consuming task makes its next step
+    /// throw `CancellationError`: a loop that ends without an error read everything.
+    public func chunks(chunkSize: Int = 64 * 1024) -> AttachmentChunks {
+        AttachmentChunks(reader: self, chunkSize: chunkSize)
     }
 }

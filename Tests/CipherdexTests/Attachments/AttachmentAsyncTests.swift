@@ -74,6 +74,37 @@ final class AttachmentAsyncTests: XCTestCase {
         XCTAssertTrue(removed)
     }
 
+    /// A consumer of `chunks()` whose task is cancelled gets `CancellationError` (the stream
+    /// used to end as if the content were whole, after part of it).
+    func testACancelledChunkConsumerGetsCancellationError() async throws {
+        let store = try await Store.openAsync(
+            TestSupport.configuration(TestSupport.temporaryPath(), key: TestSupport.rawKey(5)))
+        defer { store.close() }
+        let token = try await store.addAttachmentAsync(Data(repeating: 0x5A, count: 8 << 20), contentType: nil)
+        let reader = try store.attachment(token.id)
+        let started = AsyncStream<Void>.makeStream()
+        let consumer = Task { () throws -> Int in
+            var count = 0
+            for try await chunk in reader.chunks(chunkSize: 4096) {
+                count += chunk.count
+                if count == 4096 { started.continuation.yield() }
+            }
+            return count
+        }
+        for await _ in started.stream { break }
+        consumer.cancel()
+        do {
+            let count = try await consumer.value
+            XCTFail("the stream ended without an error after \(count) of \(reader.length) bytes")
+        } catch {
+            XCTAssertTrue(error is CancellationError, "\(error)")
+        }
+        // Uncancelled, it reads everything.
+        var total = 0
+        for try await chunk in reader.chunks(chunkSize: 1 << 20) { total += chunk.count }
+        XCTAssertEqual(UInt64(total), reader.length)
+    }
+
     func testCancelledStreamedAddLeavesNothing() async throws {
         let path = TestSupport.temporaryPath()
         let store = try await Store.openAsync(TestSupport.configuration(path, key: TestSupport.rawKey(5)))
