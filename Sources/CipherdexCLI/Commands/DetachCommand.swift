@@ -8,7 +8,8 @@ struct DetachCommand: Command {
         USAGE: cipherdex detach STORE ATTACHMENT [KEY]
 
         Removes the attachment's tokens from the "attachments" array of every document that
-        lists it, and deletes the attachment, in one transaction.
+        lists it, and deletes the attachment, in one transaction. The stored original of a
+        document in the search index is refused (attachmentHeld): `cipherdex remove` it instead.
 
         KEY (one of; omit for an unencrypted store):
         \(KeyOptions.help())

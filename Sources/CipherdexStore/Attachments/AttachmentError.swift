@@ -33,6 +33,9 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     /// The file to add as an attachment, at `path`, is not a regular file (a FIFO, directory,
     /// device or socket, which could block or never end); nothing was read or stored.
     case sourceNotRegularFile(path: String, kind: String)
+    /// The attachment is held by a feature of the store (`feature`: the search index keeps each
+    /// indexed document's stored original): it is not removed; remove what holds it instead.
+    case heldByFeature(id: String, feature: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -49,6 +52,7 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
         case .io: return "io"
         case .notRegularFile: return "notRegularFile"
         case .sourceNotRegularFile: return "sourceNotRegularFile"
+        case .heldByFeature: return "attachmentHeld"
         }
     }
 
@@ -78,6 +82,10 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
             return "attachment \(id): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
         case .notRegularFile(let id, let path, let kind):
             return "attachment \(id): its file \(path) is \(kind), not a regular file"
+        case .heldByFeature(let id, let feature):
+            return
+                "attachment \(id) is held by the store's \(feature) feature (an indexed document's stored original); "
+                + "remove that document from it instead"
         case .sourceNotRegularFile(let path, let kind):
             return "cannot add \(path) as an attachment: it is \(kind), not a regular file"
         }

@@ -159,6 +159,8 @@ extension Store {
     }
 
     /// Removes attachment `id` (row now, file right after the commit); false when absent.
+    /// An attachment a feature holds (an indexed document's stored original) is refused with
+    /// `AttachmentError.heldByFeature`.
     @discardableResult
     public func removeAttachment(_ id: String) throws -> Bool {
         try transaction { try $0.removeAttachment(id) }
@@ -179,7 +181,7 @@ extension Store {
             let all = try tx.connection.rows("SELECT id FROM attachments").compactMap { $0.first?.textValue }
             var removed: [String] = []
             for id in all where !referenced.contains(id) {
-                if try tx.removeAttachment(id) { removed.append(id) }
+                if try tx.removeAttachment(id, checkingHolders: false) { removed.append(id) }
             }
             return removed.sorted()
         }

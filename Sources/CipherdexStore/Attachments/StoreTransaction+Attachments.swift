@@ -49,8 +49,20 @@ extension StoreTransaction {
     /// Returns false when there is no such attachment.
     @discardableResult
     public func removeAttachment(_ id: String) throws -> Bool {
+        try removeAttachment(id, checkingHolders: true)
+    }
+
+    /// `removeAttachment(_:)`; with `checkingHolders`, an attachment a feature holds (the search
+    /// index's stored originals) is refused with `AttachmentError.heldByFeature` (removed, the
+    /// index kept pointing at a file that was gone).
+    func removeAttachment(_ id: String, checkingHolders: Bool) throws -> Bool {
         try checkActive()
         guard AttachmentStorage.isValidID(id) else { return false }
+        if checkingHolders {
+            for feature in store.configuration.allFeatures where try feature.heldAttachments(connection).contains(id) {
+                throw AttachmentError.heldByFeature(id: id, feature: feature.identifier)
+            }
+        }
         return try savepoint {
             let storage = store.attachmentStorage
             guard try storage.recordRemoval(id, db: connection) else { return false }

@@ -46,6 +46,25 @@ final class SearchLibraryTests: XCTestCase {
         XCTAssertEqual(try store.attachmentTokens().count, 3, "each added file is stored encrypted")
     }
 
+    /// An indexed document's stored original cannot be removed as an attachment (it was, and
+    /// the index then pointed at a file that was gone, `verify` saying nothing); removing the
+    /// document from the index releases it.
+    func testAnIndexedOriginalIsNotRemovedAsAnAttachment() throws {
+        let before = try store.attachmentTokens().map(\.id)
+        XCTAssertEqual(before.count, 3)
+        for id in before {
+            XCTAssertThrowsError(try store.removeAttachment(id)) {
+                XCTAssertEqual($0 as? AttachmentError, .heldByFeature(id: id, feature: "search"))
+            }
+            XCTAssertThrowsError(try store.transaction { try $0.removeAttachment(id) })
+        }
+        XCTAssertEqual(try store.attachmentTokens().map(\.id), before)
+        XCTAssertEqual(try store.verify().problems, [])
+        XCTAssertEqual(try pages("resume"), ["ada.pdf": [0]])
+        try store.library.remove(uid: "ada.pdf")
+        XCTAssertEqual(try store.attachmentTokens().count, 2, "released with its index entry")
+    }
+
     func testCaseDiacriticsAndPrefix() throws {
         XCTAssertEqual(try pages("resume"), ["ada.pdf": [0]])
         XCTAssertEqual(try pages("RÉSUMÉ"), ["ada.pdf": [0]])
