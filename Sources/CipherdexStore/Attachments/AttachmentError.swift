@@ -33,6 +33,9 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     /// The file to add as an attachment, at `path`, is not a regular file (a FIFO, directory,
     /// device or socket, which could block or never end); nothing was read or stored.
     case sourceNotRegularFile(path: String, kind: String)
+    /// The file being added, at `path`, ended after `readBytes` of the `expectedBytes` it held
+    /// when opened (it shrank while it was read); nothing was stored.
+    case sourceChanged(path: String, expectedBytes: UInt64, readBytes: UInt64)
     /// The attachment is held by a feature of the store (`feature`: the search index keeps each
     /// indexed document's stored original): it is not removed; remove what holds it instead.
     case heldByFeature(id: String, feature: String)
@@ -53,6 +56,7 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
         case .notRegularFile: return "notRegularFile"
         case .sourceNotRegularFile: return "sourceNotRegularFile"
         case .heldByFeature: return "attachmentHeld"
+        case .sourceChanged: return "sourceChanged"
         }
     }
 
@@ -82,6 +86,9 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
             return "attachment \(id): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
         case .notRegularFile(let id, let path, let kind):
             return "attachment \(id): its file \(path) is \(kind), not a regular file"
+        case .sourceChanged(let path, let expected, let read):
+            return "\(path) changed while it was read: it held \(expected) bytes when opened and ended after \(read); "
+                + "nothing was stored"
         case .heldByFeature(let id, let feature):
             return
                 "attachment \(id) is held by the store's \(feature) feature (an indexed document's stored original); "

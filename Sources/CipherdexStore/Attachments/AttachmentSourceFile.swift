@@ -48,8 +48,10 @@ struct AttachmentSourceFile {
         }
     }
 
-    /// Hands the file's bytes to `sink` in pieces of up to 1 MiB, stopping at `size` bytes (or
-    /// earlier, at the end of the file). The buffer is wiped afterwards.
+    /// Hands the file's bytes to `sink` in pieces of up to 1 MiB, stopping at `size` bytes. A file
+    /// that ends before (it shrank while it was read) is `AttachmentError.sourceChanged`: nothing
+    /// is stored, rather than a prefix that is neither the file as opened nor as it is now. The
+    /// buffer is wiped afterwards.
     func stream(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         defer { buffer.withUnsafeMutableBytes { Sodium.memzero($0) } }
@@ -65,7 +67,9 @@ struct AttachmentSourceFile {
                 // The source's own disk failing (`EIO`) is typed, naming the source.
                 throw StoreError.classifying(error)
             }
-            if count == 0 { break }
+            if count == 0 {
+                throw AttachmentError.sourceChanged(path: file.path, expectedBytes: size, readBytes: size - remaining)
+            }
             try buffer.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             remaining -= UInt64(count)
         }

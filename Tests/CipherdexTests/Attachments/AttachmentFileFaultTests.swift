@@ -143,6 +143,31 @@ final class AttachmentFileFaultTests: XCTestCase {
         XCTAssertEqual(try store.attachmentData(token.id), Self.content)
     }
 
+    /// A source that shrinks after it was opened is `sourceChanged` (a prefix of it was stored,
+    /// and the add succeeded); one that grows is stored as it was when opened.
+    func testASourceThatShrinksWhileReadIsSourceChangedAndOneThatGrowsIsCut() throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let file = path + "-source"
+        defer { unlink(file) }
+        let content = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: content))
+        let shrinking = try AttachmentSourceFile(path: file, layout: StoreLayout(directory: path))
+        XCTAssertEqual(truncate(file, 1000), 0)
+        var streamed = 0
+        XCTAssertThrowsError(try shrinking.stream { streamed += $0.count }) {
+            XCTAssertEqual($0 as? AttachmentError, .sourceChanged(path: file, expectedBytes: 3 << 20, readBytes: 1000))
+        }
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: content))
+        let growing = try AttachmentSourceFile(path: file, layout: StoreLayout(directory: path))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: file))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 1, count: 5000))
+        try handle.close()
+        var read = Data()
+        try growing.stream { read.append(contentsOf: $0) }
+        XCTAssertEqual(read, content)
+    }
+
     func testAHugeSparseSourceOnASmallDiskIsDiskFullAtOnce() throws {
         let disk = try Mounts.tmpfs(size: 8 << 20)
         mounts.append(disk)
