@@ -46,6 +46,25 @@ final class DocumentCommandTests: XCTestCase {
         XCTAssertEqual(try run(["doc", "find", "s", "people", "--where", "novalue"]).status, 64)
     }
 
+    /// Input without end is refused once past 256 MiB (standard input from /dev/zero grew
+    /// memory until killed), and a FIFO or device as FILE at once; nothing is stored.
+    func testDocPutInputIsBoundedAndMustBeARegularFile() throws {
+        let endless = try cli.run(
+            ["doc", "put", "s", "c", "x", "-", "--key-file", "k"],
+            launcher: ["/bin/sh", "-c", "exec \"$0\" \"$@\" </dev/zero"])
+        XCTAssertEqual(endless.status, 1, endless.stderr)
+        XCTAssertTrue(endless.stderr.hasPrefix("cipherdex: error: documentTooLarge: standard input "), endless.stderr)
+        XCTAssertEqual(mkfifo(cli.directory + "/fifo", 0o600), 0)
+        for file in ["/dev/zero", cli.directory + "/fifo", cli.directory] {
+            let started = Date()
+            let result = try run(["doc", "put", "s", "c", "x", file])
+            XCTAssertEqual(result.status, 1, result.stderr)
+            XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: io: cannot read \(file): "), result.stderr)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 1)
+        }
+        XCTAssertEqual(try run(["doc", "get", "s", "c", "x"]).status, 1)
+    }
+
     func testAttachCatRangeDetach() throws {
         var content = [UInt8](repeating: 0, count: 200_000)
         for index in content.indices { content[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8) }
@@ -108,9 +127,12 @@ final class DocumentCommandTests: XCTestCase {
             try process.run()
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 0, command)
-            let output = String(decoding: FileManager.default.contents(atPath: cli.directory + "/out.txt")!, as: UTF8.self)
+            let output = String(
+                decoding: FileManager.default.contents(atPath: cli.directory + "/out.txt")!, as: UTF8.self)
             let rss = String(decoding: FileManager.default.contents(atPath: cli.directory + "/rss.txt")!, as: UTF8.self)
-            let kib = Double(rss.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? "") ?? .infinity
+            let kib =
+                Double(rss.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? "")
+                ?? .infinity
             return (output.trimmingCharacters(in: .whitespacesAndNewlines), kib / 1024)
         }
         let binary = "'\(CLIRunner.productsDirectory.path)/cipherdex'"

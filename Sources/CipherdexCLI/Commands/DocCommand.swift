@@ -12,7 +12,8 @@ struct DocCommand: Command {
                cipherdex doc find STORE COLLECTION [--where FIELD=VALUE]… [--limit N] [--json] [KEY]
 
         put      stores the JSON object read from FILE (or stdin with - or no FILE), replacing any
-                 document with that ID
+                 document with that ID; FILE must be a regular file, and the text at most 256 MiB
+                 (documentTooLarge)
         get      prints the document as JSON
         rm       removes the document
         find     prints the documents matching every --where: FIELD is a dotted path
@@ -75,15 +76,7 @@ struct DocCommand: Command {
         defer { store.close() }
         switch action {
         case .put(let collection, let id, let file):
-            let data: Data
-            if let file, file != "-" {
-                guard let contents = FileManager.default.contents(atPath: file) else {
-                    throw CLIError.failed(code: "io", message: "cannot read \(file)")
-                }
-                data = contents
-            } else {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            }
+            let data = try DocumentInput.read(file)
             let kind = try store.collection(collection).upsert(id: id, json: data)
             try Output.print(kind == .insert ? "inserted \(collection)/\(id)" : "updated \(collection)/\(id)")
         case .get(let collection, let id):
