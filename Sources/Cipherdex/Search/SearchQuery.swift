@@ -71,7 +71,7 @@ public struct SearchQuery: Equatable, Sendable {
 
     /// The most characters a query may have.
     public static let maximumLength = 1000
-    /// The most terms (including exclusions) a query may have.
+    /// The most terms (including exclusions) a query may have, each word of a phrase counted.
     public static let maximumTerms = 64
 
     /// Clauses that must all match; at least one.

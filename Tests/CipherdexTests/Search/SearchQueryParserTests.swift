@@ -100,6 +100,19 @@ final class SearchQueryParserTests: XCTestCase {
         XCTAssertEqual(error(String(repeating: "a", count: 1001)), .tooLong(length: 1001, limit: 1000))
         XCTAssertNil(error(String(repeating: "a", count: 1000)))
         XCTAssertEqual(error((0..<65).map { "w\($0)" }.joined(separator: " ")), .tooManyTerms(count: 65, limit: 64))
+        // A phrase counts its words (a quoted phrase of 499 words took 19 s), with or without
+        // `.exactPhrases`; 64 words in all are still a query.
+        let words = (0..<60).map { "w\($0)" }
+        XCTAssertEqual(error("\"" + words.joined(separator: " ") + "\" a b c d e"), .tooManyTerms(count: 65, limit: 64))
+        XCTAssertNil(error("\"" + words.joined(separator: " ") + "\" a b c d"))
+        XCTAssertEqual(
+            error("\"" + Array(repeating: "a", count: 499).joined(separator: " ") + "\""),
+            .tooManyTerms(count: 499, limit: 64))
+        XCTAssertThrowsError(
+            try SearchQuery.parse(Array(repeating: "a", count: 65).joined(separator: " "), options: .exactPhrases)
+        ) {
+            XCTAssertEqual($0 as? SearchQueryError, .tooManyTerms(count: 65, limit: 64))
+        }
         XCTAssertEqual(SearchQueryError.unterminatedQuote(position: 5).position, 5)
         // Positions count from 1, as the messages say: the quote is the 6th character.
         XCTAssertEqual(error(#"find "open"#)?.errorDescription, "the quote at character 6 is not closed")
