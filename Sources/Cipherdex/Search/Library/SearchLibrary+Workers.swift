@@ -71,7 +71,15 @@ extension SearchLibrary {
         case ocrPage(OCRPageJob)
     }
 
+    /// The key of the thread-dictionary entry that marks the library's own worker threads.
+    static let workerThreadKey = "cipherdex.search.worker"
+
+    /// Whether the calling thread is one of the library's workers (running an extractor, a
+    /// password provider or an index write).
+    static var isWorkerThread: Bool { Thread.current.threadDictionary[workerThreadKey] != nil }
+
     private func workerLoop() {
+        Thread.current.threadDictionary[Self.workerThreadKey] = true
         while true {
             let next: Work? = state.withLock {
                 // An OCR page waits while `ocrPageLimit` pages are being recognised (each page's

@@ -77,6 +77,8 @@ public final class SearchLibrary: @unchecked Sendable {
 
     weak let store: Store?
     let state = NSCondition()
+    /// Serializes `configure` (recursive: a `configure` inside its closure does not wait for itself).
+    private let configuring = NSRecursiveLock()
     var configuration = Configuration()
     var pending: [IndexJob] = []
     var active: [String: Double] = [:]
@@ -109,9 +111,16 @@ public final class SearchLibrary: @unchecked Sendable {
         self.store = store
     }
 
-    /// Replaces the configuration (applies to documents extracted from now on).
+    /// Replaces the configuration (applies to documents extracted from now on). `update` runs on
+    /// a copy, outside the library's lock, so it may call the library (which waited for that
+    /// lock for ever); calls to `configure` are serialized, and one made inside `update` is
+    /// replaced by the outer one's result.
     public func configure(_ update: (inout Configuration) -> Void) {
-        state.withLock { update(&configuration) }
+        configuring.withLock {
+            var copy = state.withLock { configuration }
+            update(&copy)
+            state.withLock { configuration = copy }
+        }
     }
 
     // MARK: Adding and removing
@@ -268,6 +277,8 @@ public final class SearchLibrary: @unchecked Sendable {
     /// Blocks until nothing is queued, extracting or being written (or the library is paused
     /// with nothing running). Called inside `store.transaction` on its thread it returns at
     /// once: the index writes wait for that transaction, so waiting for them would never end.
+    /// So it does on one of the library's own threads (from an extractor or a password
+    /// provider), whose work is part of what it would wait for.
     public func waitUntilIdle() {
         try? waitUntilIdle(cancellation: nil)
     }
@@ -275,7 +286,7 @@ public final class SearchLibrary: @unchecked Sendable {
     /// `waitUntilIdle()`, throwing `CancellationError` as soon as `cancellation` is set (its
     /// setter broadcasts `state`, see `wakeWaiters()`).
     func waitUntilIdle(cancellation: WorkCancellation?) throws {
-        if store?.isInTransactionOnCurrentThread == true { return }
+        if store?.isInTransactionOnCurrentThread == true || Self.isWorkerThread { return }
         try state.withLock {
             while !isStopped
                 && (!((pending.isEmpty && ocrPending.isEmpty) || isPaused) || !active.isEmpty || !writeQueue.isEmpty

@@ -1,0 +1,70 @@
+import CipherdexExtraction
+import Dispatch
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+/// Library calls made from the library's own callbacks return instead of waiting for themselves.
+final class SearchLibraryReentrancyTests: XCTestCase {
+    /// An extractor that waits for the library to be idle (which includes its own job) first.
+    private struct WaitingExtractor: TextExtractor {
+        let store: Store
+        func extract(data: [UInt8], fileExtension: String, password: String?) throws -> ExtractedDocument {
+            store.library.waitUntilIdle()
+            try? store.library.waitUntilIndexed()
+            return ExtractedDocument(title: nil, pages: [ExtractedPage(index: 0, text: "waited zqreentry")])
+        }
+    }
+
+    /// Runs `body` on a thread of its own; fails when it has not returned within 20 s.
+    private func assertReturns(_ what: String, _ body: @escaping @Sendable () throws -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            do { try body() } catch { XCTFail("\(what): \(error)") }
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "\(what) hung")
+    }
+
+    func testACallbackThatWaitsForTheLibraryReturns() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        defer {
+            store.close()
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        store.library.configure {
+            $0.extractors["wait"] = WaitingExtractor(store: store)
+            $0.passwordProvider = { _ in
+                store.library.waitUntilIdle()
+                return nil
+            }
+        }
+        assertReturns("an extractor waiting until idle") {
+            try store.library.add(data: Data("x".utf8), uid: "a.wait", fileExtension: "wait")
+            try store.library.add(data: Data("plain zqtext".utf8), uid: "b.txt", fileExtension: "txt")
+            try store.library.waitUntilIndexed()
+        }
+        XCTAssertEqual(try store.library.search("zqreentry").documents, ["a.wait": [0]])
+    }
+
+    func testConfigureMayCallTheLibraryFromItsClosure() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        defer {
+            store.close()
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        assertReturns("configure calling the library") {
+            store.library.configure { configuration in
+                _ = store.library.isIndexing
+                _ = try? store.library.statuses()
+                store.library.configure { $0.workerCount = 1 }
+                configuration.workerCount = 2
+            }
+        }
+        var workers = 0
+        store.library.configure { workers = $0.workerCount }
+        XCTAssertEqual(workers, 2, "the outer update's result stands")
+    }
+}
