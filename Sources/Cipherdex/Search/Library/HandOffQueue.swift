@@ -73,9 +73,18 @@ final class HandOffQueue<Item: Sendable, Output: Sendable>: @unchecked Sendable 
     }
 
     /// The producer, after `close()`: processes every item not yet taken, waits for those the
-    /// helper is still processing, and returns every output; throws the first failure.
-    func finish(_ process: (Item) throws -> Output) throws -> [Output] {
-        while let item = take() { record(Result { try process(item) }) }
+    /// helper is still processing, and returns every output; throws the first failure. Once
+    /// `stop` is true (asked before each item it would take), the items not yet taken are
+    /// dropped (`discardUntaken`): only those the helper holds are waited for.
+    func finish(stoppingWhen stop: () -> Bool = { false }, _ process: (Item) throws -> Output) throws -> [Output] {
+        while true {
+            if stop() {
+                discardUntaken()
+                break
+            }
+            guard let item = take() else { break }
+            record(Result { try process(item) })
+        }
         let waits = withState { state -> Bool in
             guard state.finished < state.next else { return false }
             state.producerWaits = true

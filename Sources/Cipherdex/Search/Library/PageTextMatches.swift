@@ -42,8 +42,9 @@ enum PageTextMatches {
     /// The texts and matches of `docids` (rows that match `match`), by docid; rows that are gone
     /// are left out. `occurrences[i]`, when given, is each phrase's number of occurrences in row
     /// `docids[i]`, so a page's scan can stop after its last match; `windowCharacters` lets it
-    /// stop past a preview's reach. `isCancelled` is asked between rows: once it is true, the
-    /// rows already handed over are finished and returned, the rest left out. `helper: false`
+    /// stop past a preview's reach. `isCancelled` is asked between rows and between batches
+    /// located: once it is true, the batches being located are finished and returned, the rest
+    /// left out. `helper: false`
     /// keeps all the work on the calling thread (for the tests comparing both).
     static func read(
         _ docids: [Int64], occurrences: [[Int]?]?, match: String, stemming: Bool, windowCharacters: Int?,
@@ -105,7 +106,9 @@ enum PageTextMatches {
         var result: [Int64: (String, [Range<Int>])] = [:]
         result.reserveCapacity(docids.count)
         for located in inline { result[located.docid] = (located.body, located.ranges) }
-        for outputs in try queue.finish({ try matcher.locate($0) }) {
+        // Reading is the quick part: a cancellation usually comes while the rows are located,
+        // so it is asked again before each batch (all were located after a cancel before).
+        for outputs in try queue.finish(stoppingWhen: isCancelled, { try matcher.locate($0) }) {
             for located in outputs { result[located.docid] = (located.body, located.ranges) }
         }
         return result

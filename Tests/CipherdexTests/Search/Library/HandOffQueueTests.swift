@@ -56,6 +56,37 @@ final class HandOffQueueTests: XCTestCase {
         XCTAssertEqual(processed, 0)
     }
 
+    /// A producer told to stop while finishing drops what is not taken and waits only for the
+    /// helper's item in hand: it returns, with the outputs of the items processed.
+    func testAProducerThatStopsWhileFinishingDropsTheRest() throws {
+        for withHelper in [false, true] {
+            let queue = HandOffQueue<Int, Int>()
+            let helperReturned = DispatchSemaphore(value: 0)
+            if withHelper {
+                DispatchQueue.global().async {
+                    queue.serve { item in
+                        usleep(2_000)
+                        return item
+                    }
+                    helperReturned.signal()
+                }
+            }
+            for item in 0..<1_000 { queue.put(item) }
+            queue.close()
+            var asked = 0
+            let outputs = try queue.finish(
+                stoppingWhen: {
+                    asked += 1
+                    return asked > 10
+                },
+                { $0 })
+            XCTAssertGreaterThanOrEqual(outputs.count, 10)
+            XCTAssertLessThan(outputs.count, 100, "the items left were dropped, with a helper: \(withHelper)")
+            XCTAssertEqual(Set(outputs).count, outputs.count)
+            if withHelper { XCTAssertEqual(helperReturned.wait(timeout: .now() + 10), .success) }
+        }
+    }
+
     /// Cancelled work: items not taken are dropped, those taken are finished and returned.
     func testDiscardedItemsAreNotProcessed() throws {
         let queue = HandOffQueue<Int, Int>()
