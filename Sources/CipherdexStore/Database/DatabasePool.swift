@@ -99,6 +99,11 @@ final class DatabasePool: @unchecked Sendable {
         return try body(reader)
     }
 
+    /// Whether the calling thread is inside a `read` (holds a reader, or the writer).
+    var holdsReaderOrWriter: Bool {
+        holdsWriter || readerLock.withLock { readersByThread[Self.currentThread] != nil }
+    }
+
     /// The calling thread, as a key.
     private static var currentThread: UInt {
         #if os(Linux)

@@ -50,10 +50,13 @@ extension Store {
         }
     }
 
-    /// Deletes this store's files after closing it. Inside a transaction (on its thread) this
-    /// throws `StoreError.insideTransaction` and changes nothing.
+    /// Deletes this store's files after closing it. Inside a transaction or a read (on its
+    /// thread) this throws `StoreError.insideTransaction` and changes nothing.
     public func closeAndDelete() throws {
         try refuseInsideTransaction("closeAndDelete()")
+        // Inside a read the store would close (once the read ends) and the delete find it still
+        // held: refused before anything is done.
+        if pool.holdsReaderOrWriter { throw StoreError.insideTransaction(operation: "closeAndDelete()") }
         close()
         try Store.delete(at: path)
     }

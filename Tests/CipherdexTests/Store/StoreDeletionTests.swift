@@ -26,6 +26,19 @@ final class StoreDeletionTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
     }
 
+    /// Inside a read, `closeAndDelete()` is refused before it closes anything (it closed the
+    /// store, then failed to delete it, naming another process); after the read it works.
+    func testCloseAndDeleteInsideAReadIsRefusedAndChangesNothing() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.createCollection("c").insert(JSONValue.object(["n": .string("1")]), id: "a")
+        XCTAssertThrowsCase("insideTransaction", try store.read { (_: StoreSnapshot) in try store.closeAndDelete() })
+        XCTAssertTrue(store.isOpen)
+        XCTAssertEqual(try store.collection("c").get(id: "a")?[path: "n"], .string("1"))
+        try store.closeAndDelete()
+        XCTAssertFalse(Store.exists(at: path))
+    }
+
     func testDeleteKeepsForeignFilesAndDirectory() throws {
         let path = TestSupport.temporaryPath()
         try Store.open(TestSupport.configuration(path, key: nil)).close()
@@ -59,7 +72,8 @@ final class StoreDeletionTests: XCTestCase {
         // Crash before the metadata: no store, the leftover is replaced.
         let second = TestSupport.temporaryPath()
         try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: second + "/store.db.creating", contents: Data(repeating: 7, count: 100))
+        _ = FileManager.default.createFile(
+            atPath: second + "/store.db.creating", contents: Data(repeating: 7, count: 100))
         XCTAssertFalse(Store.exists(at: second))
         let fresh = try Store.open(TestSupport.configuration(second, key: nil))
         XCTAssertFalse(FileManager.default.fileExists(atPath: second + "/store.db.creating"))
