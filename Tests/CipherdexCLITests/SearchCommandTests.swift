@@ -22,7 +22,8 @@ final class SearchCommandTests: XCTestCase {
     private func writePDF(_ name: String, _ pages: [String]) throws {
         try FileManager.default.createDirectory(
             atPath: (path(name) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        XCTAssertTrue(FileManager.default.createFile(atPath: path(name), contents: Data(makePDF(pages: pages, title: name))))
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: path(name), contents: Data(makePDF(pages: pages, title: name))))
     }
 
     private func writeText(_ name: String, _ text: String) throws {
@@ -45,7 +46,9 @@ final class SearchCommandTests: XCTestCase {
     /// The UTF-16 substring `[start, end)` of `text`.
     private func substring(_ text: String, _ range: [Int]) -> String {
         let units = Array(text.utf16)
-        guard range.count == 2, range[0] >= 0, range[0] <= range[1], range[1] <= units.count else { return "<bad range>" }
+        guard range.count == 2, range[0] >= 0, range[0] <= range[1], range[1] <= units.count else {
+            return "<bad range>"
+        }
         return String(decoding: units[range[0]..<range[1]], as: UTF16.self)
     }
 
@@ -57,7 +60,8 @@ final class SearchCommandTests: XCTestCase {
                 "Invoice number 4471 for cardiology equipment.",
                 "Cardiology follow-up, cardiology report.",
             ])
-        try writePDF("charles.pdf", ["Charles Babbage designed the Difference Engine.", "Another invoice, marked PAID."])
+        try writePDF(
+            "charles.pdf", ["Charles Babbage designed the Difference Engine.", "Another invoice, marked PAID."])
         let added = try run(["add", "s", "ada.pdf", "charles.pdf"])
         XCTAssertEqual(added.status, 0, added.stderr)
         XCTAssertEqual(added.stdout, "ada.pdf: finished (3 pages)\ncharles.pdf: finished (2 pages)\n")
@@ -110,7 +114,8 @@ final class SearchCommandTests: XCTestCase {
         XCTAssertEqual(
             try searchJSON("engine", ["--no-annotations"])["documents"] as? [String: [Int]],
             ["ada.pdf": [0], "charles.pdf": [0]], "page text stays in with --no-annotations")
-        XCTAssertEqual(results(try searchJSON("engine", ["--annotations-only"])).count, 0, "these PDFs have no annotations")
+        XCTAssertEqual(
+            results(try searchJSON("engine", ["--annotations-only"])).count, 0, "these PDFs have no annotations")
 
         XCTAssertEqual(results(try searchJSON("cardiology")).count, 2)
         XCTAssertEqual(results(try searchJSON("invoice OR cardiology")).count, 3)
@@ -202,17 +207,21 @@ final class SearchCommandTests: XCTestCase {
 
     func testAddWithUIDReplacesAndUnchangedContentStaysIndexed() throws {
         try writePDF("in/report.pdf", ["First draft about geology."])
-        XCTAssertEqual(try run(["add", "s", "in/report.pdf", "--uid", "reports/2024"]).stdout, "reports/2024: finished (1 page)\n")
-        XCTAssertEqual(try run(["add", "s", "in/report.pdf", "--uid", "reports/2024"]).stdout, "reports/2024: finished (1 page)\n")
+        XCTAssertEqual(
+            try run(["add", "s", "in/report.pdf", "--uid", "reports/2024"]).stdout, "reports/2024: finished (1 page)\n")
+        XCTAssertEqual(
+            try run(["add", "s", "in/report.pdf", "--uid", "reports/2024"]).stdout, "reports/2024: finished (1 page)\n")
         try writePDF("in/report.pdf", ["Second draft about hydrology.", "With an appendix."])
         XCTAssertEqual(
-            try run(["add", "s", "in/report.pdf", "--uid", "reports/2024"]).stdout, "reports/2024: finished (2 pages)\n")
+            try run(["add", "s", "in/report.pdf", "--uid", "reports/2024"]).stdout, "reports/2024: finished (2 pages)\n"
+        )
         XCTAssertEqual(try searchJSON("geology")["documents"] as? [String: [Int]], [:], "the old text is gone")
         XCTAssertEqual(try searchJSON("hydrology")["documents"] as? [String: [Int]], ["reports/2024": [0]])
         try writeText("notes.md", "# Notes\nThe hydrology survey.")
         XCTAssertEqual(try run(["add", "s", "notes.md"]).stdout, "notes.md: finished (1 page)\n")
         XCTAssertEqual(
-            Set((try searchJSON("hydrology")["documents"] as? [String: [Int]] ?? [:]).keys), ["reports/2024", "notes.md"])
+            Set((try searchJSON("hydrology")["documents"] as? [String: [Int]] ?? [:]).keys),
+            ["reports/2024", "notes.md"])
     }
 
     func testDamagedPDFFailsWithAReasonWhileOthersSucceed() throws {
@@ -239,7 +248,8 @@ final class SearchCommandTests: XCTestCase {
         XCTAssertEqual(indexed.status, 1)
         XCTAssertTrue(indexed.stdout.hasPrefix("y.pdf: failed: "), indexed.stdout)
         XCTAssertTrue(
-            indexed.stdout.hasSuffix("added 2, changed 0, removed 0, unchanged 0, failed 1, locked 0\n"), indexed.stdout)
+            indexed.stdout.hasSuffix("added 2, changed 0, removed 0, unchanged 0, failed 1, locked 0\n"), indexed.stdout
+        )
         XCTAssertTrue(indexed.stderr.hasPrefix("cipherdex: error: indexingFailed: "), indexed.stderr)
         XCTAssertEqual(try searchJSON("pharmacy")["documents"] as? [String: [Int]], ["fine.pdf": [0]])
 
@@ -248,6 +258,22 @@ final class SearchCommandTests: XCTestCase {
         let skipped = try run(["index", "s", "folder"])
         XCTAssertTrue(skipped.stdout.contains("good.pdf: skipped: "), skipped.stdout)
         XCTAssertEqual(try searchJSON("radiology")["documents"] as? [String: [Int]], ["good.pdf": [0]])
+    }
+
+    /// A file that failed is tried again by the next `index`; failing again, it is listed,
+    /// counted and exits 1 as the first time (the second run said `failed 0` and exited 0).
+    func testARetriedFileThatFailsAgainIsListedAndCounted() throws {
+        try FileManager.default.createDirectory(atPath: path("docs"), withIntermediateDirectories: true)
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: path("docs/bad.pdf"), contents: Data("%PDF-1.4\ngarbage".utf8)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path("docs/ok.txt"), contents: Data("hello".utf8)))
+        let first = try run(["index", "s", "docs"])
+        XCTAssertEqual(first.status, 1, first.stderr)
+        let second = try run(["index", "s", "docs"])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stdout.hasPrefix("bad.pdf: failed: "), second.stdout)
+        XCTAssertTrue(second.stdout.contains("unchanged 1, failed 1, locked 0, retried 1"), second.stdout)
+        XCTAssertTrue(second.stderr.contains("indexingFailed: 1 of 1 file(s)"), second.stderr)
     }
 
     func testIndexFolderThenReindexAfterChanges() throws {
@@ -262,7 +288,8 @@ final class SearchCommandTests: XCTestCase {
         XCTAssertEqual(first.stderr, "", "no progress line when stderr is not a terminal")
         XCTAssertEqual(
             try run(["status", "s"]).stdout,
-            "a.pdf  finished (2 pages)\nb.pdf  finished (1 page)\nd.txt  finished (1 page)\nsub/c.pdf  finished (1 page)\n")
+            "a.pdf  finished (2 pages)\nb.pdf  finished (1 page)\nd.txt  finished (1 page)\nsub/c.pdf  finished (1 page)\n"
+        )
         XCTAssertEqual(try searchJSON("geology")["documents"] as? [String: [Int]], ["sub/c.pdf": [0]])
         XCTAssertEqual(try searchJSON("radiology")["documents"] as? [String: [Int]], [:], ".rtf is not indexed")
 
@@ -364,7 +391,8 @@ final class SearchCommandTests: XCTestCase {
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.stderr.hasPrefix("cipherdex: error: unreadable: "), missing.stderr)
         try writeText("a.docx", "x")
-        XCTAssertTrue(try run(["add", "s", "a.pdf", "a.docx"]).stderr.hasPrefix("cipherdex: error: unsupportedFileType: "))
+        XCTAssertTrue(
+            try run(["add", "s", "a.pdf", "a.docx"]).stderr.hasPrefix("cipherdex: error: unsupportedFileType: "))
         XCTAssertEqual(try run(["status", "s"]).stdout, "", "a failed check stores nothing")
         let notAFolder = try run(["index", "s", "a.pdf"])
         XCTAssertEqual(notAFolder.status, 1)

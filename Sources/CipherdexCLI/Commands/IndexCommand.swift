@@ -101,7 +101,9 @@ struct IndexCommand: Command {
             progress.clear()
             throw error
         }
-        progress.setTotal(summary.added.count + summary.changed.count)
+        // Retried files (failed or locked in an earlier run) are indexed in this one too.
+        let indexed = summary.added + summary.changed + summary.retried
+        progress.setTotal(indexed.count)
         var writeFailure: Error?
         do { try library.waitUntilIndexed() } catch { writeFailure = error }
         if writeFailure == nil { progress.waitUntilAllEnded() }
@@ -109,7 +111,7 @@ struct IndexCommand: Command {
         progress.clear()
         var failures: [(uid: String, reason: String)] = []
         var locked = 0
-        for uid in summary.added + summary.changed {
+        for uid in indexed {
             switch try library.status(of: uid) {
             case .failed(let reason): failures.append((uid, reason))
             case .locked: locked += 1
@@ -121,7 +123,7 @@ struct IndexCommand: Command {
                 "\(SearchCLI.singleLine(failure.uid)): \(SearchCLI.describe(.failed(reason: failure.reason)))")
         }
         if ocr.languages != nil {
-            for uid in (summary.added + summary.changed).sorted() {
+            for uid in indexed.sorted() {
                 let ocrSummary = OCROptions.summary(uid: uid, library: library)
                 if !ocrSummary.isEmpty { try Output.print("\(SearchCLI.singleLine(uid)): " + ocrSummary.dropFirst(2)) }
             }
@@ -143,7 +145,7 @@ struct IndexCommand: Command {
             throw CLIError.failed(
                 code: "indexingFailed",
                 message:
-                    "\(failures.count) of \(summary.added.count + summary.changed.count) file(s) could not be indexed")
+                    "\(failures.count) of \(indexed.count) file(s) could not be indexed")
         }
         if !summary.skipped.isEmpty {
             throw CLIError.failed(
