@@ -41,6 +41,15 @@ public struct CipherSettings: Codable, Equatable, Sendable {
     }
 
     /// Whether the values are ones this build can apply.
+    /// What is malformed in these settings (damage, not a newer scheme), or nil.
+    var malformation: String? {
+        guard [1024, 2048, 4096, 8192, 16384, 32768, 65536].contains(pageSize) else {
+            return "cipher pageSize \(pageSize) is not a power of two from 1024 to 65536"
+        }
+        guard kdfIterations > 0 else { return "cipher kdfIterations \(kdfIterations) is not positive" }
+        return nil
+    }
+
     var isSupported: Bool {
         [1024, 2048, 4096, 8192, 16384, 32768, 65536].contains(pageSize)
             && ["HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512"].contains(hmacAlgorithm)

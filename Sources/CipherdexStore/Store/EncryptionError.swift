@@ -35,8 +35,11 @@ public enum EncryptionError: Error, LocalizedError, Equatable, Sendable {
             return "the store is not encrypted but a key was supplied"
         case .keyInvalid:
             return "the key does not open this store (wrong key)"
-        case .unsupportedScheme(let found, let supported):
+        case .unsupportedScheme(let found, let supported) where found > supported:
             return "the store uses format version \(found); this build supports up to \(supported)"
+        case .unsupportedScheme(let found, _):
+            return "the store uses a cipher, HMAC, key derivation or keyslot algorithm this build does not know "
+                + "(format version \(found))"
         case .metadataCorrupt(let reason):
             return "the store's metadata is corrupt: \(reason)"
         }

@@ -105,6 +105,23 @@ struct Keyslot: Codable, Equatable, Sendable {
     }
 
     /// Whether this build understands the slot's algorithms and parameters.
+    /// What is malformed in this slot (damage, not a newer scheme), or nil: a nonce or salt of
+    /// the wrong length, a raw slot with a key derivation or a passphrase slot without one.
+    var malformation: String? {
+        if aead == Self.aeadName && nonce.bytes.count != Sodium.aeadNonceBytes {
+            return "keyslot \(id)'s nonce is \(nonce.bytes.count) bytes, not \(Sodium.aeadNonceBytes)"
+        }
+        switch kind {
+        case .raw where kdf != nil: return "keyslot \(id) holds a raw key but names a key derivation"
+        case .passphrase where kdf == nil: return "keyslot \(id) holds a passphrase but no key derivation"
+        default: break
+        }
+        if let kdf, kdf.algorithm == Self.kdfName, kdf.salt.bytes.count != Sodium.passwordSaltBytes {
+            return "keyslot \(id)'s salt is \(kdf.salt.bytes.count) bytes, not \(Sodium.passwordSaltBytes)"
+        }
+        return nil
+    }
+
     var isSupported: Bool {
         guard aead == Self.aeadName, nonce.bytes.count == Sodium.aeadNonceBytes else { return false }
         switch kind {

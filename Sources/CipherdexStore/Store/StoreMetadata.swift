@@ -92,6 +92,9 @@ struct StoreMetadata: Codable, Equatable, Sendable {
                 throw EncryptionError.metadataCorrupt(
                     reason: "encrypted store metadata lacks cipher settings, keyslots or MAC")
             }
+            if let malformation = cipher.malformation ?? metadata.keyslots.lazy.compactMap(\.malformation).first {
+                throw EncryptionError.metadataCorrupt(reason: malformation)
+            }
             guard cipher.isSupported, metadata.keyslots.allSatisfy(\.isSupported) else {
                 throw EncryptionError.unsupportedScheme(found: version, supported: currentFormatVersion)
             }
@@ -106,7 +109,8 @@ struct StoreMetadata: Codable, Equatable, Sendable {
     /// work (Argon2id cost, slot count) or allocate without bound.
     private func checkRanges() throws {
         func corrupt(_ reason: String) -> EncryptionError { .metadataCorrupt(reason: reason) }
-        guard storeID.utf8.count == 32, storeID.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        guard storeID.utf8.count == 32,
+            storeID.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
         else { throw corrupt("storeID is not 32 lowercase hex digits") }
         guard generation >= 1 else { throw corrupt("generation \(generation) is not positive") }
         if let dataGeneration {
@@ -126,7 +130,9 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         for slot in keyslots {
             guard (0...Int(Int32.max)).contains(slot.id) else { throw corrupt("keyslot id \(slot.id) is out of range") }
             if let label = slot.label {
-                guard (try? Keyslot.checkLabel(label)) != nil else { throw corrupt("keyslot \(slot.id) has an invalid label") }
+                guard (try? Keyslot.checkLabel(label)) != nil else {
+                    throw corrupt("keyslot \(slot.id) has an invalid label")
+                }
             }
             guard slot.wrappedKey.bytes.count == Sodium.aeadTagBytes + 32 else {
                 throw corrupt("keyslot \(slot.id) holds \(slot.wrappedKey.bytes.count) wrapped bytes, not 48")

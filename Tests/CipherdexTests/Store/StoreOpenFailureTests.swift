@@ -101,6 +101,46 @@ final class StoreOpenFailureTests: XCTestCase {
         assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
     }
 
+    /// Settings edited without the key (the checksum recomputed): a malformed value is
+    /// `metadataCorrupt` naming it; an algorithm this build does not know is `unsupportedScheme`,
+    /// saying so (both read "format version 1; this build supports up to 1" before).
+    func testMalformedOrUnknownSettingsSayWhich() throws {
+        try makeStore(key: TestSupport.rawKey(1))
+        let original = try StoreMetadata.parse(Array(FileManager.default.contents(atPath: metadataPath)!))
+        func write(_ edit: (inout StoreMetadata) -> Void) throws {
+            var metadata = original
+            edit(&metadata)
+            metadata.checksum = nil
+            metadata.checksum = Base64Bytes(Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            _ = FileManager.default.createFile(atPath: metadataPath, contents: try encoder.encode(metadata))
+        }
+        func openError() -> EncryptionError? {
+            do {
+                try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+                return nil
+            } catch {
+                return error as? EncryptionError
+            }
+        }
+        try write { $0.keyslots[0].nonce = Base64Bytes([1, 2, 3]) }
+        XCTAssertEqual(openError(), .metadataCorrupt(reason: "keyslot 1's nonce is 3 bytes, not 24"))
+        try write { $0.cipher?.pageSize = 3 }
+        XCTAssertEqual(
+            openError(), .metadataCorrupt(reason: "cipher pageSize 3 is not a power of two from 1024 to 65536"))
+        for edit: (inout StoreMetadata) -> Void in [
+            { $0.keyslots[0].aead = "aes" }, { $0.cipher?.cipher = "aes-128-cbc" },
+        ] {
+            try write(edit)
+            let error = openError()
+            XCTAssertEqual(error?.name, "unsupportedScheme")
+            XCTAssertTrue(
+                error?.errorDescription?.contains("algorithm this build does not know") == true,
+                "\(String(describing: error))")
+        }
+    }
+
     func testDatabaseDeletedIsStoreCorrupted() throws {
         try makeStore(key: TestSupport.rawKey(1))
         try FileManager.default.removeItem(atPath: databasePath)
