@@ -13,6 +13,8 @@ public final class AttachmentReader: Sendable {
     /// Content length in bytes.
     public let length: UInt64
     private let source: Mutex<Source>
+    /// Whether the store it came from is still open (a reader the store made for itself: always).
+    private let storeIsOpen: @Sendable () -> Bool
 
     /// Unchecked: the cipher reader and the file descriptor are mutable and not thread-safe,
     /// but a `Source` exists only inside `source`'s `Mutex`, and is used only while it is held.
@@ -24,8 +26,12 @@ public final class AttachmentReader: Sendable {
     /// Opens attachment `id`'s file at `path`. In an unencrypted store (no `masterKey`) the file
     /// holds the content itself, so its size must be `recordedLength` (when given): a file of
     /// another size is `truncated` or `trailingData` at once, never streamed to its end.
-    init(id: String, path: String, masterKey: SecureBytes?, recordedLength: UInt64? = nil) throws {
+    init(
+        id: String, path: String, masterKey: SecureBytes?, recordedLength: UInt64? = nil,
+        storeIsOpen: @escaping @Sendable () -> Bool = { true }
+    ) throws {
         self.id = id
+        self.storeIsOpen = storeIsOpen
         if let masterKey {
             let reader = try AttachmentCipherReader(path: path, attachmentID: id, masterKey: masterKey)
             length = reader.length
@@ -62,11 +68,18 @@ public final class AttachmentReader: Sendable {
         return start..<(end + 1)
     }
 
+    /// Throws `StoreError.closed` once the store this reader came from is closed: its content is
+    /// the store's, and no handle of a closed store reads it.
+    private func checkStoreOpen() throws {
+        guard storeIsOpen() else { throw StoreError.closed }
+    }
+
     /// Bytes `range` of the content (only the chunks that overlap it are decrypted). A range
     /// reaching past the length throws `AttachmentError.rangeOutOfBounds`, whatever its bounds
     /// (up to `UInt64.max`); `byteRange(from:through:)` turns HTTP-style bounds into a range.
     public func read(range: Range<UInt64>) throws -> Data {
-        try source.withLock { source in try Self.read(range: range, from: source, id: id, length: length) }
+        try checkStoreOpen()
+        return try source.withLock { source in try Self.read(range: range, from: source, id: id, length: length) }
     }
 
     private static func read(range: Range<UInt64>, from source: Source, id: String, length: UInt64) throws -> Data {
@@ -93,6 +106,7 @@ public final class AttachmentReader: Sendable {
     /// authenticated before `body` sees it (memory stays flat whatever the size). If a later
     /// piece fails authentication the call throws: discard what `body` received.
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try checkStoreOpen()
         try source.withLock { source in try Self.forEachChunk(of: source, id: id, length: length, body) }
     }
 

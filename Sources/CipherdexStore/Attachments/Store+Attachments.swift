@@ -122,17 +122,22 @@ extension Store {
         -> AttachmentReader
     {
         let storage = attachmentStorage
+        // The reader refuses to read once this store is closed (it read on after close, and after
+        // the store was deleted).
+        let storeIsOpen: @Sendable () -> Bool = { [weak self] in self?.isOpen ?? false }
         do {
             let path = storage.readablePath(of: id)
             beforeOpening(path)
             return try AttachmentReader(
-                id: id, path: path, masterKey: storage.masterKey, recordedLength: recordedLength)
+                id: id, path: path, masterKey: storage.masterKey, recordedLength: recordedLength,
+                storeIsOpen: storeIsOpen)
         } catch AttachmentError.notFound {
             // Found in `staging/` just before its `publish` renamed it: a file only ever moves from
             // `staging/` to `attachments/`, so the second look finds it there.
             return try AttachmentReader(
-                id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey, recordedLength: recordedLength
-            )
+                id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey,
+                recordedLength: recordedLength,
+                storeIsOpen: storeIsOpen)
         }
     }
 

@@ -28,6 +28,30 @@ final class AttachmentStoreTests: XCTestCase {
             })
     }
 
+    /// A reader of a closed store reads nothing: `StoreError.closed`, as every other handle
+    /// (it decrypted on after close, and after the store was deleted).
+    func testAReaderOfAClosedStoreIsClosed() async throws {
+        for key in [TestSupport.rawKey(1), nil] {
+            let path = TestSupport.temporaryPath()
+            let store = try Store.open(TestSupport.configuration(path, key: key))
+            let token = try store.addAttachment(Data("secret content".utf8))
+            let reader = try store.attachment(token.id)
+            XCTAssertEqual(try reader.readAll(), Data("secret content".utf8))
+            store.close()
+            XCTAssertThrowsCase("closed", try reader.readAll())
+            XCTAssertThrowsCase("closed", try reader.read(range: UInt64(0)..<UInt64(3)))
+            XCTAssertThrowsCase("closed", try reader.forEachChunk { _ in })
+            do {
+                for try await _ in reader.chunks() { XCTFail("a chunk after close") }
+                XCTFail("no error after close")
+            } catch {
+                XCTAssertEqual((error as? StoreError)?.name, "closed")
+            }
+            try Store.delete(at: path)
+            XCTAssertThrowsCase("closed", try reader.readAll())
+        }
+    }
+
     func testAddFromDataFileSequenceAndAsyncStream() async throws {
         let content = bytes(200_000)
         let fromData = try store.addAttachment(content, contentType: "application/octet-stream", metadata: ["k": "v"])
@@ -151,7 +175,9 @@ final class AttachmentStoreTests: XCTestCase {
         XCTAssertEqual(try store.attachmentData(kept.id), bytes(30_000))
         XCTAssertEqual(try store.attachmentData(published.id), bytes(31_000))
         XCTAssertEqual(try store.read { try $0.scalar("SELECT count(*) FROM attachment_removals")?.integerValue }, 0)
-        XCTAssertEqual(try store.verify().problems, ["attachment file fedcba9876543210fedcba9876543210 is not recorded in the database"])
+        XCTAssertEqual(
+            try store.verify().problems,
+            ["attachment file fedcba9876543210fedcba9876543210 is not recorded in the database"])
         try FileManager.default.removeItem(atPath: orphan)
         XCTAssertTrue(try store.verify().isHealthy)
     }
