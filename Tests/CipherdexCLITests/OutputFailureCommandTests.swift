@@ -38,6 +38,17 @@ final class OutputFailureCommandTests: XCTestCase {
         XCTAssertEqual(slots.stdout.split(separator: "\n").count, 1, "the unseen recovery key's slot: \(slots.stdout)")
     }
 
+    /// An error naming a path or argument holding control characters prints them as spaces on
+    /// one line (an escape sequence in a name was played by the terminal).
+    func testErrorMessagesCarryNoControlCharacters() throws {
+        let result = try cli.run(["status", "X\u{1B}]0;pwned\u{07}\nY\u{9B}31m"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: notAStore: X ]0;pwned  Y 31m"), result.stderr)
+        XCTAssertEqual(result.stderr.filter { $0 == "\n" }.count, 1, result.stderr)
+        XCTAssertFalse(
+            result.stderr.unicodeScalars.dropLast().contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+    }
+
     func testAClosedPipeIsAnIOErrorNotATrap() throws {
         let process = Process()
         process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("cipherdex")

@@ -83,7 +83,9 @@ enum CipherdexCommandLine {
     static func report(_ error: Error) -> Int32 {
         let (code, status) = ExitStatus.describe(error)
         let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-        Output.printError("cipherdex: error: \(code): \(message.replacingOccurrences(of: "\n", with: " "))")
+        // One line, and no control character from a path or an argument (an escape sequence in a
+        // file name would otherwise be played by the terminal).
+        Output.printError("cipherdex: error: \(code): \(SearchCLI.singleLine(message))")
         return status
     }
 }
