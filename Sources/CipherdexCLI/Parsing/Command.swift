@@ -27,38 +27,26 @@ enum Output {
     /// closed pipe (with SIGPIPE ignored) or any other failure `io` (exit 1). Never a trap: what
     /// the command did stays done (a store's change is committed before it is reported).
     static func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-            if written >= 0 {
-                offset += written
-                continue
-            }
-            let code = errno
-            if code == EINTR { continue }
-            if code == ENOSPC || code == EDQUOT { throw StoreError.diskFull(path: "standard output") }
+        do {
+            try standardOutput.writeAll(bytes)
+        } catch let error as SystemError {
+            if error.errno == ENOSPC || error.errno == EDQUOT { throw StoreError.diskFull(path: "standard output") }
             throw CLIError.failed(
-                code: "io", message: "cannot write to standard output: \(String(cString: strerror(code)))")
+                code: "io", message: "cannot write to standard output: \(String(cString: strerror(error.errno)))")
         }
     }
 
+    /// Standard output through the store's system layer (never closed: the process keeps it).
+    private static let standardOutput = FileDescriptor(adopting: STDOUT_FILENO, path: "standard output")
+
     /// Writes a line to standard error (a failure there has nowhere to be reported: ignored).
     static func printError(_ text: String) {
-        var bytes = Array((text + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes {
-                Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset)
-            }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
+        let bytes = Array((text + "\n").utf8)
+        bytes.withUnsafeBytes { try? standardError.writeAll($0) }
     }
+
+    /// Standard error through the same layer (never closed either).
+    private static let standardError = FileDescriptor(adopting: STDERR_FILENO, path: "standard error")
 
     /// Whether standard output is a terminal.
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

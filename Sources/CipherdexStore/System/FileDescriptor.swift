@@ -22,7 +22,7 @@ package final class FileDescriptor: Sendable {
     }
 
     /// Takes ownership of the open descriptor `rawValue` (opened for `path`).
-    init(adopting rawValue: Int32, path: String) {
+    package init(adopting rawValue: Int32, path: String) {
         self.rawValue = rawValue
         self.path = path
     }
@@ -49,7 +49,7 @@ package final class FileDescriptor: Sendable {
     }
 
     /// Writes every byte of `buffer`, looping over short writes.
-    func writeAll(_ buffer: UnsafeRawBufferPointer) throws {
+    package func writeAll(_ buffer: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < buffer.count {
             let written = try Self.retrying(operation: "write", path: path) {
