@@ -70,6 +70,13 @@ extension JSONValue: Codable {
             self = json
             return
         }
+        do {
+            try EncodingDepthProbe.check(value, limit: Self.maximumDepth)
+        } catch is EncodingDepthProbe.TooDeep {
+            throw DocumentError.invalidJSON(reason: "nesting deeper than \(Self.maximumDepth)")
+        } catch {
+            // The value's own failure: `JSONEncoder` below meets it again and reports it.
+        }
         let data: Data
         do {
             data = try JSONEncoder().encode(value)

@@ -98,6 +98,45 @@ final class DocumentJSONValueTests: XCTestCase {
         XCTAssertEqual(try notes.count(), 1)
     }
 
+    /// A `Codable` value nested past the limit (a linked list of 20,000 nodes) is `invalidJSON`
+    /// before `JSONEncoder` recurses into it (which overflowed the stack); at the limit it is
+    /// stored, and `Data`, `Date`, `URL` and `Decimal` count as the scalars they are written as.
+    func testACodableValueNestedPastTheLimitIsATypedErrorNotACrash() throws {
+        final class Node: Codable {
+            let next: Node?
+            let stamp: Data
+            init(_ next: Node?) {
+                self.next = next
+                stamp = Data([1, 2])
+            }
+        }
+        let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: nil))
+        defer { store.close() }
+        let notes = try store.createCollection("notes")
+        func list(_ length: Int) -> Node {
+            var node = Node(nil)
+            for _ in 1..<length { node = Node(node) }
+            return node
+        }
+        let deep = list(20_000)
+        XCTAssertThrowsError(try notes.upsert(deep, id: "deep")) {
+            XCTAssertEqual($0 as? DocumentError, .invalidJSON(reason: "nesting deeper than 256"))
+        }
+        XCTAssertNoThrow(try notes.upsert(list(JSONValue.maximumDepth), id: "limit"))
+        XCTAssertThrowsError(try notes.upsert(list(JSONValue.maximumDepth + 1), id: "past")) {
+            XCTAssertEqual($0 as? DocumentError, .invalidJSON(reason: "nesting deeper than 256"))
+        }
+        struct Scalars: Encodable {
+            let data = Data([0xFF])
+            let date = Date(timeIntervalSince1970: 1)
+            let url = URL(string: "https://example.com")!
+            let decimal = Decimal(string: "1.5")!
+        }
+        XCTAssertNoThrow(try EncodingDepthProbe.check(Scalars(), limit: 1))
+        XCTAssertThrowsError(try EncodingDepthProbe.check(["a": ["b": 1]], limit: 1))
+        XCTAssertNoThrow(try EncodingDepthProbe.check(["a": ["b": 1]], limit: 2))
+    }
+
     func testCanonicalSerialization() throws {
         let value = try parse(
             #" { "b" : [ 1.0, -0, 2.5, 1e300, 123456789012 ], "a" : "q\"\n\u0001é", "c": {"z": null, "y": false} } "#)
