@@ -25,7 +25,9 @@ final class ConversionCommandTests: XCTestCase {
             try cli.run(["doc", "get", "s", "people", "u", "--key-file", "k1"]).stdout,
             #"{"name":"Ulrike Quandt-Varga"}"# + "\n")
         let again = try cli.run(["encrypt", "s", "--new-key-file", "k1"])
-        XCTAssertEqual(again.status, 10, "an encrypted store is opened with a key only: \(again.stderr)")
+        XCTAssertEqual(again.status, 1, again.stderr)
+        XCTAssertTrue(
+            again.stderr.hasPrefix("cipherdex: error: alreadyEncrypted: s is encrypted already"), again.stderr)
 
         XCTAssertEqual(try cli.run(["key", "add", "s", "--key-file", "k1", "--recovery"]).status, 0)
         let reencrypted = try cli.run(["reencrypt", "s", "--key-file", "k1", "--new-key-file", "k2"])

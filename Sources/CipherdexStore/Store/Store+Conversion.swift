@@ -91,7 +91,13 @@ extension Store {
         guard configuration.keyProvider == nil else {
             throw StoreConversionError.alreadyEncrypted(path: configuration.path)
         }
-        _ = try convert(configuration, target: .encrypted(newKey), progress: progress, faultPoint: { _ in })
+        do {
+            _ = try convert(configuration, target: .encrypted(newKey), progress: progress, faultPoint: { _ in })
+        } catch EncryptionError.keyRequired {
+            // Opened without a key, the store turned out to be encrypted: what the caller needs to
+            // hear is that, not that a key is missing.
+            throw StoreConversionError.alreadyEncrypted(path: configuration.path)
+        }
     }
 
     /// Decrypts the encrypted store at `configuration.path` (opened with its key) in place: every
@@ -99,7 +105,12 @@ extension Store {
     /// without a key. Irreversible for the data's confidentiality: confirm with the user first.
     public static func decrypt(_ configuration: StoreConfiguration, progress: ConversionProgressHandler? = nil) throws {
         guard configuration.keyProvider != nil else { throw EncryptionError.keyRequired }
-        _ = try convert(configuration, target: .plaintext, progress: progress, faultPoint: { _ in })
+        do {
+            _ = try convert(configuration, target: .plaintext, progress: progress, faultPoint: { _ in })
+        } catch EncryptionError.keyUnexpected {
+            // Opened with a key, the store turned out to be unencrypted already.
+            throw StoreError.notEncrypted(path: configuration.path)
+        }
     }
 
     /// What the new generation is encrypted with.

@@ -108,12 +108,21 @@ final class StoreConversionTests: XCTestCase {
             try Store.encrypt(
                 TestSupport.configuration(path, key: TestSupport.passphrase("new secret")),
                 newKey: TestSupport.rawKey(3)))
+        // Without its key, an encrypted store is said to be encrypted already (not "key required").
+        XCTAssertThrowsError(
+            try Store.encrypt(TestSupport.configuration(path, key: nil), newKey: TestSupport.rawKey(3))
+        ) {
+            XCTAssertEqual($0 as? StoreConversionError, .alreadyEncrypted(path: path))
+        }
 
         try Store.decrypt(TestSupport.configuration(path, key: TestSupport.passphrase("new secret")))
         XCTAssertThrowsCase(
             "keyUnexpected", try Store.open(TestSupport.configuration(path, key: TestSupport.passphrase("new secret"))))
         try checkContent(path, key: nil)
         XCTAssertFalse(try Store.open(TestSupport.configuration(path, key: nil)).isEncrypted)
+        // With a key, an unencrypted store is said to be not encrypted (not "key unexpected").
+        XCTAssertThrowsCase(
+            "notEncrypted", try Store.decrypt(TestSupport.configuration(path, key: TestSupport.rawKey(3))))
     }
 
     func testACancelLeavesTheStoreAsItWas() throws {
