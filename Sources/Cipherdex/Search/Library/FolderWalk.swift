@@ -54,13 +54,22 @@ struct FolderWalk {
                     if entry.isSymbolicLink {
                         // A link counts as the file it leads to, when that is inside the folder.
                         let target = URL(fileURLWithPath: root + "/" + uid).resolvingSymlinksInPath().path
-                        guard target.hasPrefix(root + "/") else { continue }
+                        guard target.hasPrefix(root + "/") else {
+                            skipped.append(.init(path: uid, reason: "a link to a file outside the folder"))
+                            continue
+                        }
                         files[String(target.dropFirst(root.count + 1))] = (entry.size, entry.modified)
                     } else {
                         files[uid] = (entry.size, entry.modified)
                     }
                 case .other:
-                    continue
+                    // A FIFO, device or socket (or a link to nothing) named like a document: said,
+                    // not left out in silence.
+                    guard allowed.contains(Self.fileExtension(entry.name)) else { continue }
+                    skipped.append(
+                        .init(
+                            path: DirectoryEntries.escaped(path),
+                            reason: "not a regular file (a FIFO, device, socket or link to nothing)"))
                 }
             }
         }

@@ -50,6 +50,32 @@ final class SearchFolderSkipTests: XCTestCase {
         }
     }
 
+    /// An entry named like a document that is not a regular file (a FIFO, a link to nothing or
+    /// to a file outside the folder) is reported, not left out in silence; a link to a folder is
+    /// not followed, and other names are not documents.
+    func testEntriesNamedLikeDocumentsThatAreNotFilesAreReported() throws {
+        XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/a.txt", contents: Data("kept zqalpha".utf8)))
+        XCTAssertEqual(mkfifo(folder + "/f.pdf", 0o600), 0)
+        XCTAssertEqual(mkfifo(folder + "/pipe", 0o600), 0)
+        XCTAssertEqual(symlink("/nonexistent", folder + "/dangling.md"), 0)
+        let outside = TestSupport.temporaryPath("outside")
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: outside + "/o.txt", contents: Data("outside".utf8)))
+        XCTAssertEqual(symlink(outside + "/o.txt", folder + "/out.txt"), 0)
+        XCTAssertEqual(symlink(outside, folder + "/linked"), 0)
+        let summary = try store.library.sync(folder: folder)
+        store.library.waitUntilIdle()
+        XCTAssertEqual(summary.added, ["a.txt"])
+        XCTAssertEqual(
+            summary.skipped,
+            [
+                .init(path: "dangling.md", reason: "not a regular file (a FIFO, device, socket or link to nothing)"),
+                .init(path: "f.pdf", reason: "not a regular file (a FIFO, device, socket or link to nothing)"),
+                .init(path: "out.txt", reason: "a link to a file outside the folder"),
+            ])
+    }
+
     func testNamesThatAreNotUTF8AndUnreadableFoldersAreReported() throws {
         let root = open(folder, O_RDONLY | O_DIRECTORY)
         defer { close(root) }
