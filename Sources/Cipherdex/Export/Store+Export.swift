@@ -29,8 +29,21 @@ extension Store {
         guard !FileSystem.isWithin(directory, path) else {
             throw ExportError.destinationInsideStore(path: directory, store: path)
         }
-        try Self.prepareExportDirectory(directory)
+        let created = try Self.prepareExportDirectory(directory)
         var summary = ExportSummary()
+        do {
+            try exportContent(to: directory, summary: &summary)
+        } catch {
+            // A failed export leaves no partial plaintext: the files it wrote are removed, and the
+            // directory when the export made it.
+            Self.removeExport(directory, removingDirectory: created)
+            throw error
+        }
+        return summary
+    }
+
+    /// Writes the export's files into `directory` (prepared, empty).
+    private func exportContent(to directory: String, summary: inout ExportSummary) throws {
         try read { db in
             let writer = ExportWriter(root: directory)
             try writer.makeDirectory("collections")
@@ -96,7 +109,17 @@ extension Store {
             }
             try manifest.close()
         }
-        return summary
+    }
+
+    /// The names an export writes at the top of its directory (FORMAT.md, "Export layout").
+    static let topLevelNames = ["collections", "collections.jsonl", "attachments", "attachments.jsonl", "search"]
+
+    /// Removes what a failed export wrote into `directory` (only the names it writes), and the
+    /// directory itself when the export created it and nothing else is left (best effort: what
+    /// cannot be removed stays, and the export's error stands).
+    private static func removeExport(_ directory: String, removingDirectory: Bool) {
+        for name in topLevelNames { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
+        if removingDirectory { _ = rmdir(directory) }
     }
 
     /// `search/documents.jsonl`; fills `holders` (attachment id → uids as JSON strings).
@@ -183,13 +206,13 @@ extension Store {
         }
     }
 
-    /// Creates `directory` (0700) or checks that it is an empty directory.
-    private static func prepareExportDirectory(_ directory: String) throws {
+    /// Creates `directory` (0700) or checks that it is an empty directory; true when it created it.
+    private static func prepareExportDirectory(_ directory: String) throws -> Bool {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             let entries = isDirectory.boolValue ? try? FileManager.default.contentsOfDirectory(atPath: directory) : nil
             guard let entries, entries.isEmpty else { throw ExportError.destinationNotEmpty(path: directory) }
-            return
+            return false
         }
         do {
             try FileManager.default.createDirectory(
@@ -197,5 +220,6 @@ extension Store {
         } catch {
             throw ExportError.cannotWrite(path: directory, reason: error.localizedDescription)
         }
+        return true
     }
 }

@@ -37,6 +37,25 @@ final class StoreExportTests: XCTestCase {
         XCTAssertEqual(TestSupport.snapshot(path), before)
     }
 
+    /// An export that fails part-way (a damaged attachment) leaves no partial plaintext: the
+    /// directory it made is gone, and an empty one given to it is empty again.
+    func testAFailedExportLeavesNoPartialPlaintext() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        try store.createCollection("notes").insert(JSONValue.object(["secret": .string("Zanzibar-4417")]), id: "a")
+        let token = try store.addAttachment(Data(repeating: 7, count: 200_000))
+        let file = path + "/attachments/" + token.id
+        XCTAssertEqual(truncate(file, 1000), 0)
+        let made = TestSupport.temporaryPath("export-made")
+        XCTAssertThrowsError(try store.export(to: made))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: made), "the directory the export made is removed")
+        let given = TestSupport.temporaryPath("export-given")
+        try FileManager.default.createDirectory(atPath: given, withIntermediateDirectories: false)
+        XCTAssertThrowsError(try store.export(to: given))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: given), [], "what it wrote is removed")
+    }
+
     func testExportEscapesStringsAndKeepsBodiesAsStored() throws {
         let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: nil))
         defer { store.close() }
