@@ -109,6 +109,15 @@ final class DocumentCommandTests: XCTestCase {
             XCTAssertEqual(result.stdoutBytes, [])
         }
         XCTAssertEqual(try run(["cat", "s", id, "--range", "18446744073709551616-"]).status, 64)
+        // An END of any number of digits past the last byte means the last, as in HTTP (it said
+        // "END must be … not before START"); an END that is not digits says so.
+        XCTAssertEqual(
+            try run(["cat", "s", id, "--range", "4990-99999999999999999999999"]).stdoutBytes, Array(content[4990...]))
+        let letters = try run(["cat", "s", id, "--range", "1-1x"])
+        XCTAssertEqual(letters.status, 64)
+        XCTAssertTrue(letters.stderr.contains("--range END must be a byte offset (digits only)"), letters.stderr)
+        let backwards = try run(["cat", "s", id, "--range", "2-1"])
+        XCTAssertTrue(backwards.stderr.contains("--range END must not be before START"), backwards.stderr)
     }
 
     func testOneGibibyteAttachmentKeepsMemoryFlat() throws {

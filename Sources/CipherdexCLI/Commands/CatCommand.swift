@@ -28,10 +28,13 @@ struct CatCommand: Command {
             guard parts.count == 2, let start = UInt64(parts[0]) else {
                 throw CLIError.usage("--range needs START-END or START- (byte offsets)")
             }
-            let end = parts[1].isEmpty ? nil : UInt64(parts[1])
-            guard parts[1].isEmpty || (end != nil && end! >= start) else {
-                throw CLIError.usage("--range END must be a byte offset not before START")
+            let digits = !parts[1].isEmpty && parts[1].utf8.allSatisfy { (0x30...0x39).contains($0) }
+            guard parts[1].isEmpty || digits else {
+                throw CLIError.usage("--range END must be a byte offset (digits only)")
             }
+            // As in HTTP, an END past the last byte means the last, however many digits it has.
+            let end = parts[1].isEmpty ? nil : UInt64(parts[1]) ?? UInt64.max
+            if let end, end < start { throw CLIError.usage("--range END must not be before START") }
             range = (start, end)
         } else {
             range = nil
