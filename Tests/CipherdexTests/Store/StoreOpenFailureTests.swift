@@ -141,6 +141,22 @@ final class StoreOpenFailureTests: XCTestCase {
         }
     }
 
+    /// A member named twice is refused: this parser read the first value where others (Python's
+    /// `json`, `tools/cipherdex-recover`) read the last.
+    func testAMemberNamedTwiceIsMetadataCorrupt() throws {
+        try makeStore(key: TestSupport.rawKey(1))
+        let text = String(decoding: FileManager.default.contents(atPath: metadataPath)!, as: UTF8.self)
+        let brace = try XCTUnwrap(text.firstIndex(of: "{"))
+        let doubled = String(text[...brace]) + "\n  \"formatVersion\" : 1," + String(text[text.index(after: brace)...])
+        _ = FileManager.default.createFile(atPath: metadataPath, contents: Data(doubled.utf8))
+        assertOpenFails("metadataCorrupt", key: TestSupport.rawKey(1))
+        do {
+            try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        } catch let error as EncryptionError {
+            XCTAssertTrue(error.errorDescription?.contains("names a member twice") == true, "\(error)")
+        }
+    }
+
     func testDatabaseDeletedIsStoreCorrupted() throws {
         try makeStore(key: TestSupport.rawKey(1))
         try FileManager.default.removeItem(atPath: databasePath)
