@@ -260,6 +260,25 @@ final class SearchCommandTests: XCTestCase {
         XCTAssertEqual(try searchJSON("radiology")["documents"] as? [String: [Int]], ["good.pdf": [0]])
     }
 
+    /// `add` names what is wrong with a path that is not a readable file, before anything is
+    /// stored (a FIFO said "no text extractor for '.' files", a folder "no such readable file").
+    func testAddSaysWhatIsWrongWithAPath() throws {
+        XCTAssertEqual(mkfifo(path("fifo.pdf"), 0o600), 0)
+        XCTAssertEqual(mkfifo(path("fifo"), 0o600), 0)
+        XCTAssertEqual(symlink("loop.txt", path("loop.txt")), 0)
+        try FileManager.default.createDirectory(atPath: path("folder.pdf"), withIntermediateDirectories: true)
+        for (name, reason) in [
+            ("fifo.pdf", "a FIFO, not a regular file"), ("fifo", "a FIFO, not a regular file"),
+            ("loop.txt", "a loop of symbolic links"), ("folder.pdf", "a folder, not a file"),
+            ("missing.pdf", "no such file"), ("/dev/zero", "a device, not a regular file"),
+        ] {
+            let result = try run(["add", "s", name])
+            XCTAssertEqual(result.status, 1, result.stderr)
+            XCTAssertTrue(
+                result.stderr.hasPrefix("cipherdex: error: unreadable: cannot read \(name): \(reason)"), result.stderr)
+        }
+    }
+
     /// A file that failed is tried again by the next `index`; failing again, it is listed,
     /// counted and exits 1 as the first time (the second run said `failed 0` and exited 0).
     func testARetriedFileThatFailsAgainIsListedAndCounted() throws {

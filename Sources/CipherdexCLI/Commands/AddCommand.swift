@@ -69,11 +69,8 @@ struct AddCommand: Command {
     func run() throws {
         // Check every file first, so that a typo stores nothing.
         for file in files {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                FileManager.default.isReadableFile(atPath: file.path)
-            else {
-                throw SearchError.unreadable(path: file.path, reason: "no such readable file")
+            if let problem = InputFileCheck.problem(with: file.path) {
+                throw SearchError.unreadable(path: file.path, reason: problem)
             }
             let fileExtension = (file.path as NSString).pathExtension.lowercased()
             guard SearchCLI.supportedExtensions.contains(fileExtension) else {

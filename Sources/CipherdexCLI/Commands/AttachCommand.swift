@@ -45,8 +45,11 @@ struct AttachCommand: Command {
     func run() throws {
         let store = try target.open()
         defer { store.close() }
+        // What is not a regular file is the library's to refuse (`sourceNotRegularFile`); here
+        // what cannot be opened at all, with its reason.
         guard FileManager.default.isReadableFile(atPath: file) else {
-            throw CLIError.failed(code: "io", message: "cannot read \(file)")
+            throw CLIError.failed(
+                code: "io", message: "cannot read \(file): \(InputFileCheck.problem(with: file) ?? "not readable")")
         }
         let metadata = ["filename": PathName.lastComponent(of: file)]
         let token: AttachmentToken

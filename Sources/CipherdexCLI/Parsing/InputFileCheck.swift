@@ -1,0 +1,32 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Why a file named on the command line cannot be read as a document or attachment, said the way
+/// a person would look for it: missing, a folder, a FIFO or device, a loop of links, a permission.
+enum InputFileCheck {
+    /// Nil when `path` is a readable regular file (a link to one counts); otherwise the reason.
+    static func problem(with path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            switch errno {
+            case ENOENT: return "no such file"
+            case ELOOP: return "a loop of symbolic links"
+            case EACCES: return "permission denied"
+            default: return String(cString: strerror(errno))
+            }
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return "a folder, not a file (`cipherdex index` takes a folder)"
+        case S_IFIFO: return "a FIFO, not a regular file"
+        case S_IFCHR, S_IFBLK: return "a device, not a regular file"
+        case S_IFSOCK: return "a socket, not a regular file"
+        default: return "not a regular file"
+        }
+        guard access(path, R_OK) == 0 else { return "not readable: \(String(cString: strerror(errno)))" }
+        return nil
+    }
+}
