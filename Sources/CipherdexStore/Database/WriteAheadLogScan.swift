@@ -10,9 +10,12 @@
 /// ends the log, so those transactions are gone for good. A crash can only leave such a frame in
 /// the last transaction, the one being written: with `synchronous = FULL` a commit returns only
 /// once its frames are synced, and the next transaction is written only after that. So a failing
-/// frame followed by frames of a *later* transaction (the failing frame's transaction ended by a
-/// commit frame, then more frames of the same log, each checking against the frame before it) is
-/// damage done after the write, not a crash: the open refuses the store rather than lose them.
+/// frame whose transaction ended with a commit frame, followed by frames that check in an
+/// unbroken chain from that commit frame (written after it, so after it was synced), is damage
+/// done since, not a crash: the open refuses the store rather than lose them. Frames that merely
+/// check against each other are not enough: a transaction that spilled frames and rolled back
+/// leaves them past the log's end with the log's salts, chaining among themselves but not from
+/// the commit frame written over their start.
 ///
 /// Damage within the last transaction cannot be told from a torn write and is left to SQLite
 /// (that transaction is dropped), as is a log whose header fails (SQLite then ignores the log).
@@ -100,16 +103,29 @@ struct WriteAheadLogScan {
 
     /// The frames read so far.
     struct Scan {
+        /// Where the scan is.
+        private enum Phase {
+            /// Every frame so far checks.
+            case intact
+            /// Inside the transaction of the first frame that failed, each frame checked from the
+            /// stored checksum of the frame before it.
+            case damagedTransaction
+            /// Past that transaction's commit frame: frames that check in an unbroken chain from
+            /// it were written after it was synced, so it was acknowledged.
+            case afterDamagedTransaction
+            /// The chain after the damaged transaction broke: what follows is stale or torn.
+            case done
+        }
+
         let log: LogHeader
         /// The number of frames taken.
         private(set) var frames = 0
-        /// The checksum the next frame continues: the last good frame's, then (after a damaged
-        /// frame) the stored checksum of the frame before it.
+        private var phase = Phase.intact
+        /// The checksum the next frame continues (in `intact` and `afterDamagedTransaction`, the
+        /// chain; in `damagedTransaction`, the stored checksum of the frame before).
         private var chain: (UInt32, UInt32)
         /// The first frame that failed, and its offset.
         private var failed: (frame: Int, offset: Int)?
-        /// Whether the damaged frame's transaction has ended (a commit frame seen since).
-        private var damagedTransactionEnded = false
         private var laterCommits = 0
         private var laterFrames = 0
 
@@ -128,6 +144,7 @@ struct WriteAheadLogScan {
         /// Takes the next frame: its 24-byte header and its page.
         mutating func take(_ frame: [UInt8]) {
             frames += 1
+            guard phase != .done else { return }
             let offset = WriteAheadLogScan.headerSize + (frames - 1) * frame.count
             let page = bigEndianWord(frame, 0)
             let commit = bigEndianWord(frame, 4)
@@ -137,26 +154,33 @@ struct WriteAheadLogScan {
             sum = WriteAheadLogScan.checksum(
                 frame[WriteAheadLogScan.frameHeaderSize...], bigEndianWords: log.bigEndianWords, from: sum)
             let checks = ours && page != 0 && sum == stored
-            // Past a failing frame each frame is checked from the stored checksum before it.
-            chain = failed == nil && checks ? sum : stored
-            guard failed != nil else {
-                if !checks {
-                    failed = (frames, offset)
-                    damagedTransactionEnded = ours && commit != 0
+            // A commit frame ends its transaction even when it does not check (its page, or the
+            // stored checksum before it, damaged): the next transaction chains from what it stores.
+            let endsTransaction = ours && commit != 0
+            switch phase {
+            case .intact:
+                if checks {
+                    chain = sum
+                    return
                 }
-                return
-            }
-            guard checks else {
-                // A commit frame that does not check (its page, or the stored checksum before it,
-                // damaged) still ends its transaction.
-                if ours && commit != 0 { damagedTransactionEnded = true }
-                return
-            }
-            if damagedTransactionEnded {
+                failed = (frames, offset)
+                phase = endsTransaction ? .afterDamagedTransaction : .damagedTransaction
+                chain = stored
+            case .damagedTransaction:
+                phase = endsTransaction ? .afterDamagedTransaction : .damagedTransaction
+                chain = stored
+            case .afterDamagedTransaction:
+                // Frames a rolled-back transaction left past the log's end keep the log's salts and
+                // chain among themselves, but not from this commit frame: the chain must hold.
+                guard checks else {
+                    phase = .done
+                    return
+                }
                 laterFrames += 1
                 if commit != 0 { laterCommits += 1 }
-            } else if commit != 0 {
-                damagedTransactionEnded = true
+                chain = sum
+            case .done:
+                return
             }
         }
     }

@@ -130,6 +130,63 @@ final class WriteAheadLogScanTests: XCTestCase {
         XCTAssertNil(try scan(newer + older[newer.count...]))
     }
 
+    /// Frames of one transaction chained from `chain`: `count` frames (the last a commit when
+    /// `commits`), pages from `firstPage`, contents varied by `seed`; and the chain after them.
+    private func frames(
+        from chain: (UInt32, UInt32), count: Int, commits: Bool, firstPage: UInt32, seed: Int,
+        salts: (UInt32, UInt32) = (0x1234_5678, 0x9ABC_DEF0)
+    ) -> ([UInt8], (UInt32, UInt32)) {
+        var bytes = [UInt8]()
+        var sum = chain
+        func put(_ word: UInt32) { bytes += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> $0) } }
+        for index in 0..<count {
+            let start = bytes.count
+            let page = firstPage + UInt32(index)
+            put(page)
+            put(commits && index == count - 1 ? 100 : 0)
+            put(salts.0)
+            put(salts.1)
+            let data = (0..<pageSize).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ Int(page) &+ seed) }
+            sum = WriteAheadLogScan.checksum(bytes[start..<(start + 8)], bigEndianWords: false, from: sum)
+            sum = WriteAheadLogScan.checksum(data[...], bigEndianWords: false, from: sum)
+            put(sum.0)
+            put(sum.1)
+            bytes += data
+        }
+        return (bytes, sum)
+    }
+
+    /// What SQLite leaves after a transaction that spilled frames and rolled back, then a shorter
+    /// one written over their start and torn by a power loss before its sync: the stale frames
+    /// past its commit frame keep the log's salts and check among themselves, but not from that
+    /// commit frame. Not damage (SQLite drops the unsynced transaction); damage in the committed
+    /// one before them still is.
+    func testStaleFramesOfARolledBackTransactionAreNotALaterTransaction() throws {
+        let header = Array(log([]).prefix(32))
+        let start = WriteAheadLogScan.LogHeader(header)!.checksum
+        let (committed, afterCommitted) = frames(from: start, count: 3, commits: true, firstPage: 1, seed: 1)
+        let (rolledBack, _) = frames(from: afterCommitted, count: 58, commits: false, firstPage: 10, seed: 2)
+        let (short, _) = frames(from: afterCommitted, count: 5, commits: true, firstPage: 200, seed: 3)
+        var bytes = header + committed + rolledBack
+        let frameSize = 24 + pageSize
+        bytes.replaceSubrange((32 + 3 * frameSize)..<(32 + 8 * frameSize), with: short)
+        XCTAssertNil(try scan(bytes), "intact: the short transaction, then stale frames")
+        // Its first frame torn (still the rolled-back one's: it checks, the next does not).
+        var torn = bytes
+        torn.replaceSubrange(
+            (32 + 3 * frameSize)..<(32 + 4 * frameSize), with: rolledBack[0..<frameSize])
+        XCTAssertNil(try scan(torn))
+        // Its first frame's page damaged: it fails, its commit frame ends it, the stale frames do
+        // not chain from that.
+        var damaged = bytes
+        damaged[32 + 3 * frameSize + 24 + 5] ^= 0x10
+        XCTAssertNil(try scan(damaged))
+        // Damage in the committed transaction is still found: the short one chains from it.
+        var early = bytes
+        early[32 + 24 + 5] ^= 0x10
+        XCTAssertEqual(try scan(early), .init(frame: 1, offset: 32, laterCommits: 1, laterFrames: 5))
+    }
+
     /// A log whose header fails is ignored by SQLite as a whole, and here too.
     func testALogWhoseHeaderFailsIsLeftToSQLite() throws {
         for byte in [0, 5, 9, 17, 25] {
