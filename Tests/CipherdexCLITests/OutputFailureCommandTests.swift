@@ -49,6 +49,26 @@ final class OutputFailureCommandTests: XCTestCase {
             result.stderr.unicodeScalars.dropLast().contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
     }
 
+    /// With SIGPIPE at its default (a shell's pipe to a command that has exited), a recovery key
+    /// printed into a closed pipe is an error and its slot is taken back: the signal does not end
+    /// the process first.
+    func testARecoveryKeyIntoAClosedPipeIsTakenBack() throws {
+        XCTAssertEqual(try cli.run(["create", store] + key, environment: environment).status, 0)
+        let launcher = [
+            "/usr/bin/python3", "-c",
+            "import os, signal, sys; signal.signal(signal.SIGPIPE, signal.SIG_DFL); r, w = os.pipe(); "
+                + "os.close(r); os.dup2(w, 1); os.execv(sys.argv[1], sys.argv[1:])",
+        ]
+        guard FileManager.default.isExecutableFile(atPath: launcher[0]) else { throw XCTSkip("needs python3") }
+        let result = try cli.run(
+            ["key", "add", store, "--recovery"] + key, environment: environment, launcher: launcher)
+        XCTAssertFalse(result.signaled, result.stderr)
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: io: cannot write to standard output: "), result.stderr)
+        let slots = try cli.run(["key", "list", store] + key, environment: environment)
+        XCTAssertEqual(slots.stdout.split(separator: "\n").count, 1, slots.stdout)
+    }
+
     func testAClosedPipeIsAnIOErrorNotATrap() throws {
         let process = Process()
         process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("cipherdex")

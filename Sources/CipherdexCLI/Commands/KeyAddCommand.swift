@@ -47,6 +47,10 @@ struct KeyAddCommand {
         defer { store.close() }
         if recovery {
             let (slot, key) = try store.addRecoveryKey(label: label ?? "recovery")
+            // A closed pipe must be an error here, not SIGPIPE ending the process before the slot
+            // nobody saw is taken back.
+            let previous = signal(SIGPIPE, SIG_IGN)
+            defer { signal(SIGPIPE, previous) }
             do {
                 try Output.print(key.formatted)
             } catch {
