@@ -91,13 +91,23 @@ extension Store {
         guard configuration.keyProvider == nil else {
             throw StoreConversionError.alreadyEncrypted(path: configuration.path)
         }
-        do {
-            _ = try convert(configuration, target: .encrypted(newKey), progress: progress, faultPoint: { _ in })
-        } catch EncryptionError.keyRequired {
-            // Opened without a key, the store turned out to be encrypted: what the caller needs to
-            // hear is that, not that a key is missing.
+        // An encrypted store opened without a key would say `keyRequired`: what the caller needs
+        // to hear is that it is encrypted already.
+        if recordedEncryption(at: configuration.path) == true {
             throw StoreConversionError.alreadyEncrypted(path: configuration.path)
         }
+        _ = try convert(configuration, target: .encrypted(newKey), progress: progress, faultPoint: { _ in })
+    }
+
+    /// What the metadata at `path` says of encryption, read without the lock and without a key
+    /// (nil when it cannot be read or parsed: the open then says why). Only for choosing an error;
+    /// the open checks everything again.
+    static func recordedEncryption(at path: String) -> Bool? {
+        let layout = StoreLayout(directory: path)
+        guard let bytes = try? FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize),
+            let metadata = try? StoreMetadata.parse(bytes)
+        else { return nil }
+        return metadata.encrypted
     }
 
     /// Decrypts the encrypted store at `configuration.path` (opened with its key) in place: every
@@ -105,12 +115,11 @@ extension Store {
     /// without a key. Irreversible for the data's confidentiality: confirm with the user first.
     public static func decrypt(_ configuration: StoreConfiguration, progress: ConversionProgressHandler? = nil) throws {
         guard configuration.keyProvider != nil else { throw EncryptionError.keyRequired }
-        do {
-            _ = try convert(configuration, target: .plaintext, progress: progress, faultPoint: { _ in })
-        } catch EncryptionError.keyUnexpected {
-            // Opened with a key, the store turned out to be unencrypted already.
+        // An unencrypted store opened with a key would say `keyUnexpected`.
+        if recordedEncryption(at: configuration.path) == false {
             throw StoreError.notEncrypted(path: configuration.path)
         }
+        _ = try convert(configuration, target: .plaintext, progress: progress, faultPoint: { _ in })
     }
 
     /// What the new generation is encrypted with.
