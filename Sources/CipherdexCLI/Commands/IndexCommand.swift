@@ -24,8 +24,8 @@ struct IndexCommand: Command {
         (counted as `skipped S` at the end of the summary line): a UID that belongs to another
         document, a name that is not valid UTF-8 (shown with `\\xHH` escapes), a folder that cannot
         be read (its documents indexed before are kept), an entry named like a document that is not
-        a regular file (a FIFO, device, socket, a link to nothing or to a file outside FOLDER).
-        Links to folders are not followed. Exit status 1 (indexingFailed) when any file failed;
+        a regular file (a FIFO, device, socket, a link to nothing). Links to folders, and links to
+        files outside FOLDER, are not followed. Exit status 1 (indexingFailed) when any file failed;
         when the index could not be written to the store (disk full), those files fail with
         `could not write the index: <reason>` and the exit status is 1 (indexWriteFailed):
         nothing of them is kept, and running `index` again once there is room indexes them.

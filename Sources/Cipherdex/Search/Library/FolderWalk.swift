@@ -54,10 +54,9 @@ struct FolderWalk {
                     if entry.isSymbolicLink {
                         // A link counts as the file it leads to, when that is inside the folder.
                         let target = URL(fileURLWithPath: root + "/" + uid).resolvingSymlinksInPath().path
-                        guard target.hasPrefix(root + "/") else {
-                            skipped.append(.init(path: uid, reason: "a link to a file outside the folder"))
-                            continue
-                        }
+                        // A link out of the folder is not followed (it would make every sync of a
+                        // folder that holds one incomplete): the help says so.
+                        guard target.hasPrefix(root + "/") else { continue }
                         files[String(target.dropFirst(root.count + 1))] = (entry.size, entry.modified)
                     } else {
                         files[uid] = (entry.size, entry.modified)
