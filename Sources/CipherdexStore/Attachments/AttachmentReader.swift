@@ -107,7 +107,13 @@ public final class AttachmentReader: Sendable {
     /// piece fails authentication the call throws: discard what `body` received.
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         try checkStoreOpen()
-        try source.withLock { source in try Self.forEachChunk(of: source, id: id, length: length, body) }
+        // Asked again before each piece: a long read ends once the store is closed.
+        try source.withLock { source in
+            try Self.forEachChunk(of: source, id: id, length: length) { piece in
+                try checkStoreOpen()
+                try body(piece)
+            }
+        }
     }
 
     private static func forEachChunk(

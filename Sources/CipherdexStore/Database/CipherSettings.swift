@@ -40,7 +40,6 @@ public struct CipherSettings: Codable, Equatable, Sendable {
         return statements
     }
 
-    /// Whether the values are ones this build can apply.
     /// What is malformed in these settings (damage, not a newer scheme), or nil.
     var malformation: String? {
         guard [1024, 2048, 4096, 8192, 16384, 32768, 65536].contains(pageSize) else {
@@ -50,6 +49,7 @@ public struct CipherSettings: Codable, Equatable, Sendable {
         return nil
     }
 
+    /// Whether the values are ones this build can apply.
     var isSupported: Bool {
         [1024, 2048, 4096, 8192, 16384, 32768, 65536].contains(pageSize)
             && ["HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512"].contains(hmacAlgorithm)

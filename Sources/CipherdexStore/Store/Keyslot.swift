@@ -104,7 +104,6 @@ struct Keyslot: Codable, Equatable, Sendable {
             associatedData: Self.associatedData(storeID: storeID, slotID: id, kind: kind, kdf: kdf))
     }
 
-    /// Whether this build understands the slot's algorithms and parameters.
     /// What is malformed in this slot (damage, not a newer scheme), or nil: a nonce or salt of
     /// the wrong length, a raw slot with a key derivation or a passphrase slot without one.
     var malformation: String? {
@@ -122,6 +121,7 @@ struct Keyslot: Codable, Equatable, Sendable {
         return nil
     }
 
+    /// Whether this build understands the slot's algorithms and parameters.
     var isSupported: Bool {
         guard aead == Self.aeadName, nonce.bytes.count == Sodium.aeadNonceBytes else { return false }
         switch kind {

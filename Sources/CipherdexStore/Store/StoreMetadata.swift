@@ -63,18 +63,6 @@ struct StoreMetadata: Codable, Equatable, Sendable {
     /// Parses and checks a metadata file: version first (`unsupportedScheme`), then structure
     /// and checksum (`metadataCorrupt`). The MAC needs the data key: see `verifyMAC`.
     static func parse(_ bytes: [UInt8]) throws -> StoreMetadata {
-        // Strict JSON first: a member named twice would be read as its first value here and as its
-        // last by other readers (Python's `json`, `tools/cipherdex-recover`), so it is refused.
-        do {
-            guard case .object = try JSONValue(parsing: bytes) else {
-                throw EncryptionError.metadataCorrupt(reason: "metadata is not a JSON object")
-            }
-        } catch let error as DocumentError {
-            if case .invalidJSON(let reason) = error, reason.hasPrefix("duplicate member name") {
-                throw EncryptionError.metadataCorrupt(reason: "metadata names a member twice (\(reason))")
-            }
-            throw EncryptionError.metadataCorrupt(reason: "metadata is not valid JSON")
-        }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
             throw EncryptionError.metadataCorrupt(reason: "metadata is not a JSON object")
         }
@@ -86,6 +74,19 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         }
         guard version >= 1 else {
             throw EncryptionError.metadataCorrupt(reason: "formatVersion \(version) is not valid")
+        }
+        // Then strict JSON (after the version, so a newer format stays `unsupportedScheme`): a
+        // member named twice would be read as its first value here and as its last by other
+        // readers (Python's `json`, `tools/cipherdex-recover`), so it is refused.
+        do {
+            guard case .object = try JSONValue(parsing: bytes) else {
+                throw EncryptionError.metadataCorrupt(reason: "metadata is not a JSON object")
+            }
+        } catch let error as DocumentError {
+            if case .invalidJSON(let reason) = error, reason.hasPrefix("duplicate member name") {
+                throw EncryptionError.metadataCorrupt(reason: "metadata names a member twice (\(reason))")
+            }
+            throw EncryptionError.metadataCorrupt(reason: "metadata is not valid JSON")
         }
         let metadata: StoreMetadata
         do {

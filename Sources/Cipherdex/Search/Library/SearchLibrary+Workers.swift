@@ -74,12 +74,14 @@ extension SearchLibrary {
     /// The key of the thread-dictionary entry that marks the library's own worker threads.
     static let workerThreadKey = "cipherdex.search.worker"
 
-    /// Whether the calling thread is one of the library's workers (running an extractor, a
-    /// password provider or an index write).
-    static var isWorkerThread: Bool { Thread.current.threadDictionary[workerThreadKey] != nil }
+    /// Whether the calling thread is one of this library's workers (running an extractor, a
+    /// password provider or an index write); another store's library's worker is not.
+    var isWorkerThread: Bool {
+        (Thread.current.threadDictionary[Self.workerThreadKey] as? ObjectIdentifier) == ObjectIdentifier(self)
+    }
 
     private func workerLoop() {
-        Thread.current.threadDictionary[Self.workerThreadKey] = true
+        Thread.current.threadDictionary[Self.workerThreadKey] = ObjectIdentifier(self)
         while true {
             let next: Work? = state.withLock {
                 // An OCR page waits while `ocrPageLimit` pages are being recognised (each page's

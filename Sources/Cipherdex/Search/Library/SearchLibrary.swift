@@ -286,7 +286,7 @@ public final class SearchLibrary: @unchecked Sendable {
     /// `waitUntilIdle()`, throwing `CancellationError` as soon as `cancellation` is set (its
     /// setter broadcasts `state`, see `wakeWaiters()`).
     func waitUntilIdle(cancellation: WorkCancellation?) throws {
-        if store?.isInTransactionOnCurrentThread == true || Self.isWorkerThread { return }
+        if store?.isInTransactionOnCurrentThread == true || isWorkerThread { return }
         try state.withLock {
             while !isStopped
                 && (!((pending.isEmpty && ocrPending.isEmpty) || isPaused) || !active.isEmpty || !writeQueue.isEmpty

@@ -1,6 +1,7 @@
 import CipherdexExtraction
 import Dispatch
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import Cipherdex
@@ -11,11 +12,20 @@ final class SearchLibraryReentrancyTests: XCTestCase {
     /// An extractor that waits for the library to be idle (which includes its own job) first.
     private struct WaitingExtractor: TextExtractor {
         let store: Store
+        let other: Store
+        let seen: Seen
         func extract(data: [UInt8], fileExtension: String, password: String?) throws -> ExtractedDocument {
+            // Its own library's worker, not another store's library's.
+            seen.value.withLock { $0 = (store.library.isWorkerThread, other.library.isWorkerThread) }
             store.library.waitUntilIdle()
             try? store.library.waitUntilIndexed()
             return ExtractedDocument(title: nil, pages: [ExtractedPage(index: 0, text: "waited zqreentry")])
         }
+    }
+
+    /// What the extractor saw of its thread.
+    private final class Seen: Sendable {
+        let value = Mutex<(own: Bool, other: Bool)?>(nil)
     }
 
     /// Runs `body` on a thread of its own; fails when it has not returned within 20 s.
@@ -34,8 +44,15 @@ final class SearchLibraryReentrancyTests: XCTestCase {
             store.close()
             try? FileManager.default.removeItem(atPath: path)
         }
+        let (other, otherPath) = try SearchLibraryTestSupport.store()
+        defer {
+            other.close()
+            try? FileManager.default.removeItem(atPath: otherPath)
+        }
+        let seen = Seen()
+        XCTAssertFalse(store.library.isWorkerThread)
         store.library.configure {
-            $0.extractors["wait"] = WaitingExtractor(store: store)
+            $0.extractors["wait"] = WaitingExtractor(store: store, other: other, seen: seen)
             $0.passwordProvider = { _ in
                 store.library.waitUntilIdle()
                 return nil
@@ -47,6 +64,9 @@ final class SearchLibraryReentrancyTests: XCTestCase {
             try store.library.waitUntilIndexed()
         }
         XCTAssertEqual(try store.library.search("zqreentry").documents, ["a.wait": [0]])
+        let (own, foreign) = try XCTUnwrap(seen.value.withLock { $0 })
+        XCTAssertTrue(own)
+        XCTAssertFalse(foreign, "another store's library waits for its own work")
     }
 
     func testConfigureMayCallTheLibraryFromItsClosure() throws {
