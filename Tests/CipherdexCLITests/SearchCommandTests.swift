@@ -270,7 +270,7 @@ final class SearchCommandTests: XCTestCase {
         for (name, reason) in [
             ("fifo.pdf", "a FIFO, not a regular file"), ("fifo", "a FIFO, not a regular file"),
             ("loop.txt", "a loop of symbolic links"), ("folder.pdf", "a folder, not a file"),
-            ("missing.pdf", "no such file"), ("/dev/zero", "a device, not a regular file"),
+            ("missing.pdf", "no such file"), ("/dev/zero", "a character device, not a regular file"),
         ] {
             let result = try run(["add", "s", name])
             XCTAssertEqual(result.status, 1, result.stderr)

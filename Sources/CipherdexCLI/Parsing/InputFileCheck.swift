@@ -1,3 +1,4 @@
+import Cipherdex
 import Foundation
 
 #if canImport(Glibc)
@@ -18,13 +19,10 @@ enum InputFileCheck {
             default: return String(cString: strerror(errno))
             }
         }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: return "a folder, not a file (`cipherdex index` takes a folder)"
-        case S_IFIFO: return "a FIFO, not a regular file"
-        case S_IFCHR, S_IFBLK: return "a device, not a regular file"
-        case S_IFSOCK: return "a socket, not a regular file"
-        default: return "not a regular file"
+        switch FileKind(mode: info.st_mode, size: 0) {
+        case .regular: break
+        case .directory: return "a folder, not a file (`cipherdex index` takes a folder)"
+        case let kind: return "\(kind.description), not a regular file"
         }
         guard access(path, R_OK) == 0 else { return "not readable: \(String(cString: strerror(errno)))" }
         return nil

@@ -4,7 +4,7 @@
 
 /// What is at a path, without following a final symbolic link (`lstat`) and without opening it,
 /// so that asking never blocks (a FIFO) or has side effects (a device).
-enum FileKind: Equatable, Sendable {
+package enum FileKind: Equatable, Sendable {
     /// Nothing is there.
     case missing
     /// A regular file of `size` bytes.
@@ -28,7 +28,7 @@ enum FileKind: Equatable, Sendable {
     }
 
     /// The kind an `fstat` of an open descriptor reports.
-    init(mode: mode_t, size: Int) {
+    package init(mode: mode_t, size: Int) {
         switch mode & S_IFMT {
         case S_IFREG: self = .regular(size: UInt64(max(size, 0)))
         case S_IFDIR: self = .directory
@@ -57,7 +57,7 @@ enum FileKind: Equatable, Sendable {
     }
 
     /// "a FIFO", "a directory", …: for error messages.
-    var description: String {
+    package var description: String {
         switch self {
         case .missing: return "missing"
         case .regular: return "a regular file"
