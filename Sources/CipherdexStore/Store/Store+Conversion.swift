@@ -122,10 +122,28 @@ extension Store {
         _ = try convert(configuration, target: .plaintext, progress: progress, faultPoint: { _ in })
     }
 
+    /// The generation the metadata at `path` names as current, read without the lock and
+    /// without a key (nil when it cannot be read or parsed).
+    static func recordedDataGeneration(at path: String) -> Int? {
+        let layout = StoreLayout(directory: path)
+        guard let bytes = try? FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize),
+            let metadata = try? StoreMetadata.parse(bytes)
+        else { return nil }
+        return metadata.currentDataGeneration
+    }
+
     /// What the new generation is encrypted with.
     enum ConversionTarget {
         case encrypted(KeyProvider)
         case plaintext
+
+        /// What a switch to it means for the caller, for an error message.
+        var outcome: String {
+            switch self {
+            case .encrypted: return "only the new key opens it"
+            case .plaintext: return "it is not encrypted any more"
+            }
+        }
     }
 
     static func convert(
@@ -143,12 +161,25 @@ extension Store {
         do {
             try store.writeNextGeneration(next, target: target, progress: progress, faultPoint: faultPoint)
         } catch {
-            // An injected crash leaves everything as a kill would; anything else removes the
-            // new generation before the lock goes (the old one stays current).
+            // An injected crash leaves everything as a kill would. Otherwise the metadata on disk
+            // says which generation is current: an error after the switch's rename (the folder's
+            // fsync) leaves the new one current, and only a failure before it may remove the new
+            // generation. When the metadata cannot be read, nothing is removed.
             if error is InjectedFault {
                 store.close()
-            } else {
+                throw error
+            }
+            switch recordedDataGeneration(at: old.directory) {
+            case .some(next.generation):
+                store.close()
+                throw StoreError.ioError(
+                    path: old.metadata,
+                    reason: "the store was switched to its new copy (\(target.outcome)), "
+                        + "but the switch could not be made durable: \(error.localizedDescription)")
+            case .some(old.generation):
                 store.close(beforeReleasingLock: { try? Store.removeOtherGenerations(layout: old) })
+            default:
+                store.close()
             }
             throw error
         }

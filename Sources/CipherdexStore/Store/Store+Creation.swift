@@ -15,6 +15,7 @@ extension Store {
             try Keyslot.checkAccepted(configuration.passphraseCost)
         }
         let createdDirectory = !FileSystem.exists(layout.directory)
+        let metadataExisted = FileSystem.exists(layout.metadata)
         try wrapSystem {
             try FileSystem.createDirectory(layout.directory)
             try FileSystem.restrictMode(layout.directory, to: 0o700)
@@ -22,8 +23,19 @@ extension Store {
         do {
             return try build(layout: layout, configuration: configuration, key: key, lock: existingLock)
         } catch {
-            // Nothing was committed (the metadata is written last but one step): remove what
-            // this attempt made, never anything else.
+            // The caller hears that nothing was created: remove what this attempt made, never
+            // anything else. When its metadata was written and a later step failed (the open
+            // after it, on a full disk), the metadata goes first, so a crash during this leaves
+            // no store (only files of ours, which the next create removes or keeps as data).
+            if !metadataExisted && !(error is InjectedFault) && FileSystem.exists(layout.metadata) {
+                if (try? FileSystem.removeFile(layout.metadata)) != nil {
+                    try? FileSystem.syncDirectory(layout.directory)
+                    for path in [layout.database, layout.databaseWAL, layout.databaseSHM, layout.databaseJournal] {
+                        try? FileSystem.removeFile(path)
+                    }
+                    try? FileSystem.removeTree(layout.attachments)
+                }
+            }
             if !FileSystem.exists(layout.metadata) {
                 for leftover in [
                     layout.creatingDatabase, layout.creatingDatabase + "-journal", layout.creatingDatabase + "-wal",
@@ -72,7 +84,8 @@ extension Store {
         // SQLite creates files 0644 (less the umask) and gives -wal and -shm the database's mode:
         // create the file first, owner-only.
         try wrapSystem {
-            let file = try FileDescriptor(path: layout.creatingDatabase, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            let file = try FileDescriptor(
+                path: layout.creatingDatabase, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
             try FileDescriptor.retrying(operation: "fchmod", path: file.path) { fchmod(file.rawValue, 0o600) }
         }
         do {

@@ -94,8 +94,16 @@ extension Store {
                 }
             } catch {
                 // A failure after the rename (a directory fsync, say) leaves the new file in
-                // place: the next change must start from what is on disk, not from memory.
-                if let current = currentMetadataOnDisk() { metadata.withLock { $0 = current } }
+                // place: the next change must start from what is on disk, not from memory, and
+                // the caller must hear that the change is in effect.
+                guard let current = currentMetadataOnDisk() else { throw error }
+                metadata.withLock { $0 = current }
+                if current.generation == updated.generation, !(error is InjectedFault) {
+                    throw StoreError.ioError(
+                        path: layout.metadata,
+                        reason: "the key change is in effect, but could not be made durable: "
+                            + error.localizedDescription)
+                }
                 throw error
             }
             metadata.withLock { $0 = updated }

@@ -34,7 +34,9 @@ package enum FileSystem {
 
     /// Replaces `path` with `bytes` atomically: a temporary file beside it, fsync, rename over the
     /// target, fsync of the directory. A crash at any instant leaves the old or the new content.
-    /// `beforeRename` is a fault-injection point for tests.
+    /// An error before the rename leaves the old content and no temporary file; an error after
+    /// it (the directory's fsync) leaves the new content in place, not known to be durable.
+    /// `faultPoint` is a fault-injection point for tests.
     static func writeAtomically(
         _ bytes: [UInt8], to path: String, mode: mode_t = 0o600,
         faultPoint: (AtomicWriteStep) throws -> Void = { _ in }
@@ -52,7 +54,15 @@ package enum FileSystem {
             if !(error is InjectedFault) { unlink(temporary) }
             throw error
         }
-        try rename(temporary, to: path)
+        do {
+            try rename(temporary, to: path)
+        } catch {
+            // Not renamed: the temporary file is ours and unneeded.
+            unlink(temporary)
+            throw error
+        }
+        // From here the new file is in place: a caller that sees an error must not assume the
+        // old content is still current (read the file again to know).
         try faultPoint(.renamed)
         try syncDirectory(directory)
     }

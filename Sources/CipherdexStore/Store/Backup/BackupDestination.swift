@@ -154,11 +154,13 @@ struct BackupDestination {
                 try faultPoint(.beforeSwitch)
                 // rename(2) replaces an empty directory atomically, and refuses a non-empty one.
                 try FileSystem.rename(target.directory, to: path)
+                try faultPoint(.metadata(.renamed))
                 try FileSystem.syncDirectory(FileSystem.parent(of: path))
             } else {
                 try FileSystem.syncDirectory(target.directory)
                 try faultPoint(.beforeSwitch)
-                try FileSystem.writeAtomically(metadataBytes, to: target.metadata)
+                try FileSystem.writeAtomically(
+                    metadataBytes, to: target.metadata, faultPoint: { try faultPoint(.metadata($0)) })
             }
         }
         try faultPoint(.switched)
@@ -168,6 +170,17 @@ struct BackupDestination {
         try? FileSystem.removeTree(target.staging)
         try? FileSystem.removeFile(target.deletionTombstone)
         try? FileSystem.syncDirectory(target.directory)
+    }
+
+    /// Whether the destination's metadata on disk names this copy (its generation
+    /// `metadataGeneration` and the target's data generation): true after the switch's rename,
+    /// even when what followed it failed. Then nothing of the copy may be removed.
+    func switched(toMetadataGeneration metadataGeneration: Int) -> Bool {
+        let metadataPath = StoreLayout(directory: path).metadata
+        guard let bytes = try? FileSystem.readRegularFile(metadataPath, limit: StoreMetadata.maximumFileSize),
+            let metadata = try? StoreMetadata.parse(bytes)
+        else { return false }
+        return metadata.generation == metadataGeneration && metadata.currentDataGeneration == target.generation
     }
 
     /// Removes what an unfinished backup wrote (the destination keeps its previous content).
@@ -187,5 +200,8 @@ enum BackupStep: Sendable, Equatable {
     case databaseCopied
     case attachmentCopied(Int)
     case beforeSwitch
+    /// A step of the metadata's replacement (an existing destination), or the folder's rename
+    /// (`.renamed`, a new one).
+    case metadata(AtomicWriteStep)
     case switched
 }

@@ -72,6 +72,7 @@ extension Store {
         }
         let destination = try BackupDestination.prepare(
             path: destinationPath, source: source, dataKey: dataKey, replacing: replacingAnotherStore)
+        let metadataGeneration = max(source.generation, destination.previousMetadataGeneration) + 1
         do {
             let run = BackupRun(store: self, destination: destination, progress: progress, cancellation: cancellation)
             backupHolds.begin()
@@ -88,12 +89,25 @@ extension Store {
             try run.report(.switching)
             var updated = source
             updated.dataGeneration = destination.target.generation == 0 ? nil : destination.target.generation
-            updated.generation = max(source.generation, destination.previousMetadataGeneration) + 1
+            updated.generation = metadataGeneration
             let bytes = try updated.seal(dataKey: dataKey)
             try destination.commit(bytes, faultPoint: faultPoint)
             return summary
         } catch {
-            if error is InjectedFault { destination.lock.release() } else { destination.discard() }
+            if error is InjectedFault {
+                destination.lock.release()
+            } else if destination.switched(toMetadataGeneration: metadataGeneration) {
+                // The rename happened and what followed it (a folder's fsync) failed: the copy is
+                // the destination's content, and what the previous content left is removed by
+                // its next open.
+                destination.lock.release()
+                throw StoreError.ioError(
+                    path: destinationPath,
+                    reason: "the copy is complete and in place, but could not be made durable: "
+                        + error.localizedDescription)
+            } else {
+                destination.discard()
+            }
             throw error
         }
     }
