@@ -254,6 +254,8 @@ package final class Connection {
     static let notADatabaseCode = SQLITE_NOTADB
     /// SQLITE_FULL: the disk (or quota) is full.
     static let fullCode = SQLITE_FULL
+    /// A file SQLite needs (the database, its `-wal` or `-shm`) cannot be opened or created.
+    static let cantOpenCode = SQLITE_CANTOPEN
     /// SQLITE_READONLY: the database cannot be written.
     static let readOnlyCode = SQLITE_READONLY
     /// SQLITE_IOERR: a system call on a file of the database failed (`systemErrno` says how).

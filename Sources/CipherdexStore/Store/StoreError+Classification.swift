@@ -35,6 +35,9 @@ extension StoreError {
         switch error.code {
         case Connection.fullCode:
             return .diskFull(path: path)
+        case Connection.cantOpenCode
+        where FileSystem.hasNoRoomForNewFiles(at: error.path.isEmpty ? "." : FileSystem.parent(of: error.path)):
+            return .diskFull(path: path)
         case Connection.readOnlyCode:
             return .permissionDenied(path: path, reason: "the database cannot be written")
         case let code where Connection.busyCodes.contains(code):

@@ -109,6 +109,15 @@ package enum FileSystem {
         return bytes.overflow ? UInt64.max : bytes.partialValue
     }
 
+    /// Whether the file system holding `path` has no block or no inode left for a new file
+    /// (false when that cannot be told). SQLite's failed create of a `-wal` retries read-only,
+    /// which loses the create's `errno`: this tells a full disk from damage afterwards.
+    static func hasNoRoomForNewFiles(at path: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return false }
+        return info.f_bavail == 0 || (info.f_files > 0 && info.f_favail == 0)
+    }
+
     /// `path` made absolute with every symbolic link and `.`/`..` of its existing part resolved
     /// (`realpath` of the longest existing prefix, the rest appended as written): two paths that
     /// name the same place compare equal, though the place need not exist yet.

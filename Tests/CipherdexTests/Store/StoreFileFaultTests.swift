@@ -192,6 +192,29 @@ final class StoreFileFaultTests: XCTestCase {
         try assertOpensWithEverything(at: store)
     }
 
+    func testNoInodeLeftIsDiskFullNotDamage() throws {
+        let disk = try Mounts.tmpfs(size: 16 << 20, inodes: 64)
+        mounts.append(disk)
+        let store = disk + "/store"
+        try makeStore(at: store)
+        // Every inode taken: SQLite cannot create the store's `-wal` (and retries read-only,
+        // losing the create's ENOSPC).
+        var fillers: [String] = []
+        while true {
+            let filler = disk + "/filler-\(fillers.count)"
+            let descriptor = open(filler, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            guard descriptor >= 0 else { break }
+            close(descriptor)
+            fillers.append(filler)
+        }
+        XCTAssertFalse(FileSystem.exists(store + "/store.db-wal"))
+        assertOpenFails("diskFull", at: store)
+        XCTAssertThrowsCase(
+            "diskFull", try Store.open(TestSupport.configuration(disk + "/new-store", key: TestSupport.rawKey(1))))
+        for filler in fillers { unlink(filler) }
+        try assertOpensWithEverything(at: store)
+    }
+
     // MARK: Leftovers of a killed create
 
     func testDirectoryLeftByAKilledCreateBecomesAStore() throws {

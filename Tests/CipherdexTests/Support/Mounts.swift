@@ -21,11 +21,13 @@ enum Mounts {
         return process.terminationStatus
     }
 
-    /// A new tmpfs of `size` bytes at a new directory, or a skip.
-    static func tmpfs(size: Int) throws -> String {
+    /// A new tmpfs of `size` bytes (and at most `inodes` files and folders) at a new directory,
+    /// or a skip.
+    static func tmpfs(size: Int, inodes: Int? = nil) throws -> String {
         let point = NSTemporaryDirectory() + "cipherdex-tmpfs-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
-        guard run(["mount", "-t", "tmpfs", "-o", "size=\(size),mode=0700", "tmpfs", point]) == 0 else {
+        let options = "size=\(size),mode=0700" + (inodes.map { ",nr_inodes=\($0)" } ?? "")
+        guard run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", point]) == 0 else {
             throw XCTSkip("cannot mount a tmpfs here (fault tests need root)")
         }
         return point
