@@ -38,7 +38,7 @@ extension AttachmentStorage {
             }
         } catch {
             unlink(target)
-            throw error
+            throw Self.typedWriteFailure(error, path: target)
         }
         return hash.finish()
     }

@@ -70,18 +70,25 @@ package struct AttachmentStorage {
                 length = written
             }
             return Staged(id: id, path: stagingPath, length: length, contentHash: hash.finish())
-        } catch let error as AttachmentError {
-            unlink(stagingPath)
-            // A full disk, missing permissions or a failing device are the environment's, typed
-            // as every other store write's are.
-            guard case .io(_, let operation, let code) = error else { throw error }
-            switch StoreError.classifying(SystemError(operation: operation, path: stagingPath, errno: code)) {
-            case .system: throw error
-            case let typed: throw typed
-            }
         } catch {
             unlink(stagingPath)
-            throw error
+            throw Self.typedWriteFailure(error, path: stagingPath)
+        }
+    }
+
+    /// A failed write of an attachment file typed as every other store write's is: a full disk,
+    /// missing permissions or a failing device are the environment's (`StoreError`); anything
+    /// else is returned as it is.
+    static func typedWriteFailure(_ error: Error, path: String) -> Error {
+        switch error {
+        case AttachmentError.io(_, let operation, let code):
+            let typed = StoreError.classifying(SystemError(operation: operation, path: path, errno: code))
+            if case .system = typed { return error }
+            return typed
+        case let error as SystemError:
+            return StoreError.classifying(error)
+        default:
+            return error
         }
     }
 

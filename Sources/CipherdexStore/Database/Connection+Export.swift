@@ -1,5 +1,9 @@
 internal import CSQLCipher
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension Connection {
     /// The schema name the export attaches its target under.
     static let exportSchema = "cipherdex_export"
@@ -44,9 +48,20 @@ extension Connection {
             _ = try scalar("SELECT sqlcipher_export('\(Self.exportSchema)')")
             try execute("PRAGMA \(Self.exportSchema).user_version = \(userVersion)")
             try execute("DETACH DATABASE \(Self.exportSchema)")
-        } catch {
+        } catch let failure as DatabaseError {
             try? execute("DETACH DATABASE \(Self.exportSchema)")
-            throw error
+            throw Self.exportFailure(failure, path: path)
         }
+    }
+
+    /// `sqlcipher_export` reports a failed write to the new file as SQLITE_ERROR with the write's
+    /// own message: a full disk or an I/O error gets its code back, naming the new file.
+    static func exportFailure(_ failure: DatabaseError, path: String) -> DatabaseError {
+        guard case .sqlite(SQLITE_ERROR, _, let message, let systemErrno, _) = failure else { return failure }
+        for code in [SQLITE_FULL, SQLITE_IOERR] where message == String(cString: sqlite3_errstr(code)) {
+            let errno = systemErrno != 0 ? systemErrno : (code == SQLITE_IOERR ? EIO : 0)
+            return .sqlite(code: code, extendedCode: code, message: message, systemErrno: errno, path: path)
+        }
+        return failure
     }
 }

@@ -169,6 +169,34 @@ final class StoreConversionTests: XCTestCase {
         try checkContent(path, key: TestSupport.rawKey(1))
     }
 
+    func testADiskFillingUpDuringTheCopyIsDiskFullAndChangesNothing() throws {
+        for (phase, target) in [
+            (StoreConversionProgress.Phase.database, Store.ConversionTarget.encrypted(TestSupport.rawKey(2))),
+            (.attachments, .encrypted(TestSupport.rawKey(2))), (.database, .plaintext), (.attachments, .plaintext),
+        ] {
+            let mount = try Mounts.tmpfs(size: 64 << 20)
+            defer { Mounts.unmount(mount) }
+            let path = mount + "/store"
+            try populate(path, key: TestSupport.rawKey(1))
+            try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+            let before = TestSupport.snapshot(path)
+            var filler: String?
+            XCTAssertThrowsCase(
+                "diskFull",
+                try Store.convert(
+                    TestSupport.configuration(path, key: TestSupport.rawKey(1)), target: target,
+                    progress: { progress in
+                        // The space check has passed: the disk fills up as the copy starts.
+                        if progress.phase == phase, filler == nil { filler = try? Mounts.fill(mount, leaving: 0) }
+                        return true
+                    }, faultPoint: { _ in }))
+            XCTAssertNotNil(filler)
+            XCTAssertEqual(TestSupport.snapshot(path), before, "\(phase): nothing changed")
+            if let filler { unlink(filler) }
+            try checkContent(path, key: TestSupport.rawKey(1))
+        }
+    }
+
     func testACrashAtEveryStepLeavesTheOldOrTheNewGeneration() throws {
         let template = TestSupport.temporaryPath()
         try populate(template, key: TestSupport.rawKey(1))
