@@ -5,8 +5,9 @@ import Foundation
 #endif
 
 extension EncryptionKey {
-    /// A raw key read from a file holding either 32 raw bytes or 64 hexadecimal digits with an
-    /// optional trailing newline. The file's bytes go straight into secure memory.
+    /// A raw key read from a file holding either exactly 32 raw bytes or 64 hexadecimal digits,
+    /// with any spaces, tabs, line feeds and carriage returns before and after them ignored
+    /// (FORMAT.md section 3). The file's bytes go straight into secure memory.
     ///
     /// The path must name a regular file of at most 4 KiB, or a symbolic link to one; anything
     /// else (directory, FIFO, socket, device) throws `KeyError.unreadable` at once.
@@ -30,9 +31,10 @@ extension EncryptionKey {
         return try fromSecure(kind: .raw, decoded)
     }
 
-    /// A passphrase read from a file; one trailing newline is dropped. The path must name a
-    /// regular file of at most 64 KiB, or a symbolic link to one; anything else throws
-    /// `KeyError.unreadable` at once.
+    /// A passphrase read from a file; a final line feed is dropped, and then a final carriage
+    /// return (so `\r\n` and a lone `\r` too), nothing else (FORMAT.md section 3). The path
+    /// must name a regular file of at most 64 KiB, or a symbolic link to one; anything else
+    /// throws `KeyError.unreadable` at once.
     public static func passphrase(contentsOfFile path: String) throws -> EncryptionKey {
         let bytes = try readSecureFile(path, limit: 64 * 1024)
         let trimmed = bytes.withUnsafeBytes { raw -> SecureBytes in

@@ -81,7 +81,8 @@ final class StoreExportTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: parent + "/escape.jsonl"))
     }
 
-    func testRecoveryToolReadsACrashLeftWriteAheadLog() throws {
+    /// Skips unless python3 with PyNaCl and cryptography, and the sqlcipher shell, are installed.
+    private func requireRecoveryTool() throws {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         probe.arguments = ["python3", "-c", "import nacl.bindings, cryptography"]
@@ -91,6 +92,24 @@ final class StoreExportTests: XCTestCase {
         guard probe.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlcipher") else {
             throw XCTSkip("PyNaCl, cryptography or the sqlcipher shell is missing (scripts/bootstrap --recover-tool)")
         }
+    }
+
+    /// Runs `tools/cipherdex-recover` with `arguments`; its exit status and standard error.
+    private func runRecoveryTool(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: Self.recoverTool)
+        tool.arguments = arguments
+        let errors = Pipe()
+        tool.standardOutput = FileHandle.nullDevice
+        tool.standardError = errors
+        try tool.run()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        tool.waitUntilExit()
+        return (tool.terminationStatus, String(decoding: stderr, as: UTF8.self))
+    }
+
+    func testRecoveryToolReadsACrashLeftWriteAheadLog() throws {
+        try requireRecoveryTool()
         let path = TestSupport.temporaryPath()
         let keyBytes = TestSupport.rawKeyBytes(7)
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
@@ -119,5 +138,95 @@ final class StoreExportTests: XCTestCase {
         XCTAssertEqual(tool.terminationStatus, 0)
         XCTAssertEqual(TestSupport.snapshot(out), TestSupport.snapshot(expected))
         XCTAssertEqual(TestSupport.snapshot(crashed), before, "the tool changed the crashed store's files")
+    }
+
+    /// A store whose log holds `transactions` committed transactions of 50 documents each (after
+    /// the collection's), as a kill leaves it (the files copied while the writer is open); the
+    /// store, a file holding its raw key, and the byte offsets of the log's commit frames.
+    private func crashLeftStore(transactions: Int) throws -> (store: String, keyFile: String, commits: [Int]) {
+        let path = TestSupport.temporaryPath()
+        let live = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        _ = try live.createCollection("notes")
+        for transaction in 0..<transactions {
+            try live.transaction { tx in
+                for index in (transaction * 50)..<(transaction * 50 + 50) {
+                    try tx.collection("notes").insert(
+                        JSONValue.object([
+                            "n": .string("\(index)"), "body": .string(String(repeating: "x", count: 300)),
+                        ]),
+                        id: String(format: "note-%03d", index))
+                }
+            }
+        }
+        let crashed = TestSupport.temporaryPath("crashed")
+        TestSupport.copyDirectory(path, to: crashed)
+        live.close()
+        let keyFile = TestSupport.temporaryPath("key")
+        try Data(TestSupport.rawKeyBytes(7)).write(to: URL(fileURLWithPath: keyFile))
+        let pageSize = CipherSettings.default.pageSize
+        let wal = Array(try XCTUnwrap(FileManager.default.contents(atPath: crashed + "/store.db-wal")))
+        var commits: [Int] = []
+        var offset = WriteAheadLogScan.headerSize
+        while offset + WriteAheadLogScan.frameHeaderSize + pageSize <= wal.count {
+            if wal[(offset + 4)..<(offset + 8)] != [0, 0, 0, 0] { commits.append(offset) }
+            offset += WriteAheadLogScan.frameHeaderSize + pageSize
+        }
+        XCTAssertGreaterThanOrEqual(commits.count, transactions + 1, "every transaction is in the log")
+        return (crashed, keyFile, commits)
+    }
+
+    /// The ids of the documents of "notes" in an export or recovery at `out`.
+    private func noteIDs(in out: String) throws -> [String] {
+        let lines = String(
+            decoding: try XCTUnwrap(FileManager.default.contents(atPath: out + "/collections/notes.jsonl")),
+            as: UTF8.self
+        ).split(separator: "\n")
+        return lines.map { String($0.dropFirst(#"{"id":""#.count).prefix(8)) }
+    }
+
+    /// A frame damaged after the crash with committed transactions after it: SQLite's recovery
+    /// would end the log there and drop them, so the tool refuses the store (exit 4, as the
+    /// library's open refuses it) naming the log and the frame's byte, and writes nothing; the
+    /// log cut there (what it offers) is read with the transactions before the damage.
+    func testRecoveryToolRefusesADamagedLogFrameWithCommitsAfterIt() throws {
+        try requireRecoveryTool()
+        let (crashed, keyFile, commits) = try crashLeftStore(transactions: 4)
+        let pageSize = CipherSettings.default.pageSize
+        // The first frame of the third-to-last transaction: two committed transactions follow it.
+        let damaged = commits[commits.count - 3] + WriteAheadLogScan.frameHeaderSize + pageSize
+        TestSupport.flipBit(crashed + "/store.db-wal", at: damaged + WriteAheadLogScan.frameHeaderSize + 200)
+        XCTAssertThrowsCase(
+            "storeCorrupted", try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(7))))
+        let before = TestSupport.snapshot(crashed)
+        let out = TestSupport.temporaryPath("recovered")
+        let refused = try runRecoveryTool([crashed, "--key-file", keyFile, out])
+        XCTAssertEqual(refused.status, 4, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("write-ahead log \(crashed)/store.db-wal"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("(byte \(damaged))"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing is written")
+        XCTAssertEqual(TestSupport.snapshot(crashed), before, "the tool changed the store's files")
+        XCTAssertEqual(truncate(crashed + "/store.db-wal", off_t(damaged)), 0)
+        let cut = try runRecoveryTool([crashed, "--key-file", keyFile, out])
+        XCTAssertEqual(cut.status, 0, cut.stderr)
+        XCTAssertEqual(try noteIDs(in: out), (0..<100).map { String(format: "note-%03d", $0) })
+    }
+
+    /// Damage in the last transaction cannot be told from a torn write: the tool reads the store
+    /// as SQLite's recovery leaves it, every transaction before that one, as the library opens it.
+    func testRecoveryToolReadsALogWhoseLastTransactionIsTorn() throws {
+        try requireRecoveryTool()
+        let (crashed, keyFile, commits) = try crashLeftStore(transactions: 3)
+        let pageSize = CipherSettings.default.pageSize
+        let torn = commits[commits.count - 2] + WriteAheadLogScan.frameHeaderSize + pageSize
+        TestSupport.flipBit(crashed + "/store.db-wal", at: torn + WriteAheadLogScan.frameHeaderSize + 10)
+        let out = TestSupport.temporaryPath("recovered")
+        let recovered = try runRecoveryTool([crashed, "--key-file", keyFile, out])
+        XCTAssertEqual(recovered.status, 0, recovered.stderr)
+        XCTAssertEqual(try noteIDs(in: out), (0..<100).map { String(format: "note-%03d", $0) })
+        let expected = TestSupport.temporaryPath("expected")
+        let store = try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(7)))
+        try store.export(to: expected)
+        store.close()
+        XCTAssertEqual(TestSupport.snapshot(out), TestSupport.snapshot(expected))
     }
 }
