@@ -99,7 +99,10 @@ extension Store {
                     try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
                 }
                 beforePublishing()
-                if id == staged.id { try storage.publish(id) }
+                // Committed: the attachment is stored whatever the rename does. A rename that
+                // fails (a full disk) leaves the file in `staging/`, where readers find it and
+                // the next open publishes it, as after a crash here.
+                if id == staged.id { try? storage.publish(id) }
                 return id
             }
         }

@@ -51,4 +51,28 @@ final class AttachmentPublishRaceTests: XCTestCase {
             FileManager.default.fileExists(atPath: path + "/attachments/" + staged.id), "no file left behind")
         XCTAssertEqual(try store.verify().problems, [])
     }
+
+    func testAPublishThatFailsAfterTheCommitStillAcknowledgesTheAttachment() throws {
+        let path = TestSupport.temporaryPath()
+        var store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(3)))
+        let content = Data(repeating: 9, count: 100_000)
+        let staged = try store.attachmentStorage.stage { sink in try content.withUnsafeBytes { try sink($0) } }
+        let stagedPath = path + "/staging/" + staged.id
+        let aside = TestSupport.temporaryPath("aside")
+        // The rename into `attachments/` fails (as on a full disk): the row is committed and the
+        // file durable in `staging/`, so the attachment is stored and must be acknowledged.
+        let token = try store.commitStaged(staged, contentType: "text/plain", metadata: [:]) {
+            XCTAssertEqual(rename(stagedPath, aside), 0)
+        }
+        XCTAssertEqual(rename(aside, stagedPath), 0)
+        XCTAssertEqual(token.id, staged.id)
+        XCTAssertEqual(try store.attachment(token.id).readAll(), content, "read from staging/")
+        store.close()
+        store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(3)))
+        defer { store.close() }
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: path + "/attachments/" + token.id), "published by the open")
+        XCTAssertEqual(try store.attachment(token.id).readAll(), content)
+        XCTAssertEqual(try store.verify().problems, [])
+    }
 }
