@@ -1,19 +1,27 @@
+import CipherdexStore
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Creates the files and folders of an export, owner-only (0600 files, 0700 folders), each
-/// written through a buffer and fsynced when closed.
+/// written through a buffer and fsynced when closed, through the store's `FileDescriptor`
+/// layer: a full disk, missing permissions or a failing device are `StoreError`'s typed cases,
+/// as for every other write; anything else is `ExportError.cannotWrite`.
 struct ExportWriter {
     /// The export's directory.
     let root: String
 
     /// Creates `root/relative`.
     func makeDirectory(_ relative: String) throws {
-        let path = root + "/" + relative
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ExportError.cannotWrite(path: path, reason: error.localizedDescription)
+        try Self.creatingDirectory(root + "/" + relative)
+    }
+
+    /// Creates the directory `path` (0700; it must not exist).
+    static func creatingDirectory(_ path: String) throws {
+        guard mkdir(path, 0o700) == 0 else {
+            throw failure(SystemError(operation: "mkdir", path: path, errno: errno))
         }
     }
 
@@ -27,24 +35,30 @@ struct ExportWriter {
     /// Creates `root/relative` (it must not exist) for writing.
     func open(_ relative: String) throws -> ExportFile {
         let path = root + "/" + relative
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-            let handle = FileHandle(forWritingAtPath: path)
-        else {
-            throw ExportError.cannotWrite(path: path, reason: "the file could not be created")
+        do {
+            return ExportFile(
+                file: try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600))
+        } catch let error as SystemError {
+            throw Self.failure(error)
         }
-        return ExportFile(path: path, handle: handle)
+    }
+
+    /// The typed error for a failed system call of the export.
+    static func failure(_ error: SystemError) -> Error {
+        switch StoreError.classifying(error) {
+        case .system: return ExportError.cannotWrite(path: error.path, reason: error.localizedDescription)
+        case let typed: return typed
+        }
     }
 }
 
 /// One file being written by an export.
 final class ExportFile {
-    private let path: String
-    private let handle: FileHandle
+    private let file: FileDescriptor
     private var buffer: [UInt8] = []
 
-    init(path: String, handle: FileHandle) {
-        self.path = path
-        self.handle = handle
+    init(file: FileDescriptor) {
+        self.file = file
     }
 
     /// Appends bytes (flushed in 1 MiB pieces).
@@ -53,23 +67,22 @@ final class ExportFile {
         if buffer.count >= 1 << 20 { try flush() }
     }
 
-    /// Writes what is buffered, fsyncs and closes the file.
+    /// Writes what is buffered and fsyncs the file (closed when released).
     func close() throws {
         try flush()
         do {
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            throw ExportError.cannotWrite(path: path, reason: error.localizedDescription)
+            try file.sync()
+        } catch let error as SystemError {
+            throw ExportWriter.failure(error)
         }
     }
 
     private func flush() throws {
         guard !buffer.isEmpty else { return }
         do {
-            try handle.write(contentsOf: buffer)
-        } catch {
-            throw ExportError.cannotWrite(path: path, reason: error.localizedDescription)
+            try file.writeAll(buffer)
+        } catch let error as SystemError {
+            throw ExportWriter.failure(error)
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -23,7 +23,9 @@ extension Store {
     /// search index's documents and page text. The layout and the exact bytes are specified in
     /// FORMAT.md ("Export layout"), so `tools/cipherdex-recover` writes the same files.
     ///
-    /// The output is not encrypted: whoever can read `directory` can read the data.
+    /// The output is not encrypted: whoever can read `directory` can read the data. A full disk,
+    /// missing permissions or a failing device while writing is `StoreError.diskFull`,
+    /// `.permissionDenied` or `.ioError`, naming the file; what the export wrote is removed.
     @discardableResult
     public func export(to directory: String) throws -> ExportSummary {
         guard !FileSystem.isWithin(directory, path) else {
@@ -214,12 +216,7 @@ extension Store {
             guard let entries, entries.isEmpty else { throw ExportError.destinationNotEmpty(path: directory) }
             return false
         }
-        do {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ExportError.cannotWrite(path: directory, reason: error.localizedDescription)
-        }
+        try ExportWriter.creatingDirectory(directory)
         return true
     }
 }

@@ -6,7 +6,7 @@ extension StoreError {
     /// The typed form of a failed system call: no permission (or a read-only file system), a
     /// full disk (or quota) and a device's input/output error get their own cases, naming the
     /// path; anything else stays `system`.
-    static func classifying(_ error: SystemError) -> StoreError {
+    package static func classifying(_ error: SystemError) -> StoreError {
         switch error.errno {
         case EACCES, EPERM, EROFS:
             return .permissionDenied(path: error.path, reason: String(cString: strerror(error.errno)))

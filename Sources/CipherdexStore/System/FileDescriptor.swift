@@ -15,7 +15,7 @@ package final class FileDescriptor: Sendable {
     let path: String
 
     /// Opens `path` with `flags` (and `mode` when creating).
-    init(path: String, flags: Int32, mode: mode_t = 0o600) throws {
+    package init(path: String, flags: Int32, mode: mode_t = 0o600) throws {
         let fd = try Self.retrying(operation: "open", path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
         self.rawValue = fd
         self.path = path
@@ -44,7 +44,7 @@ package final class FileDescriptor: Sendable {
     }
 
     /// Flushes the file's data and metadata to stable storage.
-    func sync() throws {
+    package func sync() throws {
         try Self.retrying(operation: "fsync", path: path) { fsync(rawValue) }
     }
 
@@ -60,7 +60,7 @@ package final class FileDescriptor: Sendable {
     }
 
     /// Writes every byte of `bytes`.
-    func writeAll(_ bytes: [UInt8]) throws {
+    package func writeAll(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try writeAll($0) }
     }
 

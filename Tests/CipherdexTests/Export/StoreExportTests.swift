@@ -56,6 +56,18 @@ final class StoreExportTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: given), [], "what it wrote is removed")
     }
 
+    /// A disk that fills up during an export is `diskFull` naming the file, and what the export
+    /// wrote is removed.
+    func testAFullDiskIsDiskFullAndLeavesNothing() throws {
+        let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        _ = try store.addAttachment(Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
+        let disk = try Mounts.tmpfs(size: 1 << 20)
+        defer { Mounts.unmount(disk) }
+        XCTAssertThrowsCase("diskFull", try store.export(to: disk + "/out"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk), [])
+    }
+
     func testExportEscapesStringsAndKeepsBodiesAsStored() throws {
         let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: nil))
         defer { store.close() }
