@@ -8,7 +8,10 @@ extension Store {
 
     /// Adds the file at `path` as an attachment. It is read in pieces and encrypted on the way
     /// (memory stays flat), staged as ciphertext and made visible atomically. Identical content
-    /// already stored is not stored twice: the existing attachment's id comes back.
+    /// already stored is not stored twice: the existing attachment's id comes back, in a token
+    /// carrying the content type and metadata given here (a reference's own, kept where the
+    /// token is kept); the store's row, `attachmentToken(_:)` and an export keep the first
+    /// one's.
     ///
     /// The file must be a regular file (a link to one is followed): a FIFO, directory, device or
     /// socket is refused at once with `AttachmentError.sourceNotRegularFile`, unread; a file
