@@ -176,6 +176,32 @@ final class StoreCommandTests: XCTestCase {
             if newWorks { current = next }
         }
     }
+
+    /// A passphrase whose bytes are not UTF-8 is the same key from a file and from an
+    /// environment variable, and bytes that differ are a different key (none is repaired into
+    /// U+FFFD).
+    func testAPassphraseThatIsNotUTF8IsTheSameKeyFromEverySource() throws {
+        _ = FileManager.default.createFile(atPath: path("latin1"), contents: Data([0x63, 0x61, 0x66, 0xE9, 0x0A]))
+        XCTAssertEqual(try cli.run(["create", "s", "--passphrase-file", "latin1"]).status, 0)
+        let executable = CLIRunner.productsDirectory.appendingPathComponent("cipherdex").path
+        func info(withPassphraseBytes octal: String) throws -> Int32 {
+            // A child's environment can only be given bytes that are not UTF-8 through a shell.
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = [
+                "-c", "P=$(printf '\(octal)'); export P; exec \"$0\" info s --passphrase-env P", executable,
+            ]
+            process.currentDirectoryURL = URL(fileURLWithPath: cli.directory)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        XCTAssertEqual(try info(withPassphraseBytes: "caf\\351"), 0, "the file's bytes")
+        XCTAssertEqual(try info(withPassphraseBytes: "caf\\377"), 12, "other bytes are another key")
+        XCTAssertEqual(try info(withPassphraseBytes: "caf\\357\\277\\275"), 12, "U+FFFD is another key")
+    }
 }
 
 /// The result of a run on a watchdog thread (written before the semaphore signal, read after it).

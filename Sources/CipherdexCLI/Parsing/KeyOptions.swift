@@ -76,10 +76,12 @@ struct KeyOptions {
                 throw CLIError.usage("environment variable \(name) is not set")
             }
             return {
-                guard let value = ProcessInfo.processInfo.environment[name] else {
+                // The variable's bytes as they are: `ProcessInfo` would decode them into a
+                // `String`, repairing bytes that are not UTF-8 (another key than a file's).
+                guard let value = getenv(name) else {
                     throw KeyError.unreadable(source: "$\(name)", reason: "not set")
                 }
-                return try EncryptionKey.passphrase(value)
+                return try EncryptionKey.passphrase(bytes: UnsafeRawBufferPointer(start: value, count: strlen(value)))
             }
         case .askPassphrase:
             let label = prefix.isEmpty ? "Passphrase" : "New passphrase"

@@ -9,7 +9,9 @@ import Foundation
 enum TerminalPassphrase {
     /// Prompts on /dev/tty and reads one line without echo.
     static func read(prompt: String) throws -> EncryptionKey {
-        try readLine(prompt: prompt) { try EncryptionKey.passphrase(String(decoding: $0, as: UTF8.self)) }
+        // The line's bytes as they are (never decoded into a `String`, which would repair bytes
+        // that are not UTF-8 and could not be zeroed).
+        try readLine(prompt: prompt) { line in try line.withUnsafeBytes { try EncryptionKey.passphrase(bytes: $0) } }
     }
 
     /// Prompts on /dev/tty and reads a recovery key without echo.

@@ -31,6 +31,13 @@ extension EncryptionKey {
         return try fromSecure(kind: .raw, decoded)
     }
 
+    /// A passphrase of exactly these bytes (a terminal's line, an environment variable's value),
+    /// never decoded or repaired: bytes that are not UTF-8 are used as they are, as a file's
+    /// are, so every source gives the same key for the same bytes (FORMAT.md section 3).
+    package static func passphrase(bytes: UnsafeRawBufferPointer) throws -> EncryptionKey {
+        try fromSecure(kind: .passphrase, SecureBytes(copying: bytes))
+    }
+
     /// A passphrase read from a file; a final line feed is dropped, and then a final carriage
     /// return (so `\r\n` and a lone `\r` too), nothing else (FORMAT.md section 3). The path
     /// must name a regular file of at most 64 KiB, or a symbolic link to one; anything else
