@@ -97,6 +97,8 @@ typedef unsigned int cdx_cairo_status_t;
 #define CDX_CAIRO_FORMAT_RGB24 1u
 /// `CAIRO_STATUS_SUCCESS`.
 #define CDX_CAIRO_STATUS_SUCCESS 0u
+/// `CAIRO_STATUS_NO_MEMORY`.
+#define CDX_CAIRO_STATUS_NO_MEMORY 1u
 
 // MARK: - The libraries and their functions
 
@@ -131,6 +133,7 @@ extern const char *const cdx_poppler_default_sonames[CDX_POPPLER_LIBRARY_COUNT];
     X(CAIRO, unsigned char *, cairo_image_surface_get_data, (cdx_cairo_surface_t *))                         \
     X(CAIRO, int, cairo_image_surface_get_stride, (cdx_cairo_surface_t *))                                   \
     X(CAIRO, cdx_cairo_t *, cairo_create, (cdx_cairo_surface_t *))                                           \
+    X(CAIRO, cdx_cairo_status_t, cairo_status, (cdx_cairo_t *))                                              \
     X(CAIRO, void, cairo_destroy, (cdx_cairo_t *))                                                           \
     X(CAIRO, void, cairo_set_source_rgb, (cdx_cairo_t *, double, double, double))                            \
     X(CAIRO, void, cairo_paint, (cdx_cairo_t *))                                                             \

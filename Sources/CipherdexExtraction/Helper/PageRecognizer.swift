@@ -40,13 +40,13 @@ final class PageRecognizer {
         let api = try engine(for: request.languages, tess)
         let remaining = request.deadlineSeconds - (ContinuousClock.now - started) / .seconds(1)
         guard remaining > 0 else { throw ExtractionError.timedOut(seconds: request.deadlineSeconds) }
-        let text: String = image.pixels.withUnsafeBufferPointer { pixels in
+        let text: String? = image.pixels.withUnsafeBufferPointer { pixels in
             tess.set_image(api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
             tess.set_source_resolution(api, Int32(image.dpi))
             let monitor = tess.monitor_create()
             defer { tess.monitor_delete(monitor) }
             tess.monitor_set_deadline_msecs(monitor, Int32(min(remaining * 1000, Double(Int32.max))))
-            guard tess.recognize(api, monitor) == 0, let raw = tess.get_utf8_text(api) else { return "" }
+            guard tess.recognize(api, monitor) == 0, let raw = tess.get_utf8_text(api) else { return nil }
             defer { tess.delete_text(raw) }
             return String(cString: raw)
         }
@@ -55,6 +55,8 @@ final class PageRecognizer {
         if (ContinuousClock.now - started) / .seconds(1) >= request.deadlineSeconds {
             throw ExtractionError.timedOut(seconds: request.deadlineSeconds)
         }
+        // A failed recognition is not a page without text.
+        guard let text else { throw ExtractionError.damaged(reason: "Tesseract could not recognise the page") }
         return ExtractedDocument(
             title: nil, pages: [ExtractedPage(index: request.pageIndex, text: Self.tidy(text), isOCR: true)])
     }
@@ -103,7 +105,16 @@ final class PageRecognizer {
         poppler.cairo_paint(context)
         poppler.cairo_scale(context, scale, scale)
         poppler.poppler_page_render(page, context)
+        // A drawing cairo could not finish (an image too large for the helper's memory limit)
+        // leaves the page white: never OCR that as a blank page.
+        let drawing = poppler.cairo_status(context)
         poppler.cairo_destroy(context)
+        guard drawing == CDX_CAIRO_STATUS_SUCCESS else {
+            if drawing == CDX_CAIRO_STATUS_NO_MEMORY {
+                throw ExtractionError.memoryLimitExceeded(bytes: width * height * 4)
+            }
+            throw ExtractionError.damaged(reason: "the page could not be rendered (cairo status \(drawing))")
+        }
         poppler.cairo_surface_flush(surface)
         guard let data = poppler.cairo_image_surface_get_data(surface) else {
             throw ExtractionError.damaged(reason: "the page could not be rendered")
