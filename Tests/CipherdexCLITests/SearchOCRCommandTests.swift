@@ -64,5 +64,16 @@ final class SearchOCRCommandTests: XCTestCase {
         XCTAssertEqual(try run(["info", "s"]).stdout, before)
         let malformed = try run(["add", "s", cli.directory + "/scan.pdf", "--ocr-languages", "eng+../x"])
         XCTAssertEqual(malformed.status, 64, malformed.stderr)
+        // Checked before the store is opened: with any key (even a wrong one) it is the missing
+        // language that is named, and no file of the store is touched.
+        try cli.run(["keygen", "--out", "other"])
+        let files = { (try? FileManager.default.contentsOfDirectory(atPath: self.cli.directory + "/s"))?.sorted() }
+        let namesBefore = files()
+        for command in [["add", "s", cli.directory + "/scan.pdf"], ["index", "s", cli.directory]] {
+            let wrongKey = try cli.run(command + ["--ocr-languages", "eng+fra", "--key-file", "other"])
+            XCTAssertEqual(wrongKey.status, 1, wrongKey.stderr)
+            XCTAssertTrue(wrongKey.stderr.contains("ocrLanguageMissing"), wrongKey.stderr)
+        }
+        XCTAssertEqual(files(), namesBefore)
     }
 }

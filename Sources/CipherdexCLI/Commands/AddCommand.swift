@@ -77,6 +77,7 @@ struct AddCommand: Command {
                 throw SearchError.unsupportedFileType(fileExtension)
             }
         }
+        try ocr.checkLanguages()
         let store = try target.open()
         defer { store.close() }
         let library = store.library

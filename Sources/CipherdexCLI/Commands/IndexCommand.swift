@@ -77,6 +77,7 @@ struct IndexCommand: Command {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SearchError.notAFolder(folder)
         }
+        try ocr.checkLanguages()
         let store = try target.open()
         defer { store.close() }
         let library = store.library

@@ -33,10 +33,15 @@ struct OCROptions {
     /// to install) before anything is stored when a language's data is not installed.
     func apply(to library: SearchLibrary) throws {
         guard let languages else { return }
-        if let missing = OCRLanguageData.firstMissing(languages) {
-            throw SearchError.ocrLanguageMissing(language: missing, package: OCRLanguageData.package(for: missing))
-        }
+        try checkLanguages()
         library.configure { $0.ocr = .enabled(languages: languages) }
+    }
+
+    /// Throws `ocrLanguageMissing` when a language asked for has no data installed: called
+    /// before the store is opened, so that nothing is touched (and no key asked for).
+    func checkLanguages() throws {
+        guard let languages, let missing = OCRLanguageData.firstMissing(languages) else { return }
+        throw SearchError.ocrLanguageMissing(language: missing, package: OCRLanguageData.package(for: missing))
     }
 
     /// What OCR did for `uid`, to follow its status (`; OCR: 2 of 3 pages recognised, page 3
