@@ -420,7 +420,9 @@ final class SearchCommandTests: XCTestCase {
             let help = try cli.run([command, "--help"])
             XCTAssertEqual(help.status, 0)
             XCTAssertTrue(help.stdout.hasPrefix("USAGE: cipherdex \(command) STORE"), help.stdout)
+            XCTAssertEqual(try cli.run(["help", command]).stdout, help.stdout, "help \(command)")
         }
+        XCTAssertEqual(try cli.run(["help", "nonsense"]).status, 64)
         let overview = try cli.run(["--help"]).stdout
         for command in ["add", "index", "search", "status", "remove"] {
             XCTAssertTrue(overview.contains("  \(command) "), "\(command) is listed in --help")

@@ -57,6 +57,14 @@ enum CipherdexCommandLine {
             do { try Output.print(version) } catch { return report(error) }
             return ExitStatus.success
         }
+        if argv.first == "help", argv.count > 1 {
+            // `cipherdex help COMMAND` is `cipherdex COMMAND --help`.
+            guard let command = commands.first(where: { $0.name == argv[1] }) else {
+                return report(CLIError.usage("unknown command '\(argv[1])'; see `cipherdex --help`"))
+            }
+            do { try Output.print(command.help) } catch { return report(error) }
+            return ExitStatus.success
+        }
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
             do { try Output.print(help) } catch { return report(error) }
             return argv.isEmpty ? ExitStatus.usage : ExitStatus.success
