@@ -25,9 +25,9 @@ struct KeyOptions {
     /// Help text for the group.
     static func help(prefix: String = "") -> String {
         """
-          --\(prefix)key-file PATH         32 raw bytes, or 64 hex digits with an optional newline
+          --\(prefix)key-file PATH         32 raw bytes, or 64 hex digits (white space around them ignored)
           --\(prefix)key-env NAME          environment variable holding 64 hex digits
-          --\(prefix)passphrase-file PATH  a passphrase (one trailing newline is dropped)
+          --\(prefix)passphrase-file PATH  a passphrase, its bytes as they are but a final \\n, \\r\\n or \\r
           --\(prefix)passphrase-env NAME   environment variable holding a passphrase
           --\(prefix)ask-passphrase        read a passphrase from the terminal without echo
           --\(prefix)recovery-key-file PATH  a recovery key as printed by `key add --recovery`
