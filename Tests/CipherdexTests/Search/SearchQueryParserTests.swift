@@ -58,6 +58,17 @@ final class SearchQueryParserTests: XCTestCase {
         XCTAssertEqual(try compiled("Crème"), #""Crème*""#)
     }
 
+    /// A word pasted with its soft hyphen and line break is one word, as the page's text is cut;
+    /// a plain line break still separates words.
+    func testSoftHyphenAtALineEndKeepsOneWord() throws {
+        XCTAssertEqual(
+            try SearchQuery.parse("desoxy\u{AD}\ncorticostérone x").clauses.map { $0.alternatives.map(\.text) },
+            [["desoxy\u{AD}\ncorticostérone"], ["x"]])
+        XCTAssertEqual(try compiled("desoxy\u{AD}\r\ncortico", .exactWords), "\"desoxy\u{AD}\r\ncortico\"")
+        XCTAssertEqual(try compiled("desoxy\u{AD} cortico"), "\"desoxy*\" \"cortico*\"")
+        XCTAssertEqual(try compiled("desoxy\ncortico"), #""desoxy*" "cortico*""#)
+    }
+
     /// CJK words become phrases of bigrams; a single CJK character is a prefix.
     func testCJKCompilation() throws {
         XCTAssertEqual(try compiled("東京都"), #""東京 , 京都""#)
