@@ -75,6 +75,9 @@ final class SearchQueryParserTests: XCTestCase {
         XCTAssertEqual(try compiled("東京"), #""東京""#)
         XCTAssertEqual(try compiled("猫"), #""猫*""#)
         XCTAssertEqual(try compiled("iPhone用", .exactWords), #""iPhone 用*""#)
+        // Followed by other text, a lone character must end its run: it is exact.
+        XCTAssertEqual(try compiled("装Java"), #""装 Java*""#)
+        XCTAssertEqual(try compiled("a中b"), #""a* 中 b*""#)
         XCTAssertEqual(try compiled("한국어 검색"), #""한국 , 국어" "검색""#)
     }
 
