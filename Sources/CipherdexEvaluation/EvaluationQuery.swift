@@ -12,6 +12,10 @@ public struct EvaluationQuery: Sendable {
         case substring = "run substring (2-4 letters)"
         case substringAcrossLines = "run substring across a line break"
         case negative = "negative control"
+        // Drawn after the negative controls, so the kinds above keep their queries for a seed.
+        case runCharacter = "run character (1 letter)"
+        case runLastCharacter = "run character ending a run"
+        case softHyphenWord = "word across a soft hyphen at a line end"
 
         /// Orders kinds as declared.
         public static func < (lhs: Self, rhs: Self) -> Bool {

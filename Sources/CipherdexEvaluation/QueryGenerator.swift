@@ -35,11 +35,15 @@ public struct QueryGenerator {
             for (position, token) in page.enumerated() {
                 if token.isRun {
                     offerSubstrings(of: token, offer)
+                    offerCharacters(of: token, offer)
                     continue
                 }
                 guard Self.isQueryWord(token) else { continue }
                 let script = token.script
                 offer(.word, script, token.text, .words([token.folded], prefix: wordPrefix))
+                if token.joinedAcrossSoftHyphen {
+                    offer(.softHyphenWord, script, token.text, .words([token.folded], prefix: wordPrefix))
+                }
                 let letters = Self.letterBoundaries(token.text)
                 if letters.count >= 7 {
                     let length = 3 + Int(token.text.unicodeScalars.reduce(UInt32(0)) { $0 &+ $1.value } % 3)
@@ -77,13 +81,37 @@ public struct QueryGenerator {
         }
         var generator = SampleGenerator(seed: seed)
         var result: [EvaluationQuery] = []
-        for key in candidates.keys.sorted() {
+        // The kinds added after the negative controls are drawn after them, so the older kinds
+        // keep the queries (and figures) they had for a seed.
+        let keys = candidates.keys.sorted()
+        let older = keys.filter { $0.kind < .negative }
+        for key in older + [nil] + keys.filter({ $0.kind > .negative }) {
+            guard let key else {
+                result += negatives(count: perCell, generator: &generator)
+                continue
+            }
             var pool = candidates[key]!.keys.sorted()
             pool.shuffle(using: &generator)
             result += pool.prefix(perCell).map { candidates[key]![$0]! }
         }
-        result += negatives(count: perCell, generator: &generator)
         return result
+    }
+
+    /// Single letters of a run (a query of one character), and apart the last letter of a run
+    /// of two or more, which its pairs do not start.
+    private func offerCharacters(
+        of token: TruthToken, _ offer: (EvaluationQuery.Kind, EvaluationScript, String, TruthIndex.Rule) -> Void
+    ) {
+        let letters = token.runScalars
+        for (index, letter) in letters.enumerated() {
+            let script = EvaluationScript.of(letter)
+            guard script.isSubstringScript, letter.properties.generalCategory != .nonspacingMark,
+                letter.properties.generalCategory != .spacingMark
+            else { continue }
+            let text = String(letter)
+            let kind: EvaluationQuery.Kind = index == letters.count - 1 && index > 0 ? .runLastCharacter : .runCharacter
+            offer(kind, script, text, .substring(Array(text.utf8)))
+        }
     }
 
     /// Substrings of 2–4 letters of a run, within a line and across a removed line break.

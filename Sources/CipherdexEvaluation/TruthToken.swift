@@ -32,6 +32,8 @@ public struct TruthToken: Sendable {
     public var touchesApostrophe = false
     /// Whether format characters (soft hyphen, zero-width joiners…) were dropped inside it.
     public var hadFormatCharacter = false
+    /// Whether the word goes on across a soft hyphen at a line end (`desoxy\u{AD}⏎corticostérone`).
+    public var joinedAcrossSoftHyphen = false
 }
 
 /// Cuts truth text into `TruthToken`s.
@@ -39,8 +41,10 @@ public struct TruthToken: Sendable {
 /// A word is a maximal run of letters, digits and combining marks (general categories L, N, M)
 /// of spaced scripts; a run is a maximal sequence of letters of substring scripts in which
 /// whitespace is skipped (a line break inside a Chinese sentence does not end it). Format
-/// characters (general category Cf: soft hyphens, zero-width joiners) are dropped. Everything
-/// else separates.
+/// characters (general category Cf: soft hyphens, zero-width joiners) are dropped; a soft hyphen
+/// followed by whitespace holding a line break and a letter of a spaced script joins the word
+/// across the break, as a reader reads a word hyphenated at a line end. Everything else
+/// separates.
 public struct TruthTokenizer: Sendable {
     private var foldCache: [String: [UInt8]] = [:]
 
@@ -88,6 +92,11 @@ public struct TruthTokenizer: Sendable {
         var gapBeforeCurrent = String.UnicodeScalarView()
         var pendingWhitespace = false
         var sawFormat = false
+        // A soft hyphen ended the current word; whitespace after it is held until a letter
+        // says whether the word goes on across a line break.
+        var softHyphenAtEnd = false
+        var held = String.UnicodeScalarView()
+        var joined = false
 
         func classify(_ gap: String.UnicodeScalarView, first: Bool, betweenWords: Bool) -> TruthToken.Gap {
             if first { return .start }
@@ -121,7 +130,10 @@ public struct TruthTokenizer: Sendable {
                     Self.isApostrophe(next) || gapBeforeCurrent.last.map(Self.isApostrophe) == true
             }
             token.hadFormatCharacter = sawFormat
+            token.joinedAcrossSoftHyphen = joined
             sawFormat = false
+            joined = false
+            softHyphenAtEnd = false
             tokens.append(token)
             current = String.UnicodeScalarView()
             breaks = []
@@ -129,13 +141,40 @@ public struct TruthTokenizer: Sendable {
             pendingWhitespace = false
         }
 
+        /// Ends the held whitespace: the current word is closed and the whitespace is the gap.
+        func release() {
+            guard let first = held.first else { return }
+            let whitespace = held
+            held = String.UnicodeScalarView()
+            close(next: first)
+            gap = whitespace
+        }
         for scalar in text.unicodeScalars {
             // A reader does not see format characters: they neither join nor split.
             if scalar.properties.generalCategory == .format {
                 if !current.isEmpty { sawFormat = true }
+                if !current.isEmpty && !currentIsRun && held.isEmpty && scalar == "\u{AD}" { softHyphenAtEnd = true }
                 continue
             }
+            if !held.isEmpty {
+                if scalar.properties.isWhitespace {
+                    held.append(scalar)
+                    continue
+                }
+                let lineBreak = held.contains { Self.isLineBreak($0) }
+                if lineBreak && Self.isLetterLike(scalar) && !Self.isMark(scalar)
+                    && !EvaluationScript.of(scalar).isSubstringScript
+                {
+                    held = String.UnicodeScalarView()
+                    softHyphenAtEnd = false
+                    joined = true
+                    current.append(scalar)
+                    continue
+                }
+                release()
+            }
             if Self.isLetterLike(scalar) {
+                softHyphenAtEnd = false
                 let mark = Self.isMark(scalar)
                 let substring = EvaluationScript.of(scalar).isSubstringScript
                 if mark && !current.isEmpty && !pendingWhitespace {
@@ -163,6 +202,11 @@ public struct TruthTokenizer: Sendable {
                 continue
             }
             // A separator.
+            if softHyphenAtEnd && !current.isEmpty && !currentIsRun && scalar.properties.isWhitespace {
+                held.append(scalar)
+                continue
+            }
+            softHyphenAtEnd = false
             if !current.isEmpty && currentIsRun && scalar.properties.isWhitespace {
                 pendingWhitespace = true
                 gap.append(scalar)
@@ -175,8 +219,17 @@ public struct TruthTokenizer: Sendable {
             }
             gap.append(scalar)
         }
+        release()
         close(next: " ")
         return tokens
+    }
+
+    /// Whether the scalar breaks a line.
+    static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: return true
+        default: return false
+        }
     }
 
     /// The script a run reports: kana if it has any (Japanese mixes kana and Han), else that of

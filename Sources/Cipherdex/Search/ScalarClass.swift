@@ -82,6 +82,32 @@ enum ScalarClass: Equatable {
         return false
     }
 
+    /// Where a word hyphenated at a line end with a soft hyphen (U+00AD) goes on: the offset of
+    /// the first scalar after the white space at `index`, when that white space holds a line
+    /// break (LF, VT, FF, CR, NEL, U+2028, U+2029) and the scalar is a letter (not of a bigram
+    /// script); nil otherwise (`co\u{AD} operate` stays two words, as on one line a reader sees
+    /// the space). `desoxy\u{AD}⏎corticostérone` is one word (tokenizer revision 4).
+    static func softHyphenResumption(
+        after index: Int, count: Int, decode: (Int) -> (Unicode.Scalar?, Int)
+    ) -> Int? {
+        var index = index
+        var sawBreak = false
+        while index < count {
+            let (scalar, length) = decode(index)
+            guard let scalar else { return nil }
+            switch scalar.value {
+            case 0x0A...0x0D, 0x85, 0x2028, 0x2029:
+                sawBreak = true
+            case 0x09, 0x20, 0xA0:
+                break
+            default:
+                return sawBreak && of(scalar) == .letter ? index : nil
+            }
+            index += length
+        }
+        return nil
+    }
+
     /// Whether a bigram run may continue across white space after (and before) `value`: true for
     /// the scripts that never put spaces between words (extraction inserts spaces and line
     /// breaks between their characters), false for Hangul, which does.

@@ -11,8 +11,9 @@ extension SearchQuery {
     ///
     /// A term with several tokens (a phrase, a hyphenated word, a CJK word's bigrams, `3.14`) is
     /// a phrase. Words are prefixes unless `.exactWords` (a trailing `*` always is); phrase words
-    /// are prefixes unless `.exactPhrases`. CJK bigrams are never prefixes, but a single CJK
-    /// character is always one, so it also finds the bigrams it starts. Terms without tokens are
+    /// are prefixes unless `.exactPhrases`. CJK bigrams are never prefixes; a single CJK
+    /// character is one when it ends the term, so it also finds the bigrams it starts, and exact
+    /// when other text follows it (`装Java`). Terms without tokens are
     /// dropped. Throws `SearchQueryError.noSearchableTerms` when no positive term is left.
     public func compiled(stemming: Bool = false) throws -> CompiledSearchQuery {
         var parts: [String] = []
@@ -44,7 +45,10 @@ extension SearchQuery {
             let prefix: Bool
             switch token.kind {
             case .word: prefix = prefixWords || (isLast && term.explicitPrefix)
-            case .cjkUnigram: prefix = true
+            // A run of one character is a prefix (it also starts the pairs of a longer run)
+            // unless other text follows it in the term: then it must end its run there, so it
+            // is matched exactly (a run of one; `RunEndExpansion` adds the pairs ending with it).
+            case .cjkUnigram: prefix = isLast
             case .cjkBigram: prefix = false
             }
             if prefix { piece += "*" }

@@ -99,7 +99,17 @@ struct SearchQueryParser {
                 continue
             }
             var end = index
-            while end < count, !characters[end].isWhitespace, characters[end] != "\"" { end += 1 }
+            while end < count, characters[end] != "\"" {
+                if characters[end].isWhitespace {
+                    // A word hyphenated at a line end with a soft hyphen (pasted from a page) is
+                    // one word, as the tokenizer cuts it.
+                    guard end > index, characters[end - 1] == "\u{AD}", let resume = softHyphenResumption(end)
+                    else { break }
+                    end = resume
+                    continue
+                }
+                end += 1
+            }
             var word = characters[index..<end]
             index = end
             if !excluded, String(word) == "OR" {
@@ -134,6 +144,19 @@ struct SearchQueryParser {
             items.append(.term(term, excluded: excluded))
         }
         return items
+    }
+
+    /// After a soft hyphen, where its word goes on: the character after the white space at
+    /// `index`, when that white space holds a line break and a letter or digit follows.
+    private func softHyphenResumption(_ index: Int) -> Int? {
+        var end = index
+        var sawBreak = false
+        while end < characters.count, characters[end].isWhitespace {
+            if characters[end].isNewline { sawBreak = true }
+            end += 1
+        }
+        guard sawBreak, end < characters.count, characters[end].isLetter || characters[end].isNumber else { return nil }
+        return end
     }
 
     /// Groups terms into clauses joined by `OR`, and collects exclusions.

@@ -181,6 +181,13 @@ struct TokenScanner: ~Copyable {
         guard let scalar else { return 0 }
         let kind = ScalarClass.of(scalar)
         if kind == .ignorable {
+            // A soft hyphen at a line end: the word goes on after the line break (revision 4).
+            if scalar.value == 0xAD,
+                let resume = ScalarClass.softHyphenResumption(
+                    after: index + length, count: input.count, decode: { decode(at: $0) })
+            {
+                return -(resume - index)
+            }
             if ScalarClass.closesDirection(scalar.value),
                 ScalarClass.directionalBoundary(at: index, count: input.count, decode: { decode(at: $0) })
             {

@@ -58,12 +58,26 @@ final class SearchQueryParserTests: XCTestCase {
         XCTAssertEqual(try compiled("Crème"), #""Crème*""#)
     }
 
+    /// A word pasted with its soft hyphen and line break is one word, as the page's text is cut;
+    /// a plain line break still separates words.
+    func testSoftHyphenAtALineEndKeepsOneWord() throws {
+        XCTAssertEqual(
+            try SearchQuery.parse("desoxy\u{AD}\ncorticostérone x").clauses.map { $0.alternatives.map(\.text) },
+            [["desoxy\u{AD}\ncorticostérone"], ["x"]])
+        XCTAssertEqual(try compiled("desoxy\u{AD}\r\ncortico", .exactWords), "\"desoxy\u{AD}\r\ncortico\"")
+        XCTAssertEqual(try compiled("desoxy\u{AD} cortico"), "\"desoxy*\" \"cortico*\"")
+        XCTAssertEqual(try compiled("desoxy\ncortico"), #""desoxy*" "cortico*""#)
+    }
+
     /// CJK words become phrases of bigrams; a single CJK character is a prefix.
     func testCJKCompilation() throws {
         XCTAssertEqual(try compiled("東京都"), #""東京 , 京都""#)
         XCTAssertEqual(try compiled("東京"), #""東京""#)
         XCTAssertEqual(try compiled("猫"), #""猫*""#)
         XCTAssertEqual(try compiled("iPhone用", .exactWords), #""iPhone 用*""#)
+        // Followed by other text, a lone character must end its run: it is exact.
+        XCTAssertEqual(try compiled("装Java"), #""装 Java*""#)
+        XCTAssertEqual(try compiled("a中b"), #""a* 中 b*""#)
         XCTAssertEqual(try compiled("한국어 검색"), #""한국 , 국어" "검색""#)
     }
 

@@ -76,7 +76,7 @@ final class SearchTokenizerEquivalenceTests: XCTestCase {
         "ꥠ", "ힰ", "漢\u{20DD}", "字\u{FE0F}",
         // Emoji and other symbols (separators), variation selectors, ZWJ sequences, flags.
         "🎉", "👍🏽", "👨‍👩‍👧", "🇫🇷", "❤️", "©", "™", "€", "—", "…", "«", "»", "\u{200B}", "\u{200D}", "\u{FEFF}",
-        "\u{00AD}", "\u{0000}", "\t", "\r\n", "\n",
+        "\u{00AD}", "\u{0000}", "\t", "\r\n", "\n", "desoxy\u{00AD}\ncortico", "co\u{00AD} \u{2029}", "x\u{00AD}\u{00AD}\n",
         // Separators.
         " ", " ", "  ", ",", ".", "-", "_", "*", "\"", "(", ")", ":", ";", "/", "\u{3000}", "、", "。", "！",
     ]

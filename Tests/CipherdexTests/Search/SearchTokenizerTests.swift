@@ -113,6 +113,21 @@ final class SearchTokenizerTests: XCTestCase {
         assertOffsetsCover("co\u{00AD}op x", ["co\u{00AD}op", "x"])
     }
 
+    /// Tokenizer revision 4: a word hyphenated at a line end with a soft hyphen is one word, its
+    /// byte range covering both halves; a soft hyphen before a space on the line, or before a
+    /// line break and no letter, still ends the word.
+    func testSoftHyphenAtALineEndJoinsTheWord() {
+        XCTAssertEqual(SearchTestSupport.texts("tumeur (desoxy\u{00AD}\ncorticostérone) ;"), ["tumeur", "desoxycorticosterone"])
+        XCTAssertEqual(SearchTestSupport.texts("desoxy\u{00AD} \r\n  cortico"), ["desoxycortico"])
+        XCTAssertEqual(SearchTestSupport.texts("co\u{00AD}\u{2028}operate"), ["cooperate"])
+        XCTAssertEqual(SearchTestSupport.texts("co\u{00AD} operate"), ["co", "operate"])
+        XCTAssertEqual(SearchTestSupport.texts("co\u{00AD}\n(operate"), ["co", "operate"])
+        XCTAssertEqual(SearchTestSupport.texts("co\u{00AD}\n中文"), ["co", "中文"])
+        XCTAssertEqual(SearchTestSupport.texts("co\u{00AD}\n"), ["co"])
+        XCTAssertEqual(SearchTestSupport.texts("co-\noperate"), ["co", "operate"])
+        assertOffsetsCover("x desoxy\u{00AD}\ncortico y", ["x", "desoxy\u{00AD}\ncortico", "y"])
+    }
+
     /// Tokenizer revision 3: the end of one bidi embedding or isolate directly followed by the
     /// start of another separates (glib wraps each right-to-left word in its own isolate);
     /// a start or an end alone is ignored like any format character, so the words poppler's

@@ -22,6 +22,7 @@ final class StoreFeatureTests: XCTestCase {
             [.integer(1000), .text("tokenizer revision 3")], [.integer(1001), .text("compressed page text")],
             [.integer(1002), .text("ocr")], [.integer(1003), .text("page text dictionary")],
             [.integer(1004), .text("page lengths")], [.integer(1005), .text("page runs")],
+            [.integer(1006), .text("tokenizer revision 4")],
         ]
 
     private func configuration(_ path: String) -> StoreConfiguration {
@@ -88,7 +89,7 @@ final class StoreFeatureTests: XCTestCase {
         let store = try Store.open(configuration(path))
         defer { store.close() }
         XCTAssertEqual(try records(store), Self.currentRecords)
-        XCTAssertEqual(try store.info().schemaVersion, 1005)
+        XCTAssertEqual(try store.info().schemaVersion, 1006)
     }
 
     func testStoreAtVersion8OpensUnchangedByBothProducts() throws {
@@ -129,7 +130,7 @@ final class StoreFeatureTests: XCTestCase {
         defer { store.close() }
         XCTAssertEqual(
             try records(store), Self.currentRecords)
-        XCTAssertEqual(try records(store).count, 14)
+        XCTAssertEqual(try records(store).count, 15)
         XCTAssertTrue(try tableExists(store, "search_text_terms"))
         XCTAssertEqual(try store.collection("notes").get(id: "n1")?.value, .object(["title": .string("kept")]))
         try store.library.add(data: Data("difference engine".utf8), uid: "babbage.txt", fileExtension: "txt")
@@ -153,7 +154,7 @@ final class StoreFeatureTests: XCTestCase {
             XCTAssertEqual(try store.attachmentData(token.id), content)
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try store.verify().problems, [])
-            XCTAssertEqual(try store.info().schemaVersion, 1005)
+            XCTAssertEqual(try store.info().schemaVersion, 1006)
             // The index holds an attachment the store-only program cannot see: nothing is
             // taken for unreferenced.
             XCTAssertThrowsError(try store.collectUnreferencedAttachments()) {
@@ -161,7 +162,7 @@ final class StoreFeatureTests: XCTestCase {
                     $0 as? StoreError,
                     .featureUnavailable(
                         operation: "collectUnreferencedAttachments()",
-                        versions: [4, 7, 8, 1000, 1001, 1002, 1003, 1004, 1005]))
+                        versions: [4, 7, 8, 1000, 1001, 1002, 1003, 1004, 1005, 1006]))
             }
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try records(store), Self.currentRecords)
@@ -233,10 +234,10 @@ final class StoreFeatureTests: XCTestCase {
         // A newer search migration: the store-only product opens it, search refuses.
         let newerSearch = TestSupport.temporaryPath()
         try makeStoreWithSearch(newerSearch)
-        try recordMigration(1006, in: newerSearch)
+        try recordMigration(1007, in: newerSearch)
         before = TestSupport.snapshot(newerSearch)
         XCTAssertThrowsError(try Store.open(configuration(newerSearch))) {
-            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1006, supported: 1005))
+            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1007, supported: 1006))
         }
         XCTAssertEqual(TestSupport.snapshot(newerSearch), before)
         let storeOnly = try openStoreOnly(newerSearch)

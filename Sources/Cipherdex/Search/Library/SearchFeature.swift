@@ -8,7 +8,8 @@ enum SearchFeature {
 
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
     /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3,
-    /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary, 1004: page lengths, 1005: page runs).
+    /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary, 1004: page lengths, 1005: page runs,
+    /// 1006: tokenizer revision 4).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -58,6 +59,12 @@ enum SearchFeature {
             // random page of `search_pages` a row.
             Migrator.Migration(version: 1005, name: "page runs") { db in
                 try PageRuns.create(db)
+            },
+            // Tokenizer revision 4: a word hyphenated at a line end with a soft hyphen
+            // (`desoxy\u{AD}⏎corticostérone`) is one word. Only the pages that hold such a soft
+            // hyphen are cut again (`SoftHyphenRecut`), not the whole index.
+            Migrator.Migration(version: 1006, name: "tokenizer revision 4") { db in
+                try SoftHyphenRecut.run(db)
             },
         ],
         // FTS tokenizers and SQL functions are registered per connection.

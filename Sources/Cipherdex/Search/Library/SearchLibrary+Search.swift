@@ -22,7 +22,8 @@ extension SearchLibrary {
         return try Store.mappingDatabaseErrors {
             try store.read { db in
                 let stemming = try SearchSchema.tokenizer(db) == .englishStemming
-                guard let query = try WordEndExpansion.expand(query, db: db) else { return empty }
+                guard let words = try WordEndExpansion.expand(query, db: db) else { return empty }
+                let query = try RunEndExpansion.expand(words, db: db)
                 let compiled = try query.compiled(stemming: stemming)
                 // Only the best rows are described and ranked in full (TopHits).
                 let kept = try TopHits.select(compiled, options: options, db: db).hits

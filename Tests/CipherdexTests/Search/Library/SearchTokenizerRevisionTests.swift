@@ -80,6 +80,66 @@ final class SearchTokenizerRevisionTests: XCTestCase {
         XCTAssertEqual(try search(reopened, "*ב", exactWords: true), ["he.txt"])
         XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, TestSupport.latestSchemaVersion)
     }
+
+    /// Revision 4: a word hyphenated at a line end with a soft hyphen is found whole, with the
+    /// preview marking both halves.
+    func testAWordAcrossASoftHyphenAtALineEndIsFound() throws {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        try addText(store, "tumeur (desoxy\u{AD}\ncorticostérone) ;", uid: "shy.txt")
+        try addText(store, "co\u{AD}operate", uid: "mid.txt")
+        XCTAssertEqual(try search(store, "desoxycorticostérone"), ["shy.txt"])
+        XCTAssertEqual(try search(store, "desoxycorticosterone", exactWords: true), ["shy.txt"])
+        XCTAssertEqual(try search(store, "desoxy\u{AD}\ncorticostérone", exactWords: true), ["shy.txt"])
+        XCTAssertEqual(try search(store, "cooperate"), ["mid.txt"])
+        let preview = try XCTUnwrap(store.library.search("desoxycorticosterone").previews.first)
+        let marked = preview.matchRanges.map { SearchLibraryTestSupport.substring(preview.preview, $0) }
+        XCTAssertEqual(marked.count, 1)
+        XCTAssertTrue(marked.first?.hasPrefix("desoxy") == true && marked.first?.hasSuffix("corticostérone") == true)
+    }
+
+    /// Revision 4 (search migration 1006): the pages of an index cut with revision 3 that hold a
+    /// soft hyphen at a line end are cut again at open, the others left as they are; the index
+    /// stays whole (removing the page afterwards leaves none of its terms).
+    func testAnIndexBuiltBeforeRevision4IsCutAgainAtOpen() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        let shy = "tumeur (desoxy\u{AD}\ncorticostérone) et co\u{AD}\u{AD}\n\nenzyme"
+        try addText(store, shy, uid: "shy.txt")
+        try addText(store, "desoxy alone", uid: "plain.txt")
+        // Cut the soft-hyphen page as revision 3 did: its terms are those of the text without
+        // the soft hyphens at line ends, its stored text the original.
+        try store.write { db in try db.transaction {
+            let docid = try XCTUnwrap(
+                db.scalar("SELECT rowid FROM search_pages WHERE uid = 'shy.txt'")?.integerValue)
+            try db.execute("DELETE FROM search_text WHERE docid = ?", [.integer(docid)])
+            try db.execute(
+                "INSERT INTO search_text (docid, body) VALUES (?, ?)",
+                [.integer(docid), .text(SoftHyphenRecut.revision3Equivalent(shy))])
+            try db.execute(
+                "UPDATE search_text_content SET c0body = \(PageTextCompression.compressName)(?) WHERE docid = ?",
+                [.text(shy), .integer(docid)])
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = 1006")
+        } }
+        XCTAssertEqual(try search(store, "desoxycorticostérone"), [])
+        XCTAssertEqual(try search(store, "corticostérone"), ["shy.txt"])
+        store.close()
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        defer { reopened.close() }
+        XCTAssertEqual(try reopened.read { try Migrator.currentVersion(of: $0) }, TestSupport.latestSchemaVersion)
+        XCTAssertEqual(try search(reopened, "desoxycorticostérone"), ["shy.txt"])
+        XCTAssertEqual(try search(reopened, "coenzyme", exactWords: true), ["shy.txt"])
+        XCTAssertEqual(try search(reopened, "corticostérone"), [])
+        XCTAssertEqual(try search(reopened, "desoxy", exactWords: true), ["plain.txt"])
+        try reopened.library.remove(uid: "shy.txt")
+        reopened.library.waitUntilIdle()
+        let terms = try reopened.read { db in
+            try db.rows("SELECT term FROM search_text_terms WHERE col = '*' ORDER BY term").compactMap {
+                $0.first?.textValue
+            }
+        }
+        XCTAssertEqual(terms, ["alone", "desoxy"])
+        XCTAssertEqual(try search(reopened, "desoxy"), ["plain.txt"])
+    }
 }
 
 /// A document that failed is retried by the next folder sync, even though its file did not change.

@@ -71,6 +71,23 @@ struct ReferenceTokenScanner {
         }
     }
 
+    /// The letter after the white space at `index` when that white space holds a line break.
+    private func softHyphenResumption(after index: Int) -> Int? {
+        var index = index
+        var sawBreak = false
+        while index < input.count {
+            let (scalar, length) = decode(at: index)
+            guard let scalar else { return nil }
+            if ["\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"].contains(scalar) {
+                sawBreak = true
+            } else if !(scalar == " " || scalar == "\t" || scalar == "\u{A0}") {
+                return sawBreak && ReferenceScalarClass.of(scalar) == .letter ? index : nil
+            }
+            index += length
+        }
+        return nil
+    }
+
     /// Scans the word starting at `offset`; nil when it folds to nothing.
     private mutating func scanWord() -> RawToken? {
         let start = offset
@@ -83,6 +100,11 @@ struct ReferenceTokenScanner {
             guard let scalar else { break }
             let kind = ReferenceScalarClass.of(scalar)
             if kind == .ignorable {
+                // A soft hyphen, white space with a line break, a letter: one word.
+                if scalar.value == 0xAD, let resume = softHyphenResumption(after: index + length) {
+                    index = resume
+                    continue
+                }
                 // The end of one bidi run and the start of the next separate words.
                 if ReferenceScalarClass.directionalBoundary(at: index, count: input.count, decode: { decode(at: $0) }) {
                     break

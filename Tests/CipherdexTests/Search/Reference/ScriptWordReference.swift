@@ -176,6 +176,11 @@ struct ScriptWordReference {
             let after = end < scalars.count ? scalars[end] : nil
             let touchesApostrophe = [before, after].contains { $0.map { apostrophes.contains($0.value) } ?? false }
             guard !touchesApostrophe, Self.script(of: run[0]) == script else { continue }
+            // The second half of a word hyphenated at a line end with a soft hyphen belongs to
+            // that word (tokenizer revision 4): not judged, like the first half.
+            var previous = start - 1
+            while previous >= 0 && isWhiteSpace(scalars[previous]) { previous -= 1 }
+            guard previous < 0 || scalars[previous] != "\u{AD}" else { continue }
             let pure = run.allSatisfy { scalar in
                 Self.script(of: scalar) == script
                     || [.nonspacingMark, .spacingMark].contains(scalar.properties.generalCategory)
