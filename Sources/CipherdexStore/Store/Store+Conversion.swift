@@ -197,9 +197,10 @@ extension Store {
         try refuseInsideTransaction("conversion")
         let rows = try Store.mappingDatabaseErrors {
             try pool.write { db in
-                try db.rows("SELECT id, length FROM attachments ORDER BY id").compactMap { row -> (String, UInt64)? in
+                try db.rows("SELECT id, length, content_hash FROM attachments ORDER BY id").compactMap {
+                    row -> (String, UInt64, [UInt8])? in
                     guard let id = row[0].textValue, let length = row[1].integerValue else { return nil }
-                    return (id, UInt64(max(0, length)))
+                    return (id, UInt64(max(0, length)), row[2].blobValue ?? [])
                 }
             }
         }
@@ -268,9 +269,10 @@ extension Store {
         let destination = AttachmentStorage(layout: next, dataKey: newDataKey)
         try Store.wrapSystem { try FileSystem.createDirectory(next.attachments) }
         var hashes: [(String, [UInt8])] = []
-        for (number, (id, length)) in rows.enumerated() {
+        for (number, (id, length, recordedHash)) in rows.enumerated() {
             try report(.attachments)
-            let hash = try destination.copy(id, from: source, recordedLength: length) { bytes in
+            let hash = try destination.copy(id, from: source, recordedLength: length, recordedHash: recordedHash) {
+                bytes in
                 done += UInt64(bytes)
                 try report(.attachments)
             }
