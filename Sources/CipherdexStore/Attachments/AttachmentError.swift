@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why reading or writing an encrypted attachment file failed.
+/// Why reading or writing an attachment file failed.
 ///
 /// Every case names the attachment id (or, for a file being added, its path); none carries
 /// plaintext or key bytes, and the messages only echo ids, paths, sizes, indices, numeric fields
@@ -23,6 +23,10 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     case trailingData(id: String, expectedBytes: UInt64, actualBytes: UInt64)
     /// A chunk does not verify: flipped bit, reordered chunk, or a chunk from another file.
     case chunkAuthenticationFailed(id: String, chunkIndex: UInt64)
+    /// An unencrypted store's attachment, read whole, does not hash to the content hash its row
+    /// records (FORMAT.md 7.4): a changed byte in a file that has no tag. Thrown before the last
+    /// piece is handed over; discard what was received.
+    case contentHashMismatch(id: String)
     /// A read asked for bytes past the end of the attachment.
     case rangeOutOfBounds(id: String, range: Range<UInt64>, length: UInt64)
     /// A system call failed; `operation` names it and `errno` is its error number.
@@ -51,6 +55,7 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
         case .truncated: return "truncated"
         case .trailingData: return "trailingData"
         case .chunkAuthenticationFailed: return "chunkAuthenticationFailed"
+        case .contentHashMismatch: return "contentHashMismatch"
         case .rangeOutOfBounds: return "rangeOutOfBounds"
         case .io: return "io"
         case .notRegularFile: return "notRegularFile"
@@ -79,6 +84,8 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
             return "attachment \(id) has trailing data: expected \(expected) bytes, found \(actual)"
         case .chunkAuthenticationFailed(let id, let chunkIndex):
             return "attachment \(id) failed authentication in chunk \(chunkIndex)"
+        case .contentHashMismatch(let id):
+            return "attachment \(id) does not match its recorded content hash (the file was changed or damaged)"
         case .rangeOutOfBounds(let id, let range, let length):
             return
                 "attachment \(id): range \(range.lowerBound)..<\(range.upperBound) is outside its length \(length)"

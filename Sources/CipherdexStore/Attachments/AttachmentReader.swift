@@ -2,7 +2,12 @@ import Foundation
 import Synchronization
 
 /// Reads one stored attachment: whole, chunk by chunk, or a byte range, decrypting only what is
-/// asked for. Every byte handed out has been authenticated; damage is an `AttachmentError`.
+/// asked for. In an encrypted store every byte handed out has been authenticated; damage is an
+/// `AttachmentError`. In an unencrypted store the file is the plaintext itself, with no tag:
+/// whole reads (`forEachChunk`, `readAll`, `write(toFileDescriptor:)`, `chunks()` from the
+/// start) check the recorded content hash and throw `contentHashMismatch` before the last piece
+/// is handed over, but a byte range (`read(range:)`) cannot be checked without reading
+/// everything, and is not.
 ///
 /// One reader may be shared by threads and tasks (it is `Sendable`): `id` and `length` are
 /// immutable, and the one piece of mutable state — the open file and cipher state in `source` —
@@ -20,15 +25,17 @@ public final class AttachmentReader: Sendable {
     /// but a `Source` exists only inside `source`'s `Mutex`, and is used only while it is held.
     private enum Source: @unchecked Sendable {
         case encrypted(AttachmentCipherReader)
-        case plain(FileDescriptor)
+        /// The file, and the content hash its row records (nil: not checked).
+        case plain(FileDescriptor, recordedHash: [UInt8]?)
     }
 
     /// Opens attachment `id`'s file at `path`. In an unencrypted store (no `masterKey`) the file
     /// holds the content itself, so its size must be `recordedLength` (when given): a file of
-    /// another size is `truncated` or `trailingData` at once, never streamed to its end.
+    /// another size is `truncated` or `trailingData` at once, never streamed to its end; whole
+    /// reads are checked against `recordedContentHash` when given (`PlainContentCheck`).
     init(
         id: String, path: String, masterKey: SecureBytes?, recordedLength: UInt64? = nil,
-        storeIsOpen: @escaping @Sendable () -> Bool = { true }
+        recordedContentHash: [UInt8]? = nil, storeIsOpen: @escaping @Sendable () -> Bool = { true }
     ) throws {
         self.id = id
         self.storeIsOpen = storeIsOpen
@@ -47,7 +54,7 @@ public final class AttachmentReader: Sendable {
                 throw AttachmentError.trailingData(id: id, expectedBytes: recordedLength, actualBytes: size)
             }
             length = size
-            source = Mutex(.plain(file))
+            source = Mutex(.plain(file, recordedHash: recordedContentHash))
         }
     }
 
@@ -86,7 +93,7 @@ public final class AttachmentReader: Sendable {
         switch source {
         case .encrypted(let reader):
             return Data(try reader.read(range: range))
-        case .plain(let file):
+        case .plain(let file, _):
             guard range.upperBound <= length else {
                 throw AttachmentError.rangeOutOfBounds(id: id, range: range, length: length)
             }
@@ -104,7 +111,9 @@ public final class AttachmentReader: Sendable {
 
     /// Hands the content to `body` piece by piece, in order: up to 1 MiB at a time, each piece
     /// authenticated before `body` sees it (memory stays flat whatever the size). If a later
-    /// piece fails authentication the call throws: discard what `body` received.
+    /// piece fails authentication the call throws: discard what `body` received. In an
+    /// unencrypted store the content hash is computed on the way and checked before the last
+    /// piece is handed over (`contentHashMismatch`).
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         try checkStoreOpen()
         // Asked again before each piece: a long read ends once the store is closed.
@@ -122,7 +131,9 @@ public final class AttachmentReader: Sendable {
         switch source {
         case .encrypted(let reader):
             try reader.readAll(into: body)
-        case .plain(let file):
+        case .plain(let file, let recordedHash):
+            let check = recordedHash.map { PlainContentCheck(id: id, recordedHash: $0) }
+            let wholeContentHash = { try Self.wholeContentHash(of: file, id: id, length: length) }
             var offset: UInt64 = 0
             var buffer = [UInt8](repeating: 0, count: 1 << 20)
             while offset < length {
@@ -134,11 +145,60 @@ public final class AttachmentReader: Sendable {
                         throw AttachmentError.truncated(
                             id: id, expectedBytes: length, actualBytes: offset + UInt64(read))
                     }
-                    try body(UnsafeRawBufferPointer(slice))
+                    let piece = UnsafeRawBufferPointer(slice)
+                    guard let check else { return try body(piece) }
+                    if offset + UInt64(count) < length {
+                        // Hashed on the other core while `body` takes the piece.
+                        try check.update(piece) { try body(piece) }
+                    } else {
+                        // The last piece only once the whole content matches its recorded hash.
+                        check.update(piece) {}
+                        try check.finish(wholeContentHash: wholeContentHash)
+                        try body(piece)
+                    }
                 }
                 offset += UInt64(count)
             }
+            if length == 0, let check { try check.finish(wholeContentHash: wholeContentHash) }
         }
+    }
+
+    /// A check of a whole read made piece by piece outside `forEachChunk` (`chunks()`): nil in an
+    /// encrypted store (its pieces are authenticated) or without a recorded hash.
+    func wholeReadCheck() -> PlainContentCheck? {
+        source.withLock { source in
+            guard case .plain(_, let recordedHash?) = source else { return nil }
+            return PlainContentCheck(id: id, recordedHash: recordedHash)
+        }
+    }
+
+    /// What `PlainContentCheck.finish` needs from the file of an unencrypted store's attachment.
+    func wholeContentHash() throws -> [UInt8] {
+        try source.withLock { source in
+            guard case .plain(let file, _) = source else { return [] }
+            return try Self.wholeContentHash(of: file, id: id, length: length)
+        }
+    }
+
+    /// Unkeyed BLAKE2b-256 of a plain file's whole content, read again: the content hash of an
+    /// attachment added before the tree (`PlainContentCheck`).
+    private static func wholeContentHash(of file: FileDescriptor, id: String, length: UInt64) throws -> [UInt8] {
+        let hash = Sodium.StreamingHash(key: nil)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: UInt64 = 0
+        while offset < length {
+            let count = Int(min(UInt64(buffer.count), length - offset))
+            try buffer.withUnsafeMutableBytes { raw in
+                let slice = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
+                let read = try AttachmentFileIO.read(file.rawValue, into: slice, at: offset, id: id)
+                guard read == count else {
+                    throw AttachmentError.truncated(id: id, expectedBytes: length, actualBytes: offset + UInt64(read))
+                }
+                hash.update(UnsafeRawBufferPointer(slice))
+            }
+            offset += UInt64(count)
+        }
+        return hash.finish()
     }
 
     /// Writes the whole content, in order, to `fileDescriptor` at its current offset (the

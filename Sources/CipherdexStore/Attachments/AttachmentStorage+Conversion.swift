@@ -7,12 +7,18 @@ extension AttachmentStorage {
     /// written plain). Returns the content hash under this storage's deduplication key, which
     /// replaces the old one in the new database. `progress` gets each piece's size and may
     /// throw to stop; the partial file is then removed. The new file is synced.
+    ///
+    /// A plaintext source has no tags: what is read is checked against `recordedHash` (its row's
+    /// `content_hash`), and content that does not match throws
+    /// `AttachmentError.contentHashMismatch` before its last piece is written, rather than being
+    /// sealed (and so authenticated) as it is.
     func copy(
-        _ id: String, from source: AttachmentStorage, recordedLength: UInt64,
+        _ id: String, from source: AttachmentStorage, recordedLength: UInt64, recordedHash: [UInt8],
         progress: (Int) throws -> Void
     ) throws -> [UInt8] {
         let reader = try AttachmentReader(
-            id: id, path: source.readablePath(of: id), masterKey: source.masterKey, recordedLength: recordedLength)
+            id: id, path: source.readablePath(of: id), masterKey: source.masterKey, recordedLength: recordedLength,
+            recordedContentHash: source.masterKey == nil ? recordedHash : nil)
         guard reader.length == recordedLength else {
             throw AttachmentError.truncated(id: id, expectedBytes: recordedLength, actualBytes: reader.length)
         }

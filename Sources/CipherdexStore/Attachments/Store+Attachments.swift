@@ -114,19 +114,28 @@ extension Store {
 
     /// A reader for the attachment `id`: whole, by chunks or by byte range. Throws
     /// `AttachmentError.notFound` when there is no such attachment. Inside a transaction, on its
-    /// thread, attachments it added are found too.
+    /// thread, attachments it added are found too. In an unencrypted store its whole reads are
+    /// checked against the recorded content hash (`AttachmentReader`).
     public func attachment(_ id: String) throws -> AttachmentReader {
         guard AttachmentStorage.isValidID(id), let token = try attachmentToken(id) else {
             throw AttachmentError.notFound(id: id)
         }
-        return try openAttachment(id, recordedLength: token.length)
+        // An encrypted store's chunks are authenticated; a plaintext file has only this hash.
+        let recordedHash =
+            attachmentStorage.masterKey != nil
+            ? nil
+            : try readJoiningTransaction { db in
+                try db.scalar("SELECT content_hash FROM attachments WHERE id = ?", [.text(id)])?.blobValue
+            }
+        return try openAttachment(id, recordedLength: token.length, recordedContentHash: recordedHash)
     }
 
     /// Opens the file of recorded attachment `id`; `beforeOpening` runs between choosing its path
     /// and opening it (tests move the file there, as a concurrent `publish` would).
-    func openAttachment(_ id: String, recordedLength: UInt64? = nil, beforeOpening: (String) -> Void = { _ in }) throws
-        -> AttachmentReader
-    {
+    func openAttachment(
+        _ id: String, recordedLength: UInt64? = nil, recordedContentHash: [UInt8]? = nil,
+        beforeOpening: (String) -> Void = { _ in }
+    ) throws -> AttachmentReader {
         let storage = attachmentStorage
         // The reader refuses to read once this store is closed (it read on after close, and after
         // the store was deleted).
@@ -136,13 +145,13 @@ extension Store {
             beforeOpening(path)
             return try AttachmentReader(
                 id: id, path: path, masterKey: storage.masterKey, recordedLength: recordedLength,
-                storeIsOpen: storeIsOpen)
+                recordedContentHash: recordedContentHash, storeIsOpen: storeIsOpen)
         } catch AttachmentError.notFound {
             // Found in `staging/` just before its `publish` renamed it: a file only ever moves from
             // `staging/` to `attachments/`, so the second look finds it there.
             return try AttachmentReader(
                 id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey,
-                recordedLength: recordedLength,
+                recordedLength: recordedLength, recordedContentHash: recordedContentHash,
                 storeIsOpen: storeIsOpen)
         }
     }

@@ -146,10 +146,15 @@ extension Sodium {
             var seen: Set<[UInt8]> = []
             return hashes.map { id, hash in
                 guard !seen.insert(hash).inserted else { return (id, hash) }
-                let form = StreamingHash(key: key)
-                (Array("cdx-content-duplicate-v1".utf8) + hash + Array(id.utf8)).withUnsafeBytes { form.update($0) }
-                return (id, form.finish())
+                return (id, duplicateForm(of: hash, id: id, key: key))
             }
+        }
+
+        /// The duplicate form of `hash` for row `id` (see `distinct(_:key:)`).
+        static func duplicateForm(of hash: [UInt8], id: String, key: SecureBytes?) -> [UInt8] {
+            let form = StreamingHash(key: key)
+            (Array("cdx-content-duplicate-v1".utf8) + hash + Array(id.utf8)).withUnsafeBytes { form.update($0) }
+            return form.finish()
         }
 
         /// The 32-byte digest; the hash cannot be used afterwards.

@@ -71,6 +71,10 @@ extension Store {
     /// Throws `StoreConversionError.insufficientSpace` before writing anything when the disk is
     /// short, `.cancelled` when `progress` returns false or the task is cancelled. Returns the
     /// keyslots that were removed (all but the one that opened the store).
+    ///
+    /// Disfavoured, as `open` is: where `Cipherdex` is imported, its `reencrypt` (which keys the
+    /// search index's content hashes again) is the one called.
+    @_disfavoredOverload
     @discardableResult
     public static func reencrypt(
         _ configuration: StoreConfiguration, newKey: KeyProvider? = nil, progress: ConversionProgressHandler? = nil
@@ -84,7 +88,8 @@ extension Store {
     /// same directory, every document, attachment, index entry and setting kept, by the same
     /// generation switch as `reencrypt`. Afterwards only `newKey`'s key opens it (an open
     /// without a key is `keyRequired`). Opening stays strict: this is the only way to turn a
-    /// plaintext store into an encrypted one.
+    /// plaintext store into an encrypted one. Disfavoured as `reencrypt` is.
+    @_disfavoredOverload
     public static func encrypt(
         _ configuration: StoreConfiguration, newKey: @escaping KeyProvider, progress: ConversionProgressHandler? = nil
     ) throws {
@@ -113,6 +118,8 @@ extension Store {
     /// Decrypts the encrypted store at `configuration.path` (opened with its key) in place: every
     /// file of the new generation is plaintext, every keyslot is gone, and the store opens only
     /// without a key. Irreversible for the data's confidentiality: confirm with the user first.
+    /// Disfavoured as `reencrypt` is.
+    @_disfavoredOverload
     public static func decrypt(_ configuration: StoreConfiguration, progress: ConversionProgressHandler? = nil) throws {
         guard configuration.keyProvider != nil else { throw EncryptionError.keyRequired }
         // An unencrypted store opened with a key would say `keyUnexpected`.
@@ -197,9 +204,10 @@ extension Store {
         try refuseInsideTransaction("conversion")
         let rows = try Store.mappingDatabaseErrors {
             try pool.write { db in
-                try db.rows("SELECT id, length FROM attachments ORDER BY id").compactMap { row -> (String, UInt64)? in
+                try db.rows("SELECT id, length, content_hash FROM attachments ORDER BY id").compactMap {
+                    row -> (String, UInt64, [UInt8])? in
                     guard let id = row[0].textValue, let length = row[1].integerValue else { return nil }
-                    return (id, UInt64(max(0, length)))
+                    return (id, UInt64(max(0, length)), row[2].blobValue ?? [])
                 }
             }
         }
@@ -268,9 +276,10 @@ extension Store {
         let destination = AttachmentStorage(layout: next, dataKey: newDataKey)
         try Store.wrapSystem { try FileSystem.createDirectory(next.attachments) }
         var hashes: [(String, [UInt8])] = []
-        for (number, (id, length)) in rows.enumerated() {
+        for (number, (id, length, recordedHash)) in rows.enumerated() {
             try report(.attachments)
-            let hash = try destination.copy(id, from: source, recordedLength: length) { bytes in
+            let hash = try destination.copy(id, from: source, recordedLength: length, recordedHash: recordedHash) {
+                bytes in
                 done += UInt64(bytes)
                 try report(.attachments)
             }
@@ -287,11 +296,17 @@ extension Store {
             let connection = try Connection(
                 path: next.database, mode: .writer, key: databaseKey, cipher: updated.cipher)
             defer { connection.close() }
+            try configuration.configureConnection(connection)
             try connection.transaction {
                 for (id, hash) in hashes {
                     try connection.execute(
                         "UPDATE attachments SET content_hash = ? WHERE id = ?", [.blob(hash), .text(id)])
                 }
+                // What the features keyed with the old deduplication key (search's content hashes).
+                let change = ContentKeyChange(
+                    connection: connection, oldKey: source.deduplicationKey, newKey: destination.deduplicationKey,
+                    attachments: destination)
+                for feature in configuration.allFeatures { try feature.contentKeyChanged(change) }
             }
             let check = try connection.scalar("PRAGMA quick_check")?.textValue
             guard check == "ok" else {

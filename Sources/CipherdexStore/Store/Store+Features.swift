@@ -17,6 +17,40 @@ extension Store {
 }
 
 extension Store {
+    /// `reencrypt(_:newKey:progress:)` of a store opened with `features`: each feature's
+    /// `contentKeyChanged` runs on the new generation. `import Cipherdex`'s `reencrypt` passes
+    /// search (whose content hashes are keyed with the deduplication key).
+    @discardableResult
+    package static func reencrypt(
+        _ configuration: StoreConfiguration, features: [StoreFeature], newKey: KeyProvider? = nil,
+        progress: ConversionProgressHandler? = nil
+    ) throws -> [StoreInfo.KeyslotInfo] {
+        var configuration = configuration
+        configuration.features = features
+        return try reencrypt(configuration, newKey: newKey, progress: progress)
+    }
+
+    /// `encrypt(_:newKey:progress:)` of a store opened with `features` (see `reencrypt`).
+    package static func encrypt(
+        _ configuration: StoreConfiguration, features: [StoreFeature], newKey: @escaping KeyProvider,
+        progress: ConversionProgressHandler? = nil
+    ) throws {
+        var configuration = configuration
+        configuration.features = features
+        try encrypt(configuration, newKey: newKey, progress: progress)
+    }
+
+    /// `decrypt(_:progress:)` of a store opened with `features` (see `reencrypt`).
+    package static func decrypt(
+        _ configuration: StoreConfiguration, features: [StoreFeature], progress: ConversionProgressHandler? = nil
+    ) throws {
+        var configuration = configuration
+        configuration.features = features
+        try decrypt(configuration, progress: progress)
+    }
+}
+
+extension Store {
     /// Whether the calling thread is running one of this store's transactions (a feature must
     /// not wait there for work that needs the writer).
     package var isInTransactionOnCurrentThread: Bool {

@@ -1,6 +1,7 @@
 extension Store {
     /// Reads every page of the database (each is decrypted and its HMAC checked by SQLCipher),
-    /// runs SQLite's integrity check, and authenticates every chunk of every attachment.
+    /// runs SQLite's integrity check, and authenticates every chunk of every attachment (in an
+    /// unencrypted store: hashes every attachment and compares the recorded content hash).
     /// Problems are collected into the report rather than thrown. Inside a transaction (on its
     /// thread) this throws `StoreError.insideTransaction`: the transaction's attachment files
     /// would look unrecorded.
@@ -58,7 +59,7 @@ extension Store {
     /// there. `afterReadingRows` runs right after the snapshot (tests write there).
     func verifyAttachments(afterReadingRows: () throws -> Void = {}) throws -> (checked: Int, problems: [String]) {
         let recorded = try Store.mappingDatabaseErrors {
-            try read { db in try db.rows("SELECT id, length FROM attachments ORDER BY id") }
+            try read { db in try db.rows("SELECT id, length, content_hash FROM attachments ORDER BY id") }
         }
         try afterReadingRows()
         var problems: [String: String] = [:]
@@ -67,7 +68,9 @@ extension Store {
         for row in recorded {
             guard let id = row[0].textValue else { continue }
             ids.insert(id)
-            if let problem = try attachmentProblem(id: id, recordedLength: row[1].integerValue ?? -1) {
+            if let problem = try attachmentProblem(
+                id: id, recordedLength: row[1].integerValue ?? -1, recordedHash: row[2].blobValue)
+            {
                 problems[id] = problem
             } else {
                 checked += 1
@@ -78,12 +81,16 @@ extension Store {
             try Store.mappingDatabaseErrors {
                 try pool.write { db in
                     for id in problems.keys.sorted() {
-                        guard let row = try db.rows("SELECT length FROM attachments WHERE id = ?", [.text(id)]).first
+                        guard
+                            let row = try db.rows(
+                                "SELECT length, content_hash FROM attachments WHERE id = ?", [.text(id)]
+                            ).first
                         else {
                             problems[id] = nil  // removed since the snapshot
                             continue
                         }
-                        problems[id] = try attachmentProblem(id: id, recordedLength: row[0].integerValue ?? -1)
+                        problems[id] = try attachmentProblem(
+                            id: id, recordedLength: row[0].integerValue ?? -1, recordedHash: row[1].blobValue)
                         if problems[id] == nil { checked += 1 }
                     }
                     unrecorded = try unrecorded.filter { name in
@@ -98,14 +105,15 @@ extension Store {
     }
 
     /// What is wrong with recorded attachment `id` (nil: every chunk authenticates and the length
-    /// matches).
+    /// matches; in an unencrypted store, the content matches `recordedHash`, which has no tags).
     /// A failing disk (`EIO`) is thrown, not reported: that is not damage.
-    private func attachmentProblem(id: String, recordedLength: Int64) throws -> String? {
+    private func attachmentProblem(id: String, recordedLength: Int64, recordedHash: [UInt8]?) throws -> String? {
         let storage = attachmentStorage
         do {
             let reader = try AttachmentReader(
                 id: id, path: storage.readablePath(of: id), masterKey: storage.masterKey,
-                recordedLength: UInt64(max(0, recordedLength)))
+                recordedLength: UInt64(max(0, recordedLength)),
+                recordedContentHash: storage.masterKey == nil ? (recordedHash ?? []) : nil)
             if reader.length != UInt64(truncatingIfNeeded: recordedLength) || recordedLength < 0 {
                 return "attachment \(id): length \(reader.length) does not match the recorded \(recordedLength)"
             }

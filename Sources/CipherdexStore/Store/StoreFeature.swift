@@ -22,12 +22,17 @@ package struct StoreFeature: Sendable {
     package let configureConnection: @Sendable (Connection) throws -> Void
     /// The attachment ids the feature's tables hold (kept by `collectUnreferencedAttachments`).
     package let heldAttachments: @Sendable (Connection) throws -> [String]
+    /// Run by a conversion (`encrypt`, `reencrypt`, `decrypt`) on the new generation's database
+    /// before the switch: the deduplication key changed, and whatever the feature keyed with it
+    /// is keyed again (see `ContentKeyChange`).
+    package let contentKeyChanged: @Sendable (ContentKeyChange) throws -> Void
 
     /// A feature; `migrations` must lie in `reservedVersions`.
     package init(
         identifier: String, reservedVersions: [ClosedRange<Int>], migrations: [Migrator.Migration],
         configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in },
-        heldAttachments: @escaping @Sendable (Connection) throws -> [String] = { _ in [] }
+        heldAttachments: @escaping @Sendable (Connection) throws -> [String] = { _ in [] },
+        contentKeyChanged: @escaping @Sendable (ContentKeyChange) throws -> Void = { _ in }
     ) {
         precondition(
             migrations.allSatisfy { migration in reservedVersions.contains { $0.contains(migration.version) } },
@@ -37,6 +42,7 @@ package struct StoreFeature: Sendable {
         self.migrations = migrations
         self.configureConnection = configureConnection
         self.heldAttachments = heldAttachments
+        self.contentKeyChanged = contentKeyChanged
     }
 
     /// Whether `version` belongs to this feature.

@@ -70,5 +70,7 @@ enum SearchFeature {
         // FTS tokenizers and SQL functions are registered per connection.
         configureConnection: { try $0.registerSearchSupport() },
         // The originals the index stored for its documents.
-        heldAttachments: { try SearchIndexWriter.heldAttachments(db: $0) })
+        heldAttachments: { try SearchIndexWriter.heldAttachments(db: $0) },
+        // Content hashes (and the OCR results found by them) keyed again after a conversion.
+        contentKeyChanged: { try SearchIndexWriter.rekeyContentHashes($0) })
 }

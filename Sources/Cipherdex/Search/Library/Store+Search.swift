@@ -17,6 +17,30 @@ extension Store {
         try await openAsync(configuration, features: [SearchFeature.feature])
     }
 
+    /// Re-encrypts the store under a new data key (`CipherdexStore`'s `reencrypt`, which see),
+    /// with full-text search: the index's content hashes, keyed with the deduplication key, are
+    /// keyed again in the new generation, so unchanged documents are not indexed again.
+    @discardableResult
+    public static func reencrypt(
+        _ configuration: StoreConfiguration, newKey: KeyProvider? = nil, progress: ConversionProgressHandler? = nil
+    ) throws -> [StoreInfo.KeyslotInfo] {
+        try reencrypt(configuration, features: [SearchFeature.feature], newKey: newKey, progress: progress)
+    }
+
+    /// Encrypts the unencrypted store in place (`CipherdexStore`'s `encrypt`, which see), with
+    /// full-text search (its content hashes keyed again, as in `reencrypt`).
+    public static func encrypt(
+        _ configuration: StoreConfiguration, newKey: @escaping KeyProvider, progress: ConversionProgressHandler? = nil
+    ) throws {
+        try encrypt(configuration, features: [SearchFeature.feature], newKey: newKey, progress: progress)
+    }
+
+    /// Decrypts the encrypted store in place (`CipherdexStore`'s `decrypt`, which see), with
+    /// full-text search (its content hashes keyed again, as in `reencrypt`).
+    public static func decrypt(_ configuration: StoreConfiguration, progress: ConversionProgressHandler? = nil) throws {
+        try decrypt(configuration, features: [SearchFeature.feature], progress: progress)
+    }
+
     /// Full-text search over this store's documents (created on first use). Every store opened
     /// where `Cipherdex` is imported has search (its `open(_:)` is the one called); package code
     /// that opens a store with `open(_:features: [])` must not use this.
