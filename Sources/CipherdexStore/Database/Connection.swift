@@ -252,6 +252,10 @@ package final class Connection {
 
     /// SQLITE_NOTADB: the file is not a database, or the key is wrong.
     static let notADatabaseCode = SQLITE_NOTADB
+    /// SQLITE_ERROR: a generic error (SQLCipher 3 reports a page that fails its HMAC so).
+    static let errorCode = SQLITE_ERROR
+    /// SQLITE_CORRUPT: a page or a record is malformed.
+    static let corruptCode = SQLITE_CORRUPT
     /// SQLITE_FULL: the disk (or quota) is full.
     static let fullCode = SQLITE_FULL
     /// A file SQLite needs (the database, its `-wal` or `-shm`) cannot be opened or created.

@@ -9,9 +9,7 @@ extension Store {
         try refuseInsideTransaction("verify()")
         var problems: [String] = []
         var pages = 0
-        try Store.mappingDatabaseErrors {
-            try read { db in try verifyDatabase(db, pages: &pages, problems: &problems) }
-        }
+        try verifyDatabase(pages: &pages, problems: &problems)
         let attachments = try verifyAttachments()
         problems += attachments.problems
         return VerificationReport(pagesChecked: pages, attachmentsChecked: attachments.checked, problems: problems)
@@ -20,33 +18,49 @@ extension Store {
     /// Checks every page and row of the database, collecting damage into `problems`. A failing
     /// disk (`EIO`), a full one or missing permissions is thrown instead: that is not damage,
     /// and the check could not be made.
-    private func verifyDatabase(_ db: Connection, pages: inout Int, problems: inout [String]) throws {
-        pages = Int(try db.scalar("PRAGMA page_count")?.integerValue ?? 0)
-        do {
+    private func verifyDatabase(pages: inout Int, problems: inout [String]) throws {
+        let encrypted = dataKey != nil
+        // Each step in a read of its own, so that damage names the step (and the table) that met
+        // it and the other steps still run: after a page fails to authenticate, SQLCipher 3 fails
+        // every later statement of that read transaction.
+        func step(_ name: String, _ body: (Connection) throws -> Void) throws {
+            do {
+                try read { db in try body(db) }
+            } catch let error as DatabaseError {
+                if let environment = StoreError.classifyingEnvironment(error) { throw environment }
+                var description = error.errorDescription ?? "unreadable page"
+                if encrypted && error.code == Connection.errorCode {
+                    // What SQLCipher 3 reports for a page whose HMAC or decryption fails.
+                    description = "a page does not decrypt or authenticate (\(description))"
+                }
+                problems.append("\(name): \(description)")
+            }
+        }
+        try step("page count") { db in pages = Int(try db.scalar("PRAGMA page_count")?.integerValue ?? 0) }
+        try step("page check") { db in
             // SQLCipher 4.x: checks the HMAC of every page, free pages included.
             for row in try db.rows("PRAGMA cipher_integrity_check") {
                 problems.append("page check: \(row.first?.textValue ?? "?")")
             }
-            let rows = try db.rows("PRAGMA integrity_check")
-            let messages = rows.compactMap { $0.first?.textValue }
+        }
+        try step("integrity check could not finish") { db in
+            let messages = try db.rows("PRAGMA integrity_check").compactMap { $0.first?.textValue }
             if messages != ["ok"] {
                 problems += messages.map { "integrity check: \($0)" }
             }
-            // Read every row of every table: each page on the way is decrypted and authenticated.
-            // Not virtual tables (a feature's FTS index): their module may not be registered in
-            // this program, and their rows are in ordinary shadow tables, which are read.
-            let tables = try db.rows(
+        }
+        // Read every row of every table: each page on the way is decrypted and authenticated.
+        // Not virtual tables (a feature's FTS index): their module may not be registered in
+        // this program, and their rows are in ordinary shadow tables, which are read.
+        var tables: [String] = []
+        try step("schema") { db in
+            tables = try db.rows(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'"
-            ).compactMap {
-                $0.first?.textValue
-            }
-            for table in tables {
-                let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                try db.forEachRow("SELECT * FROM \(quoted)") { _ in }
-            }
-        } catch let error as DatabaseError {
-            if let environment = StoreError.classifyingEnvironment(error) { throw environment }
-            problems.append("database: \(error.errorDescription ?? "unreadable page")")
+            ).compactMap { $0.first?.textValue }
+        }
+        for table in tables {
+            let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            try step("table \(table)") { db in try db.forEachRow("SELECT * FROM \(quoted)") { _ in } }
         }
     }
 

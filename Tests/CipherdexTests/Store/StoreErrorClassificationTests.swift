@@ -27,6 +27,6 @@ final class StoreErrorClassificationTests: XCTestCase {
             code: 11, extendedCode: 11, message: "database disk image is malformed", systemErrno: EIO,
             path: "/s/store.db")
         XCTAssertEqual(
-            StoreError.classifying(corrupt).name, "database", "a stale errno does not make damage an I/O error")
+            StoreError.classifying(corrupt).name, "storeCorrupted", "a stale errno does not make damage an I/O error")
     }
 }

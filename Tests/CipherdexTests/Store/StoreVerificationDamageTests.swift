@@ -1,0 +1,41 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+/// A damaged database page: `verify` names the table that holds it (and still runs its other
+/// steps), and a search that meets it is `storeCorrupted`, not an untyped database error.
+final class StoreVerificationDamageTests: XCTestCase {
+    func testADamagedPageIsNamedByItsTableAndASearchMeetingItIsStoreCorrupted() throws {
+        let path = TestSupport.temporaryPath()
+        var store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.createCollection("notes").insert(JSONValue.object(["body": .string("kept")]), id: "a")
+        let file = TestSupport.temporaryPath("visit.txt")
+        try "the consultation mentions xylophonist".write(toFile: file, atomically: true, encoding: .utf8)
+        try store.library.add(fileAt: file, uid: "visit")
+        try store.library.waitUntilIndexed()
+        let root = try XCTUnwrap(
+            try store.read {
+                try $0.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'search_text_segdir'")?.integerValue
+            })
+        store.close()
+        // One flipped bit in the middle of that table's page.
+        let database = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/store.db"))
+        let offset = UInt64(root - 1) * 16384 + 8000
+        try database.seek(toOffset: offset)
+        var byte = try XCTUnwrap(database.readData(ofLength: 1).first)
+        byte ^= 0x10
+        try database.seek(toOffset: offset)
+        try database.write(contentsOf: Data([byte]))
+        try database.close()
+
+        store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let report = try store.verify()
+        XCTAssertTrue(report.problems.contains { $0.hasPrefix("table search_text_segdir: ") }, "\(report.problems)")
+        XCTAssertFalse(report.problems.contains { $0.hasPrefix("table notes") }, "other tables still read")
+        XCTAssertThrowsCase("storeCorrupted", try store.library.search("xylophonist"))
+        XCTAssertEqual(try store.collection("notes").get(id: "a")?.id, "a")
+    }
+}
