@@ -7,8 +7,9 @@ struct RekeyCommand: Command {
     static let help = """
         USAGE: cipherdex rekey STORE KEY NEWKEY
 
-        Rewraps the store's data key with NEWKEY in the keyslot KEY opened, in one atomic step; KEY
-        stops working, the other keyslots (`cipherdex key list`) are kept.
+        Rewraps the store's data key with NEWKEY in place of the keyslot KEY opened (a new slot
+        number, the same label but `recovery`), in one atomic step; KEY stops working, the other
+        keyslots (`cipherdex key list`) are kept.
 
         KEY (one of):
         \(KeyOptions.help())

@@ -2,7 +2,9 @@ import Foundation
 
 extension Store {
     /// Replaces the key that opened the store with the one `newKey` supplies (called once): the
-    /// keyslot the key given to `open` unlocked is replaced, every other keyslot is kept.
+    /// keyslot the key given to `open` unlocked is replaced, in its place in the list, by a slot
+    /// with a new number and the same label (none when it was `recovery`: the new key is not a
+    /// recovery key); every other keyslot is kept.
     ///
     /// Instant whatever the store's size: only the data key is rewrapped, in one atomic metadata
     /// replacement, so after a crash at any instant exactly one of the old and the new key opens
@@ -32,9 +34,11 @@ extension Store {
         let slotID = try updateMetadata(faultPoint: faultPoint) { updated in
             let slotID = (updated.keyslots.map(\.id).max() ?? 0) + 1
             let old = updated.keyslots.firstIndex { $0.id == replaced }
+            // The label goes with the slot, except `recovery`: the new key is not a recovery key.
+            let label = old.flatMap { updated.keyslots[$0].label }.flatMap { $0 == Keyslot.recoveryLabel ? nil : $0 }
             let slot = try Keyslot.seal(
                 dataKey: dataKey, with: key, slotID: slotID, storeID: updated.storeID,
-                cost: configuration.passphraseCost, label: old.flatMap { updated.keyslots[$0].label })
+                cost: configuration.passphraseCost, label: label)
             if let old {
                 updated.keyslots[old] = slot
             } else {

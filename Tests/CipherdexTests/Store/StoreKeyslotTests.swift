@@ -103,6 +103,18 @@ final class StoreKeyslotTests: XCTestCase {
         }
     }
 
+    func testRekeyingTheRecoverySlotDropsItsLabel() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        let (_, recovery) = try store.addRecoveryKey()
+        store.close()
+        let opened = try Store.open(TestSupport.configuration(path, key: { recovery.key }))
+        try opened.rotateKey(to: TestSupport.passphrase("a passphrase now"))
+        XCTAssertEqual(try opened.keyslots().map(\.label), [nil, nil], "the passphrase is not a recovery key")
+        XCTAssertEqual(try opened.keyslots().map(\.kind), ["raw", "passphrase"])
+        opened.close()
+    }
+
     func testCalibrationStaysWithinWhatAnOpenAccepts() throws {
         let cost = try PassphraseCost.calibrated(targetSeconds: 0.05, memory: 8 << 20)
         XCTAssertTrue(PassphraseCost.acceptedOpsLimits.contains(cost.opsLimit))
