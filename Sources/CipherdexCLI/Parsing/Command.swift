@@ -24,13 +24,18 @@ enum Output {
     }
 
     /// Writes raw bytes to standard output, all of them; a full disk is `diskFull` (exit 18), a
-    /// closed pipe (with SIGPIPE ignored) or any other failure `io` (exit 1). Never a trap: what
-    /// the command did stays done (a store's change is committed before it is reported).
+    /// device's input/output error `ioError` (exit 19), a closed pipe (with SIGPIPE ignored) or
+    /// any other failure `io` (exit 1). Never a trap: what the command did stays done (a store's
+    /// change is committed before it is reported).
     static func write(_ bytes: UnsafeRawBufferPointer) throws {
         do {
             try standardOutput.writeAll(bytes)
         } catch let error as SystemError {
             if error.errno == ENOSPC || error.errno == EDQUOT { throw StoreError.diskFull(path: "standard output") }
+            if error.errno == EIO {
+                throw StoreError.ioError(
+                    path: "standard output", reason: "write failed: \(String(cString: strerror(EIO)))")
+            }
             throw CLIError.failed(
                 code: "io", message: "cannot write to standard output: \(String(cString: strerror(error.errno)))")
         }
