@@ -15,19 +15,32 @@ extension Store {
             try Keyslot.checkAccepted(configuration.passphraseCost)
         }
         let createdDirectory = !FileSystem.exists(layout.directory)
-        let metadataExisted = FileSystem.exists(layout.metadata)
         try wrapSystem {
             try FileSystem.createDirectory(layout.directory)
             try FileSystem.restrictMode(layout.directory, to: 0o700)
         }
+        // The lock before anything else is looked at or removed: a failure to take it (another
+        // process holds it) removes nothing. Without a lock from the caller, the directory was
+        // missing when the caller looked: another process may have made a store here since,
+        // so look again once the lock is held, and open what is there rather than build over it.
+        let lock = try existingLock ?? StoreLock(layout: layout)
+        if existingLock == nil && Store.exists(at: layout.directory) {
+            lock.release()
+            var existing = configuration
+            existing.createIfMissing = false
+            return try open(existing, cancellation: nil)
+        }
+        var metadataWritten = false
         do {
-            return try build(layout: layout, configuration: configuration, key: key, lock: existingLock)
+            return try build(
+                layout: layout, configuration: configuration, key: key, lock: lock, metadataWritten: &metadataWritten)
         } catch {
-            // The caller hears that nothing was created: remove what this attempt made, never
-            // anything else. When its metadata was written and a later step failed (the open
-            // after it, on a full disk), the metadata goes first, so a crash during this leaves
-            // no store (only files of ours, which the next create removes or keeps as data).
-            if !metadataExisted && !(error is InjectedFault) && FileSystem.exists(layout.metadata) {
+            // The caller hears that nothing was created: remove what this attempt made (the lock
+            // is held), never anything else. When its metadata was written and a later step
+            // failed (the open after it, on a full disk), the metadata goes first, so a crash
+            // during this leaves no store (only files of ours, which the next create removes or
+            // keeps as data).
+            if metadataWritten && !(error is InjectedFault) {
                 if (try? FileSystem.removeFile(layout.metadata)) != nil {
                     try? FileSystem.syncDirectory(layout.directory)
                     for path in [layout.database, layout.databaseWAL, layout.databaseSHM, layout.databaseJournal] {
@@ -46,15 +59,16 @@ extension Store {
                 try? FileSystem.removeTree(layout.staging)
                 if createdDirectory { _ = rmdir(layout.directory) }
             }
+            lock.release()
             throw error
         }
     }
 
     /// The steps of `create` after the directory exists.
     private static func build(
-        layout: StoreLayout, configuration: StoreConfiguration, key: EncryptionKey?, lock existingLock: StoreLock?
+        layout: StoreLayout, configuration: StoreConfiguration, key: EncryptionKey?, lock: StoreLock,
+        metadataWritten: inout Bool
     ) throws -> Store {
-        let lock = try existingLock ?? StoreLock(layout: layout)
         try wrapSystem {
             for leftover in [
                 layout.creatingDatabase, layout.creatingDatabase + "-journal", layout.creatingDatabase + "-wal",
@@ -102,6 +116,8 @@ extension Store {
         }
         try wrapSystem {
             try FileDescriptor(path: layout.creatingDatabase, flags: O_RDONLY).sync()
+            // Set first: an error after the rename (the folder's fsync) leaves this metadata.
+            metadataWritten = true
             try FileSystem.writeAtomically(try metadata.seal(dataKey: dataKey), to: layout.metadata)
         }
         let store = try openDatabase(

@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+/// Two processes opening a missing folder with `createIfMissing` at once: the one that looked
+/// before the other created the store (its `create` runs on a folder that is no longer empty)
+/// never builds over that store, and never removes it when it fails.
+final class StoreCreationRaceTests: XCTestCase {
+    private func makeStore(_ path: String) throws {
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.createCollection("notes").insert(JSONValue.object(["body": .string("acknowledged")]), id: "a")
+        store.close()
+    }
+
+    func testACreateThatFindsAStoreMadeMeanwhileOpensIt() throws {
+        let path = TestSupport.temporaryPath()
+        try makeStore(path)
+        let store = try Store.create(
+            layout: StoreLayout(directory: path),
+            configuration: TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        XCTAssertEqual(try store.collection("notes").get(id: "a")?.id, "a")
+    }
+
+    func testACreateWithAnotherKeyLeavesTheStoreMadeMeanwhile() throws {
+        let path = TestSupport.temporaryPath()
+        try makeStore(path)
+        let before = TestSupport.snapshot(path)
+        XCTAssertThrowsCase(
+            "keyInvalid",
+            try Store.create(
+                layout: StoreLayout(directory: path),
+                configuration: TestSupport.configuration(path, key: TestSupport.rawKey(2))))
+        XCTAssertEqual(TestSupport.snapshot(path), before)
+    }
+
+    func testACreateThatCannotTakeTheLockRemovesNothing() throws {
+        let path = TestSupport.temporaryPath()
+        try makeStore(path)
+        let holder = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { holder.close() }
+        XCTAssertThrowsCase(
+            "storeLocked",
+            try Store.create(
+                layout: StoreLayout(directory: path),
+                configuration: TestSupport.configuration(path, key: TestSupport.rawKey(1))))
+        XCTAssertEqual(try holder.collection("notes").get(id: "a")?.id, "a")
+        XCTAssertTrue(FileSystem.exists(path + "/metadata.json"))
+        XCTAssertTrue(FileSystem.exists(path + "/store.db"))
+    }
+}
