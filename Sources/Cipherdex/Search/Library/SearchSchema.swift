@@ -113,6 +113,10 @@ enum SearchSchema {
     /// Rows moved per statement by `rebuild`.
     static let rebuildBatch = 1000
 
+    /// The temporary table `rebuild` leaves on its connection: the whole index was cut again by
+    /// this build's tokenizer (`SoftHyphenRecut` then has nothing to do).
+    static let recutMarker = "search_index_recut"
+
     /// Rebuilds the full-text table with another tokenizer (and the current table options), in
     /// the caller's transaction, from its own content. The old index is never read, so its
     /// segments and lengths are deleted first and the new index reuses their pages; the text then
@@ -120,6 +124,9 @@ enum SearchSchema {
     /// the file grows by about the difference between the two tables, not by a second copy
     /// (a 100,000-page store: BENCHMARKS.md, "Search at scale").
     static func rebuild(_ db: Connection, tokenizer: SearchTokenizerKind) throws {
+        // Noted for later migrations of the same open (a connection's temporary table, in
+        // memory, gone with a rollback): the index is now cut by this build's tokenizer.
+        try db.execute("CREATE TEMP TABLE IF NOT EXISTS \(recutMarker) (unused)")
         try createTextTable(db, name: "search_text_rebuild", tokenizer: tokenizer)
         try PageLengths.dropTriggers(db)
         for shadow in ["search_text_segments", "search_text_segdir", "search_text_docsize"] {

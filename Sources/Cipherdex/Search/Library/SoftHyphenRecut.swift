@@ -15,6 +15,16 @@ enum SoftHyphenRecut {
     /// Re-cuts the affected pages; returns how many there were.
     @discardableResult
     static func run(_ db: Connection) throws -> Int {
+        // A migration of the same open that rebuilt the whole index (7, 1000, 1001 on an older
+        // store) cut it with revision 4 already: re-cutting those pages as revision-3 rows would
+        // take tokens off FTS4's total that were never counted.
+        if try db.scalar(
+            "SELECT count(*) FROM sqlite_temp_master WHERE name = ?", [.text(SearchSchema.recutMarker)])?
+            .integerValue ?? 0 > 0
+        {
+            try db.execute("DROP TABLE temp.\(SearchSchema.recutMarker)")
+            return 0
+        }
         let uncompress = PageTextCompression.uncompressName
         let candidates = try db.rows(
             "SELECT docid FROM search_text_content WHERE instr(\(uncompress)(c0body), char(173)) > 0"

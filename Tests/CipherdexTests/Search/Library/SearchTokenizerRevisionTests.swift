@@ -108,18 +108,20 @@ final class SearchTokenizerRevisionTests: XCTestCase {
         try addText(store, "desoxy alone", uid: "plain.txt")
         // Cut the soft-hyphen page as revision 3 did: its terms are those of the text without
         // the soft hyphens at line ends, its stored text the original.
-        try store.write { db in try db.transaction {
-            let docid = try XCTUnwrap(
-                db.scalar("SELECT rowid FROM search_pages WHERE uid = 'shy.txt'")?.integerValue)
-            try db.execute("DELETE FROM search_text WHERE docid = ?", [.integer(docid)])
-            try db.execute(
-                "INSERT INTO search_text (docid, body) VALUES (?, ?)",
-                [.integer(docid), .text(SoftHyphenRecut.revision3Equivalent(shy))])
-            try db.execute(
-                "UPDATE search_text_content SET c0body = \(PageTextCompression.compressName)(?) WHERE docid = ?",
-                [.text(shy), .integer(docid)])
-            try db.execute("DELETE FROM cipherdex_schema WHERE version = 1006")
-        } }
+        try store.write { db in
+            try db.transaction {
+                let docid = try XCTUnwrap(
+                    db.scalar("SELECT rowid FROM search_pages WHERE uid = 'shy.txt'")?.integerValue)
+                try db.execute("DELETE FROM search_text WHERE docid = ?", [.integer(docid)])
+                try db.execute(
+                    "INSERT INTO search_text (docid, body) VALUES (?, ?)",
+                    [.integer(docid), .text(SoftHyphenRecut.revision3Equivalent(shy))])
+                try db.execute(
+                    "UPDATE search_text_content SET c0body = \(PageTextCompression.compressName)(?) WHERE docid = ?",
+                    [.text(shy), .integer(docid)])
+                try db.execute("DELETE FROM cipherdex_schema WHERE version = 1006")
+            }
+        }
         XCTAssertEqual(try search(store, "desoxycorticostérone"), [])
         XCTAssertEqual(try search(store, "corticostérone"), ["shy.txt"])
         store.close()
@@ -139,6 +141,43 @@ final class SearchTokenizerRevisionTests: XCTestCase {
         }
         XCTAssertEqual(terms, ["alone", "desoxy"])
         XCTAssertEqual(try search(reopened, "desoxy"), ["plain.txt"])
+    }
+
+    /// A store that still needs a whole re-cut (here migration 1001) gets it with revision 4 in
+    /// the same open as migration 1006, which then has nothing to do: FTS4's token total stays
+    /// the sum of its pages' lengths (the BM25 average).
+    func testARebuildInTheSameOpenLeavesNothingForRevision4() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        try addText(store, "tumeur (desoxy\u{AD}\ncorticostérone) et co\u{AD}\nenzyme", uid: "shy.txt")
+        try addText(store, "desoxy alone", uid: "plain.txt")
+        try store.write { db in try db.execute("DELETE FROM cipherdex_schema WHERE version IN (1001, 1006)") }
+        store.close()
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        defer { reopened.close() }
+        XCTAssertEqual(try search(reopened, "desoxycorticostérone"), ["shy.txt"])
+        func varints(_ bytes: [UInt8]) -> [Int] {
+            var values: [Int] = []
+            var value = 0
+            var shift = 0
+            for byte in bytes {
+                value |= Int(byte & 0x7F) << shift
+                shift += 7
+                if byte < 0x80 {
+                    values.append(value)
+                    value = 0
+                    shift = 0
+                }
+            }
+            return values
+        }
+        let (total, lengths) = try reopened.read { db in
+            (
+                varints(try XCTUnwrap(db.scalar("SELECT value FROM search_text_stat WHERE id = 0")?.blobValue))[1],
+                try db.rows("SELECT size FROM search_text_docsize").map { varints($0[0].blobValue ?? [])[0] }
+                    .reduce(0, +)
+            )
+        }
+        XCTAssertEqual(total, lengths)
     }
 }
 
