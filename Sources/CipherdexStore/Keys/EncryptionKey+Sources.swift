@@ -75,3 +75,37 @@ extension EncryptionKey {
         }
     }
 }
+
+extension EncryptionKey {
+    /// For a passphrase whose bytes are not UTF-8: the same passphrase as builds before
+    /// 2026-12-06 turned it into bytes when it came from an environment variable or the terminal
+    /// (each ill-formed sequence replaced by U+FFFD, as `String(decoding:as:)` does); nil for any
+    /// other key. An open tries it only when the bytes themselves open no slot, so a store made
+    /// that way still opens. Transcoded into memory that is zeroed; never a `String`.
+    var repairedLegacyPassphrase: EncryptionKey? {
+        guard kind == .passphrase else { return nil }
+        return secret.withUnsafeBytes { raw -> EncryptionKey? in
+            var valid = true
+            var decoder = Unicode.UTF8.ForwardParser()
+            var iterator = raw.makeIterator()
+            scan: while true {
+                switch decoder.parseScalar(from: &iterator) {
+                case .valid: continue
+                case .emptyInput: break scan
+                case .error:
+                    valid = false
+                    break scan
+                }
+            }
+            guard !valid else { return nil }
+            // At most 3 bytes (U+FFFD) for each input byte: reserved once, never reallocated.
+            var repaired: [UInt8] = []
+            repaired.reserveCapacity(raw.count * 3)
+            defer { _ = repaired.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            _ = transcode(
+                raw.makeIterator(), from: UTF8.self, to: UTF8.self, stoppingOnError: false,
+                into: { repaired.append($0) })
+            return repaired.withUnsafeBytes { try? EncryptionKey.passphrase(bytes: $0) }
+        }
+    }
+}

@@ -115,6 +115,20 @@ final class StoreKeyslotTests: XCTestCase {
         opened.close()
     }
 
+    /// Builds before 2026-12-06 repaired a passphrase that is not UTF-8 into U+FFFD when it came
+    /// from an environment variable or the terminal: a store made so opens with the same bytes.
+    func testAStoreSealedWithARepairedPassphraseOpensWithItsBytes() throws {
+        let latin1: [UInt8] = [0x63, 0x61, 0x66, 0xE9]
+        let key: KeyProvider = { try latin1.withUnsafeBytes { try EncryptionKey.passphrase(bytes: $0) } }
+        let legacy = TestSupport.temporaryPath()
+        try Store.open(TestSupport.configuration(legacy, key: TestSupport.passphrase("caf\u{FFFD}"))).close()
+        XCTAssertTrue(opens(legacy, key))
+        let current = TestSupport.temporaryPath()
+        try Store.open(TestSupport.configuration(current, key: key)).close()
+        XCTAssertTrue(opens(current, key))
+        XCTAssertFalse(opens(current, TestSupport.passphrase("caf\u{FFFD}")), "the bytes themselves are the key")
+    }
+
     func testCalibrationStaysWithinWhatAnOpenAccepts() throws {
         let cost = try PassphraseCost.calibrated(targetSeconds: 0.05, memory: 8 << 20)
         XCTAssertTrue(PassphraseCost.acceptedOpsLimits.contains(cost.opsLimit))
