@@ -57,7 +57,8 @@ extension Store {
         // Inside a read the store would close (once the read ends) and the delete find it still
         // held: refused before anything is done.
         if pool.holdsReaderOrWriter { throw StoreError.insideTransaction(operation: "closeAndDelete()") }
-        close()
+        // Queued work is not finished: the store is going.
+        close(finishingQueuedWork: false, beforeReleasingLock: {})
         try Store.delete(at: path)
     }
 

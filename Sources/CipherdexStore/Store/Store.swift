@@ -132,7 +132,8 @@ public final class Store: Sendable {
             || FileSystem.contents(of: layout.directory).contains(where: Store.isDatabaseOfAnyGeneration)
     }
 
-    /// Closes the store: waits for running work, checkpoints the WAL, releases the lock. Further
+    /// Closes the store: finishes work queued with its features (the search library's queued
+    /// documents), waits for running work, checkpoints the WAL, releases the lock. Further
     /// calls throw `StoreError.closed`. Called inside `transaction(_:)` on its thread, it returns
     /// at once and the store closes when that transaction has ended (committed or rolled back).
     public func close() {
@@ -140,9 +141,15 @@ public final class Store: Sendable {
     }
 
     /// `close()`, running `body` once every connection is closed and before the lock goes (the
-    /// last step of a re-encryption removes the old generation there).
-    func close(beforeReleasingLock body: @escaping () -> Void) {
+    /// last step of a re-encryption removes the old generation there). Features first finish
+    /// what was queued with them while the store is still open (the search library's queued
+    /// documents), unless `finishingQueuedWork` is false (the store is being deleted).
+    func close(finishingQueuedWork: Bool = true, beforeReleasingLock body: @escaping () -> Void) {
         if changeObservers.deferCloseIfInTransaction() { return }
+        if finishingQueuedWork {
+            let open = lifecycle.withLock { state in state.lock == nil ? [] : Array(state.featureStates.values) }
+            for state in open { state.finishQueuedWork() }
+        }
         let (held, states) = lifecycle.withLock { state in
             defer { state.lock = nil }
             return (state.lock, Array(state.featureStates.values))
@@ -212,6 +219,11 @@ public final class Store: Sendable {
                 }
                 return (dataKey, slot.id)
             }
+        }
+        // A passphrase that is not UTF-8 was repaired into U+FFFD by builds before 2026-12-06
+        // when it came from an environment variable or the terminal: a store made so still opens.
+        if let repaired = key.repairedLegacyPassphrase {
+            return try unwrapDataKey(metadata: metadata, key: repaired)
         }
         throw EncryptionError.keyInvalid
     }

@@ -125,8 +125,11 @@ public final class SearchLibrary: @unchecked Sendable {
 
     // MARK: Adding and removing
 
-    /// Stores the file as an encrypted attachment and queues it for indexing under `uid`
-    /// (default: the file's name). A document whose content did not change is not re-indexed.
+    /// Queues the file for indexing under `uid` (default: the file's name): a worker reads it,
+    /// stores it as an encrypted attachment and indexes it, so keep the file until
+    /// `waitUntilIndexed()` returns or `status(of:)` says it is finished (a file gone by then is
+    /// `.failed`). `Store.close()` finishes queued documents first. A document whose content did
+    /// not change is not re-indexed.
     public func add(fileAt path: String, uid: String? = nil) throws {
         let name = PathName.lastComponent(of: path)
         guard FileManager.default.isReadableFile(atPath: path) else {
@@ -146,7 +149,8 @@ public final class SearchLibrary: @unchecked Sendable {
                 fileExtension: Self.fileExtension("x." + fileExtension)))
     }
 
-    /// Stores `data` as an encrypted attachment and queues it for indexing under `uid`.
+    /// Queues `data` (kept in memory until a worker stores it as an encrypted attachment and
+    /// indexes it) for indexing under `uid`; `Store.close()` finishes queued documents first.
     public func add(data: Data, uid: String, fileExtension: String) throws {
         try enqueue(
             IndexJob(
@@ -334,6 +338,21 @@ public final class SearchLibrary: @unchecked Sendable {
             self?.state.withLock { _ = self?.subscribers.removeValue(forKey: key) }
         }
         return stream
+    }
+
+    /// Blocks until every queued document is extracted and written (the store is about to
+    /// close: a document whose `add` returned is not dropped). Pages queued for OCR are not
+    /// waited for (they take seconds each): the next `add` or sync of their document queues
+    /// them again. Returns at once on the library's own threads, inside a transaction on its
+    /// thread, and while the library is paused (its queue is then dropped by the close).
+    func waitForQueuedDocuments() {
+        if store?.isInTransactionOnCurrentThread == true || isWorkerThread { return }
+        state.withLock {
+            while !isStopped && ((!pending.isEmpty && !isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting)
+            {
+                state.wait()
+            }
+        }
     }
 
     /// Stops the workers (the store is closing).

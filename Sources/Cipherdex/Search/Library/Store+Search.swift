@@ -51,5 +51,7 @@ extension Store {
 
 extension SearchLibrary: StoreFeatureState {
     /// Stops indexing and the extraction helpers when the store closes.
+    package func finishQueuedWork() { waitForQueuedDocuments() }
+
     package func storeWillClose() { shutdown() }
 }
