@@ -26,7 +26,11 @@ extension EncryptionKey {
     public static func raw(hex: String) throws -> EncryptionKey {
         let text = SecureBytes(copying: hex.utf8)
         guard let decoded = SecureBytes.decodingHex(text, byteCount: rawKeyLength) else {
-            throw KeyError.invalidHex("expected 64 hex digits, got \(hex.utf8.count) characters")
+            let length = hex.trimmingCharacters(in: .whitespacesAndNewlines).utf8.count
+            throw KeyError.invalidHex(
+                length == 64
+                    ? "a character is not a hexadecimal digit (0-9, a-f, A-F)"
+                    : "expected 64 hex digits, got \(length) characters")
         }
         return try fromSecure(kind: .raw, decoded)
     }

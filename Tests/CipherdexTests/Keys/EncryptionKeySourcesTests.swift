@@ -76,6 +76,14 @@ final class EncryptionKeySourcesTests: XCTestCase {
         XCTAssertThrowsExactly(KeyError.emptyPassphrase, try EncryptionKey.passphrase(contentsOfFile: empty))
     }
 
+    func testHexThatIsNotHexSaysSo() {
+        XCTAssertThrowsExactly(
+            KeyError.invalidHex("a character is not a hexadecimal digit (0-9, a-f, A-F)"),
+            try EncryptionKey.raw(hex: String(repeating: "a", count: 63) + "g"))
+        XCTAssertThrowsExactly(
+            KeyError.invalidHex("expected 64 hex digits, got 3 characters"), try EncryptionKey.raw(hex: "abc\n"))
+    }
+
     func testSymbolicLinkToARegularKeyFileWorks() throws {
         let hex = String(repeating: "ab", count: 32) + "\n"
         let target = directory + "/key.hex"

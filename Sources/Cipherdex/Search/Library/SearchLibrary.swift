@@ -132,8 +132,18 @@ public final class SearchLibrary: @unchecked Sendable {
     /// not change is not re-indexed.
     public func add(fileAt path: String, uid: String? = nil) throws {
         let name = PathName.lastComponent(of: path)
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw SearchError.unreadable(path: path, reason: "no such readable file")
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw SearchError.unreadable(
+                path: path, reason: errno == ENOENT ? "no such readable file" : String(cString: strerror(errno)))
+        }
+        switch FileKind(mode: info.st_mode, size: 0) {
+        case .regular: break
+        case .directory: throw SearchError.unreadable(path: path, reason: "a folder, not a file (use sync(folder:))")
+        case let kind: throw SearchError.unreadable(path: path, reason: "\(kind.description), not a regular file")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw SearchError.unreadable(path: path, reason: "not readable: \(String(cString: strerror(errno)))")
         }
         try enqueue(
             IndexJob(

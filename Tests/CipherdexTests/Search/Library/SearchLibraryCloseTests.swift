@@ -5,8 +5,27 @@ import XCTest
 @testable import CipherdexStore
 
 /// `Store.close()` right after `add`: every document whose `add` returned is indexed before the
-/// store closes (none is dropped from the queue), and `closeAndDelete()` finishes nothing.
+/// store closes (none is dropped from the queue), and `closeAndDelete()` finishes nothing; what
+/// `add(fileAt:)` cannot queue is refused at once, naming the problem.
 final class SearchLibraryCloseTests: XCTestCase {
+    func testAddOfAFolderOrAMissingFileSaysWhatItIs() throws {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        let folder = TestSupport.temporaryPath("folder.pdf")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        XCTAssertThrowsExactly(
+            SearchError.unreadable(path: folder, reason: "a folder, not a file (use sync(folder:))"),
+            try store.library.add(fileAt: folder))
+        let fifo = folder + "/pipe.txt"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        XCTAssertThrowsError(try store.library.add(fileAt: fifo)) { error in
+            XCTAssertTrue("\(error)".contains("not a regular file"), "\(error)")
+        }
+        XCTAssertThrowsExactly(
+            SearchError.unreadable(path: folder + "/missing.pdf", reason: "no such readable file"),
+            try store.library.add(fileAt: folder + "/missing.pdf"))
+    }
+
     func testCloseFinishesEveryQueuedDocument() throws {
         let (store, path) = try SearchLibraryTestSupport.store()
         let count = 24
