@@ -39,7 +39,9 @@ extension EncryptionKey {
     /// never decoded or repaired: bytes that are not UTF-8 are used as they are, as a file's
     /// are, so every source gives the same key for the same bytes (FORMAT.md section 3).
     package static func passphrase(bytes: UnsafeRawBufferPointer) throws -> EncryptionKey {
-        try fromSecure(kind: .passphrase, SecureBytes(copying: bytes))
+        var key = try fromSecure(kind: .passphrase, SecureBytes(copying: bytes))
+        key.cameFromRepairingSource = true
+        return key
     }
 
     /// A passphrase read from a file; a final line feed is dropped, and then a final carriage
@@ -81,35 +83,30 @@ extension EncryptionKey {
 }
 
 extension EncryptionKey {
-    /// For a passphrase whose bytes are not UTF-8: the same passphrase as builds before
-    /// 2026-12-06 turned it into bytes when it came from an environment variable or the terminal
-    /// (each ill-formed sequence replaced by U+FFFD, as `String(decoding:as:)` does); nil for any
-    /// other key. An open tries it only when the bytes themselves open no slot, so a store made
-    /// that way still opens. Transcoded into memory that is zeroed; never a `String`.
+    /// For a passphrase from an environment variable or the terminal whose bytes are not UTF-8:
+    /// the same passphrase as builds before 2026-12-06 turned it into bytes (each ill-formed
+    /// sequence replaced by U+FFFD, as `String(decoding:as:)` does); nil for any other key (a
+    /// file's bytes were never repaired). An open tries it only when the bytes themselves open
+    /// no slot, so a store made that way still opens. Transcoded straight into `SecureBytes`.
     var repairedLegacyPassphrase: EncryptionKey? {
-        guard kind == .passphrase else { return nil }
+        guard kind == .passphrase, cameFromRepairingSource else { return nil }
         return secret.withUnsafeBytes { raw -> EncryptionKey? in
-            var valid = true
-            var decoder = Unicode.UTF8.ForwardParser()
-            var iterator = raw.makeIterator()
-            scan: while true {
-                switch decoder.parseScalar(from: &iterator) {
-                case .valid: continue
-                case .emptyInput: break scan
-                case .error:
-                    valid = false
-                    break scan
+            // `transcode` returns true when the input held an ill-formed sequence.
+            let illFormed = transcode(
+                raw.makeIterator(), from: UTF8.self, to: UTF8.self, stoppingOnError: true, into: { _ in })
+            guard illFormed else { return nil }
+            var repairedCount = 0
+            _ = transcode(raw.makeIterator(), from: UTF8.self, to: UTF8.self, stoppingOnError: false) { _ in
+                repairedCount += 1
+            }
+            let repaired = SecureBytes(count: repairedCount) { destination in
+                var offset = 0
+                _ = transcode(raw.makeIterator(), from: UTF8.self, to: UTF8.self, stoppingOnError: false) { unit in
+                    destination[offset] = unit
+                    offset += 1
                 }
             }
-            guard !valid else { return nil }
-            // At most 3 bytes (U+FFFD) for each input byte: reserved once, never reallocated.
-            var repaired: [UInt8] = []
-            repaired.reserveCapacity(raw.count * 3)
-            defer { _ = repaired.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-            _ = transcode(
-                raw.makeIterator(), from: UTF8.self, to: UTF8.self, stoppingOnError: false,
-                into: { repaired.append($0) })
-            return repaired.withUnsafeBytes { try? EncryptionKey.passphrase(bytes: $0) }
+            return try? EncryptionKey.fromSecure(kind: .passphrase, repaired)
         }
     }
 }

@@ -18,6 +18,9 @@ public struct EncryptionKey: Sendable {
     /// Which kind of key this is.
     public let kind: Kind
     let secret: SecureBytes
+    /// A passphrase from an environment variable or a terminal (`passphrase(bytes:)`), which
+    /// builds before 2026-12-06 repaired when it was not UTF-8 (`repairedLegacyPassphrase`).
+    var cameFromRepairingSource = false
 
     private init(kind: Kind, secret: SecureBytes) {
         self.kind = kind

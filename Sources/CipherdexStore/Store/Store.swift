@@ -146,7 +146,8 @@ public final class Store: Sendable {
     /// documents), unless `finishingQueuedWork` is false (the store is being deleted).
     func close(finishingQueuedWork: Bool = true, beforeReleasingLock body: @escaping () -> Void) {
         if changeObservers.deferCloseIfInTransaction() { return }
-        if finishingQueuedWork {
+        // Not inside a read on this thread: the work may need a reader this thread holds.
+        if finishingQueuedWork && !pool.holdsReaderOrWriter {
             let open = lifecycle.withLock { state in state.lock == nil ? [] : Array(state.featureStates.values) }
             for state in open { state.finishQueuedWork() }
         }

@@ -127,6 +127,10 @@ final class StoreKeyslotTests: XCTestCase {
         try Store.open(TestSupport.configuration(current, key: key)).close()
         XCTAssertTrue(opens(current, key))
         XCTAssertFalse(opens(current, TestSupport.passphrase("caf\u{FFFD}")), "the bytes themselves are the key")
+        // A passphrase file's bytes were never repaired: no second try for them.
+        let file = TestSupport.temporaryPath("latin1")
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data(latin1)))
+        XCTAssertFalse(opens(legacy, { try EncryptionKey.passphrase(contentsOfFile: file) }))
     }
 
     func testCalibrationStaysWithinWhatAnOpenAccepts() throws {

@@ -113,6 +113,8 @@ extension SearchLibrary {
         try store.transaction { tx in
             guard try SearchSchema.tokenizer(tx.connection) != tokenizer else { return }
             try SearchSchema.rebuild(tx.connection, tokenizer: tokenizer)
+            // The marker is for migrations of one open only.
+            try tx.connection.execute("DROP TABLE IF EXISTS temp.\(SearchSchema.recutMarker)")
         }
     }
 

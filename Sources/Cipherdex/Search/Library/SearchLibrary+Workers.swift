@@ -9,11 +9,14 @@ extension SearchLibrary {
         }
         try checkExtractionHelper(for: job.fileExtension)
         try checkOCRLanguages(for: job.fileExtension)
-        state.withLock {
+        try state.withLock {
+            // The store is closing: a job queued now would be dropped, so it is refused.
+            guard !isClosing && !isStopped else { throw StoreError.closed }
             pending.removeAll { $0.uid == job.uid }
             pending.append(job)
             cancelledUIDs.remove(job.uid)
-            let wanted = configuration.workerCount
+            // At least one worker, or nothing queued would ever be done.
+            let wanted = max(1, configuration.workerCount)
             while workersStarted < wanted {
                 workersStarted += 1
                 let thread = Thread { [weak self] in self?.workerLoop() }

@@ -85,6 +85,8 @@ public final class SearchLibrary: @unchecked Sendable {
     var writeQueue: [IndexOutcome] = []
     var isWriting = false
     var isPaused = false
+    /// The store is closing: `add` and `sync` are refused (what they queued would be dropped).
+    var isClosing = false
     var isStopped = false
     var workersStarted = 0
     var cancelledUIDs: Set<String> = []
@@ -261,7 +263,11 @@ public final class SearchLibrary: @unchecked Sendable {
 
     /// Stops starting new documents (running ones finish).
     public func pause() {
-        state.withLock { isPaused = true }
+        state.withLock {
+            isPaused = true
+            // A close waiting for the queue stops waiting for what is not running.
+            state.broadcast()
+        }
     }
 
     /// Resumes after `pause()`.
@@ -356,6 +362,9 @@ public final class SearchLibrary: @unchecked Sendable {
     /// them again. Returns at once on the library's own threads, inside a transaction on its
     /// thread, and while the library is paused (its queue is then dropped by the close).
     func waitForQueuedDocuments() {
+        // From here `add` and `sync` are refused with `StoreError.closed`: what they queued could
+        // only be dropped.
+        state.withLock { isClosing = true }
         if store?.isInTransactionOnCurrentThread == true || isWorkerThread { return }
         state.withLock {
             while !isStopped && ((!pending.isEmpty && !isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting)

@@ -47,6 +47,31 @@ final class SearchLibraryCloseTests: XCTestCase {
         XCTAssertEqual(try reopened.library.search("quetzal").documents.count, 2 * count)
     }
 
+    /// A close inside `store.read` (holding the only reader a worker would need) does not wait
+    /// for the queue: it returns, and the store closes when the read ends.
+    func testCloseInsideAReadDoesNotWaitForTheQueue() throws {
+        let path = TestSupport.temporaryPath()
+        var configuration = TestSupport.configuration(path, key: TestSupport.rawKey(7))
+        configuration.maximumReaders = 1
+        let store = try Store.open(configuration)
+        try store.library.add(data: Data("a queued page".utf8), uid: "a.txt", fileExtension: "txt")
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? store.read { (_: StoreSnapshot) in store.close() }
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "close inside a read hung")
+        XCTAssertFalse(store.isOpen)
+    }
+
+    func testAnAddWhileTheStoreClosesIsRefused() throws {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        store.library.waitForQueuedDocuments()
+        XCTAssertThrowsCase(
+            "closed", try store.library.add(data: Data("late".utf8), uid: "late.txt", fileExtension: "txt"))
+    }
+
     func testCloseAndDeleteDoesNotWaitForTheQueue() throws {
         let (store, path) = try SearchLibraryTestSupport.store()
         store.library.pause()
