@@ -39,6 +39,9 @@ CDX_CHECK_FIELD(cdx_PopplerRectangle_layout, PopplerRectangle, y2)
 _Static_assert(sizeof(struct cdx_PopplerAnnotMapping_layout) == sizeof(PopplerAnnotMapping), "PopplerAnnotMapping");
 CDX_CHECK_FIELD(cdx_PopplerAnnotMapping_layout, PopplerAnnotMapping, area)
 CDX_CHECK_FIELD(cdx_PopplerAnnotMapping_layout, PopplerAnnotMapping, annot)
+_Static_assert(sizeof(struct cdx_PopplerImageMapping_layout) == sizeof(PopplerImageMapping), "PopplerImageMapping");
+CDX_CHECK_FIELD(cdx_PopplerImageMapping_layout, PopplerImageMapping, area)
+CDX_CHECK_FIELD(cdx_PopplerImageMapping_layout, PopplerImageMapping, image_id)
 
 // Scalars and enums: the types used outside the check.
 _Static_assert(sizeof(cdx_gboolean) == sizeof(gboolean) && sizeof(cdx_guint) == sizeof(guint), "gboolean, guint");

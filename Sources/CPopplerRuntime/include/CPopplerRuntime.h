@@ -66,6 +66,11 @@ struct cdx_PopplerAnnotMapping_layout {
     struct cdx_PopplerRectangle_layout area;
     cdx_PopplerAnnot *annot;
 };
+/// The layout of poppler-glib's `PopplerImageMapping`.
+struct cdx_PopplerImageMapping_layout {
+    struct cdx_PopplerRectangle_layout area;
+    int image_id;
+};
 
 #ifdef CDX_POPPLER_ABI_CHECK
 // The check compiles the table with the real headers' types (CPopplerRuntimeABICheck).
@@ -73,6 +78,7 @@ typedef GError cdx_GError;
 typedef GList cdx_GList;
 typedef PopplerRectangle cdx_PopplerRectangle;
 typedef PopplerAnnotMapping cdx_PopplerAnnotMapping;
+typedef PopplerImageMapping cdx_PopplerImageMapping;
 typedef PopplerAnnotType cdx_PopplerAnnotType;
 typedef cairo_format_t cdx_cairo_format_t;
 typedef cairo_status_t cdx_cairo_status_t;
@@ -81,6 +87,7 @@ typedef struct cdx_GError_layout cdx_GError;
 typedef struct cdx_GList_layout cdx_GList;
 typedef struct cdx_PopplerRectangle_layout cdx_PopplerRectangle;
 typedef struct cdx_PopplerAnnotMapping_layout cdx_PopplerAnnotMapping;
+typedef struct cdx_PopplerImageMapping_layout cdx_PopplerImageMapping;
 /// poppler-glib's `PopplerAnnotType`, cairo's `cairo_format_t` and `cairo_status_t`: enums
 /// without negative values, so `unsigned int` in the C ABI.
 typedef unsigned int cdx_PopplerAnnotType;
@@ -161,6 +168,7 @@ extern const char *const cdx_poppler_default_sonames[CDX_POPPLER_LIBRARY_COUNT];
     X(POPPLER_GLIB, void, poppler_page_free_image_mapping, (cdx_GList *))                                    \
     X(POPPLER_GLIB, cdx_GList *, poppler_page_get_annot_mapping, (cdx_PopplerPage *))                        \
     X(POPPLER_GLIB, void, poppler_page_free_annot_mapping, (cdx_GList *))                                    \
+    X(POPPLER_GLIB, cdx_cairo_surface_t *, poppler_page_get_image, (cdx_PopplerPage *, int))                 \
     X(POPPLER_GLIB, cdx_PopplerAnnotType, poppler_annot_get_annot_type, (cdx_PopplerAnnot *))                \
     X(POPPLER_GLIB, char *, poppler_annot_get_contents, (cdx_PopplerAnnot *))                                \
     X(POPPLER_GLIB, void, poppler_page_get_size, (cdx_PopplerPage *, double *, double *))                    \

@@ -36,6 +36,7 @@ final class PageRecognizer {
         }
         defer { poppler.g_object_unref(UnsafeMutableRawPointer(page)) }
         let image = try Self.render(page, dpi: request.dpi, maximumPixels: request.maximumPixels, poppler)
+        if image.pixels.allSatisfy({ $0 == 255 }) { try Self.checkImagesDecode(page, poppler) }
         let tess = try loaded()
         let api = try engine(for: request.languages, tess)
         let remaining = request.deadlineSeconds - (ContinuousClock.now - started) / .seconds(1)
@@ -59,6 +60,40 @@ final class PageRecognizer {
         guard let text else { throw ExtractionError.damaged(reason: "Tesseract could not recognise the page") }
         return ExtractedDocument(
             title: nil, pages: [ExtractedPage(index: request.pageIndex, text: Self.tidy(text), isOCR: true)])
+    }
+
+    /// A page that rendered all white although it holds images: poppler skips an image it
+    /// cannot decode (one too large for the helper's memory limit) without an error, which would
+    /// be recognised as a page without text. Each image is decoded on its own: one that cannot
+    /// be is the page's failure. (Called only for an all-white render, so a page that drew
+    /// anything pays nothing.)
+    static func checkImagesDecode(_ page: OpaquePointer, _ poppler: cdx_poppler_api) throws {
+        guard let mapping = poppler.poppler_page_get_image_mapping(page) else { return }
+        defer { poppler.poppler_page_free_image_mapping(mapping) }
+        var node: UnsafeMutablePointer<cdx_GList>? = mapping
+        while let current = node {
+            defer { node = current.pointee.next }
+            guard let raw = current.pointee.data else { continue }
+            let entry = raw.assumingMemoryBound(to: cdx_PopplerImageMapping.self)
+            let surface = poppler.poppler_page_get_image(page, entry.pointee.image_id)
+            defer { if let surface { poppler.cairo_surface_destroy(surface) } }
+            guard let surface else {
+                throw ExtractionError.damaged(reason: "an image of the page could not be decoded")
+            }
+            let status = poppler.cairo_surface_status(surface)
+            if status == CDX_CAIRO_STATUS_NO_MEMORY {
+                // Too large to decode within the helper's address-space limit.
+                var limit = rlimit()
+                let bytes =
+                    getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 && limit.rlim_cur < rlim_t(Int.max)
+                    ? Int(limit.rlim_cur) : 0
+                throw ExtractionError.memoryLimitExceeded(bytes: bytes)
+            }
+            guard status == CDX_CAIRO_STATUS_SUCCESS else {
+                throw ExtractionError.damaged(
+                    reason: "an image of the page could not be decoded (cairo status \(status))")
+            }
+        }
     }
 
     /// A rendered page: 8-bit gray, one byte per pixel, rows without padding.
