@@ -134,30 +134,17 @@ public final class AttachmentReader: Sendable {
         case .plain(let file, let recordedHash):
             let check = recordedHash.map { PlainContentCheck(id: id, recordedHash: $0) }
             let wholeContentHash = { try Self.wholeContentHash(of: file, id: id, length: length) }
-            var offset: UInt64 = 0
-            var buffer = [UInt8](repeating: 0, count: 1 << 20)
-            while offset < length {
-                let count = Int(min(UInt64(buffer.count), length - offset))
-                try buffer.withUnsafeMutableBytes { raw in
-                    let slice = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
-                    let read = try AttachmentFileIO.read(file.rawValue, into: slice, at: offset, id: id)
-                    guard read == count else {
-                        throw AttachmentError.truncated(
-                            id: id, expectedBytes: length, actualBytes: offset + UInt64(read))
-                    }
-                    let piece = UnsafeRawBufferPointer(slice)
-                    guard let check else { return try body(piece) }
-                    if offset + UInt64(count) < length {
-                        // Hashed on the other core while `body` takes the piece.
-                        try check.update(piece) { try body(piece) }
-                    } else {
-                        // The last piece only once the whole content matches its recorded hash.
-                        check.update(piece) {}
-                        try check.finish(wholeContentHash: wholeContentHash)
-                        try body(piece)
-                    }
+            try Self.forEachPiece(of: file, id: id, length: length) { piece, isLast in
+                guard let check else { return try body(piece) }
+                if !isLast {
+                    // Hashed on the other core while `body` takes the piece.
+                    try check.update(piece) { try body(piece) }
+                } else {
+                    // The last piece only once the whole content matches its recorded hash.
+                    check.update(piece) {}
+                    try check.finish(wholeContentHash: wholeContentHash)
+                    try body(piece)
                 }
-                offset += UInt64(count)
             }
             if length == 0, let check { try check.finish(wholeContentHash: wholeContentHash) }
         }
@@ -180,10 +167,12 @@ public final class AttachmentReader: Sendable {
         }
     }
 
-    /// Unkeyed BLAKE2b-256 of a plain file's whole content, read again: the content hash of an
-    /// attachment added before the tree (`PlainContentCheck`).
-    private static func wholeContentHash(of file: FileDescriptor, id: String, length: UInt64) throws -> [UInt8] {
-        let hash = Sodium.StreamingHash(key: nil)
+    /// Reads the first `length` bytes of a plain file in 1 MiB pieces, in order, handing each to
+    /// `body` with whether it is the last; a file shorter than that is `truncated`.
+    private static func forEachPiece(
+        of file: FileDescriptor, id: String, length: UInt64,
+        _ body: (_ piece: UnsafeRawBufferPointer, _ isLast: Bool) throws -> Void
+    ) throws {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset: UInt64 = 0
         while offset < length {
@@ -194,10 +183,17 @@ public final class AttachmentReader: Sendable {
                 guard read == count else {
                     throw AttachmentError.truncated(id: id, expectedBytes: length, actualBytes: offset + UInt64(read))
                 }
-                hash.update(UnsafeRawBufferPointer(slice))
+                try body(UnsafeRawBufferPointer(slice), offset + UInt64(count) >= length)
             }
             offset += UInt64(count)
         }
+    }
+
+    /// Unkeyed BLAKE2b-256 of a plain file's whole content, read again: the content hash of an
+    /// attachment added before the tree (`PlainContentCheck`).
+    private static func wholeContentHash(of file: FileDescriptor, id: String, length: UInt64) throws -> [UInt8] {
+        let hash = Sodium.StreamingHash(key: nil)
+        try forEachPiece(of: file, id: id, length: length) { piece, _ in hash.update(piece) }
         return hash.finish()
     }
 
