@@ -39,8 +39,11 @@ struct CreateCommand: Command {
             throw CLIError.failed(code: "storeExists", message: "a store already exists at \(path)")
         }
         let cost = try kdfSeconds.map { try CalibrationCache.cost(targetSeconds: $0) } ?? .default
-        let store = try Store.open(
-            StoreConfiguration(path: path, keyProvider: try key.provider(confirm: true), passphraseCost: cost))
+        var configuration = StoreConfiguration(
+            path: path, keyProvider: try key.provider(confirm: true), passphraseCost: cost)
+        // Another process may create a store here meanwhile: never report that one as created.
+        configuration.requiresNewStore = true
+        let store = try Store.open(configuration)
         let encrypted = store.isEncrypted
         store.close()
         try Output.print("created \(encrypted ? "encrypted" : "unencrypted") store at \(path)")

@@ -35,3 +35,8 @@ extension ExportError: CodedError {
         }
     }
 }
+
+extension StoreAlreadyExists: CodedError {
+    /// `storeExists`, as `create`'s own check says.
+    var code: String { "storeExists" }
+}

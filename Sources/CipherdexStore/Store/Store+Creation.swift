@@ -26,6 +26,7 @@ extension Store {
         let lock = try existingLock ?? StoreLock(layout: layout)
         if existingLock == nil && Store.exists(at: layout.directory) {
             lock.release()
+            if configuration.requiresNewStore { throw StoreAlreadyExists(path: layout.directory) }
             var existing = configuration
             existing.createIfMissing = false
             return try open(existing, cancellation: nil)
@@ -125,4 +126,13 @@ extension Store {
         store.lifecycle.withLock { $0.openedKeyslotID = metadata.keyslots.first?.id }
         return store
     }
+}
+
+/// A store exists where a new one was asked for (`StoreConfiguration.requiresNewStore`).
+package struct StoreAlreadyExists: Error, LocalizedError, Equatable {
+    /// The store's directory.
+    package let path: String
+
+    /// One line naming the path.
+    package var errorDescription: String? { "a store already exists at \(path)" }
 }

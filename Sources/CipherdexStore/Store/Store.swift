@@ -100,6 +100,7 @@ public final class Store: Sendable {
         let lock = try StoreLock(layout: layout)
         let metadataKind = FileKind.of(layout.metadata)
         if metadataKind.exists {
+            if configuration.requiresNewStore { throw StoreAlreadyExists(path: layout.directory) }
             guard metadataKind.isRegular else {
                 throw EncryptionError.metadataCorrupt(
                     reason: "\(layout.metadata) is \(metadataKind.description), not a regular file")

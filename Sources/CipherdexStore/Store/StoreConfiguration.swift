@@ -23,6 +23,9 @@ public struct StoreConfiguration: Sendable {
     /// connection's open, about 0.9 ms (BENCHMARKS.md, "One connection for a search process").
     /// Not for a store whose library indexes: its workers read while a batch is written.
     package var readsOnWriter = false
+    /// Only a new store will do (the CLI's `create`): a store found at `path`, even one another
+    /// process made after the caller looked, is `StoreAlreadyExists`, never opened.
+    package var requiresNewStore = false
 
     /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given.
     public init(

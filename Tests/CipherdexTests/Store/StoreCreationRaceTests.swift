@@ -50,4 +50,19 @@ final class StoreCreationRaceTests: XCTestCase {
         XCTAssertTrue(FileSystem.exists(path + "/metadata.json"))
         XCTAssertTrue(FileSystem.exists(path + "/store.db"))
     }
+
+    /// `create` of the CLI: a store found, even one made after the caller looked, is refused,
+    /// never opened and reported as created.
+    func testOnlyANewStoreWillDoWhenAskedFor() throws {
+        let path = TestSupport.temporaryPath()
+        var configuration = TestSupport.configuration(path, key: TestSupport.rawKey(1))
+        configuration.requiresNewStore = true
+        try Store.open(configuration).close()
+        let before = TestSupport.snapshot(path)
+        XCTAssertThrowsExactly(StoreAlreadyExists(path: path), try Store.open(configuration))
+        XCTAssertThrowsExactly(
+            StoreAlreadyExists(path: path),
+            try Store.create(layout: StoreLayout(directory: path), configuration: configuration))
+        XCTAssertEqual(TestSupport.snapshot(path), before)
+    }
 }
