@@ -62,14 +62,28 @@ final class PageRecognizer {
             title: nil, pages: [ExtractedPage(index: request.pageIndex, text: Self.tidy(text), isOCR: true)])
     }
 
+    /// The most images of an all-white page that `checkImagesDecode` decodes one by one.
+    static let maximumCheckedImages = 4
+
     /// A page that rendered all white although it holds images: poppler skips an image it
     /// cannot decode (one too large for the helper's memory limit) without an error, which would
     /// be recognised as a page without text. Each image is decoded on its own: one that cannot
     /// be is the page's failure. (Called only for an all-white render, so a page that drew
-    /// anything pays nothing.)
+    /// anything pays nothing.) A decode at full size needs more memory than the render, which
+    /// scales an image down as it reads it: a valid white image of more than about 400 Mpixel
+    /// (A0 at 600 dpi) is reported as `memoryLimitExceeded` too, rather than as a blank page.
     static func checkImagesDecode(_ page: OpaquePointer, _ poppler: cdx_poppler_api) throws {
         guard let mapping = poppler.poppler_page_get_image_mapping(page) else { return }
         defer { poppler.poppler_page_free_image_mapping(mapping) }
+        // Each decode runs the page's content again: only a page of a few images (a scan is one,
+        // or a few strips) is checked, so a page of many tiles costs nothing more.
+        var images = 0
+        var counted: UnsafeMutablePointer<cdx_GList>? = mapping
+        while let current = counted, images <= maximumCheckedImages {
+            images += 1
+            counted = current.pointee.next
+        }
+        guard images <= maximumCheckedImages else { return }
         var node: UnsafeMutablePointer<cdx_GList>? = mapping
         while let current = node {
             defer { node = current.pointee.next }
