@@ -6,8 +6,8 @@ import XCTest
 
 /// An unencrypted store's attachment files hold the plaintext with no tag: a changed byte is
 /// found by the recorded content hash (FORMAT.md 7.4) in `verify`, every whole read and export,
-/// and older stores' hashes (the whole-content hash from before the tree, the duplicate form)
-/// are accepted.
+/// and a backup's check of its copies, and older stores' hashes (the whole-content hash from
+/// before the tree, the duplicate form) are accepted.
 final class PlaintextAttachmentIntegrityTests: XCTestCase {
     private var path = ""
     private var store: Store!
@@ -110,6 +110,16 @@ final class PlaintextAttachmentIntegrityTests: XCTestCase {
     /// A store written before the tree holds BLAKE2b-256 of the whole content; one decrypted with
     /// two copies of the same content holds the duplicate form: both are healthy, and a changed
     /// byte is still found under each.
+    /// A backup checks each plain file it copied against the recorded hash: damage is not
+    /// carried into a backup that says it was verified.
+    func testABackupRefusesAChangedByteAndLeavesNoCopy() throws {
+        let token = try store.addAttachment(content(300_000), contentType: nil)
+        try flipByte(at: 150_000, of: token.id)
+        let destination = TestSupport.temporaryPath("backup")
+        XCTAssertThrowsExactly(AttachmentError.contentHashMismatch(id: token.id), try store.backup(to: destination))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
+    }
+
     func testOlderFormsOfTheRecordedHashAreAccepted() throws {
         let data = content(200_000, seed: 3)
         let token = try store.addAttachment(data)

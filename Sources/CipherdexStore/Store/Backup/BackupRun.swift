@@ -48,24 +48,26 @@ final class BackupRun {
         let length: UInt64
         let source: String
         let sourceSize: UInt64
+        /// The recorded content hash (what a plain file's copy is checked against).
+        let contentHash: [UInt8]?
     }
 
     /// Copies the snapshot `reader` is in (a read transaction) into the target generation.
     func copy(from reader: Connection, faultPoint: (BackupStep) throws -> Void) throws -> BackupSummary {
         let storage = store.attachmentStorage
         // The first read fixes the snapshot: the list and every page copied below are one commit.
-        let rows = try reader.rows("SELECT id, length FROM attachments ORDER BY id").compactMap {
-            row -> (String, UInt64)? in
+        let rows = try reader.rows("SELECT id, length, content_hash FROM attachments ORDER BY id").compactMap {
+            row -> (String, UInt64, [UInt8]?)? in
             guard let id = row[0].textValue, AttachmentStorage.isValidID(id), let length = row[1].integerValue
             else { return nil }
-            return (id, UInt64(max(0, length)))
+            return (id, UInt64(max(0, length)), row[2].blobValue)
         }
         let pageSize = UInt64(max(0, try reader.scalar("PRAGMA page_size")?.integerValue ?? 0))
         let pageCount = UInt64(max(0, try reader.scalar("PRAGMA page_count")?.integerValue ?? 0))
         let databaseBytes = pageSize * pageCount
         var copies: [Attachment] = []
         var reused: [String] = []
-        for (id, length) in rows {
+        for (id, length, contentHash) in rows {
             let path = storage.readablePath(of: id)
             guard case .regular(let size) = FileKind.of(path) else {
                 throw StoreError.storeCorrupted(reason: "the file of attachment \(id) is missing")
@@ -75,7 +77,8 @@ final class BackupRun {
             {
                 reused.append(id)
             } else {
-                copies.append(Attachment(id: id, length: length, source: path, sourceSize: size))
+                copies.append(
+                    Attachment(id: id, length: length, source: path, sourceSize: size, contentHash: contentHash))
             }
         }
         total = databaseBytes + copies.reduce(0) { $0 + $1.sourceSize }
@@ -108,10 +111,12 @@ final class BackupRun {
         }
         try report(.verifying)
         for attachment in copies {
-            // What reached the destination's disk, authenticated chunk by chunk (the length too).
+            // What reached the destination's disk, authenticated chunk by chunk (the length too);
+            // a plain file (an unencrypted store) against its recorded content hash.
             let reader = try AttachmentReader(
                 id: attachment.id, path: target.attachments + "/" + attachment.id, masterKey: storage.masterKey,
-                recordedLength: attachment.length)
+                recordedLength: attachment.length,
+                recordedContentHash: storage.masterKey == nil ? attachment.contentHash : nil)
             guard reader.length == attachment.length else {
                 throw BackupError.verificationFailed(reason: "attachment \(attachment.id) has the wrong length")
             }
