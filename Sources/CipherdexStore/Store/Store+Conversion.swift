@@ -108,11 +108,7 @@ extension Store {
     /// (nil when it cannot be read or parsed: the open then says why). Only for choosing an error;
     /// the open checks everything again.
     static func recordedEncryption(at path: String) -> Bool? {
-        let layout = StoreLayout(directory: path)
-        guard let bytes = try? FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize),
-            let metadata = try? StoreMetadata.parse(bytes)
-        else { return nil }
-        return metadata.encrypted
+        StoreMetadata.onDisk(at: StoreLayout(directory: path).metadata)?.encrypted
     }
 
     /// Decrypts the encrypted store at `configuration.path` (opened with its key) in place: every
@@ -132,11 +128,7 @@ extension Store {
     /// The generation the metadata at `path` names as current, read without the lock and
     /// without a key (nil when it cannot be read or parsed).
     static func recordedDataGeneration(at path: String) -> Int? {
-        let layout = StoreLayout(directory: path)
-        guard let bytes = try? FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize),
-            let metadata = try? StoreMetadata.parse(bytes)
-        else { return nil }
-        return metadata.currentDataGeneration
+        StoreMetadata.onDisk(at: StoreLayout(directory: path).metadata)?.currentDataGeneration
     }
 
     /// What the new generation is encrypted with.

@@ -113,8 +113,8 @@ extension Store {
 
     /// The metadata file as it is now, when it parses and its MAC verifies with the data key.
     private func currentMetadataOnDisk() -> StoreMetadata? {
-        guard let bytes = try? FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize),
-            let parsed = try? StoreMetadata.parse(bytes), parsed.storeID == metadata.withLock({ $0.storeID })
+        guard let parsed = StoreMetadata.onDisk(at: layout.metadata),
+            parsed.storeID == metadata.withLock({ $0.storeID })
         else { return nil }
         if let dataKey { guard (try? parsed.verifyMAC(dataKey: dataKey)) != nil else { return nil } }
         return parsed

@@ -60,6 +60,14 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         return Array(try encoder.encode(self)) + [0x0A]
     }
 
+    /// The metadata file at `path` as it is now, parsed and checked but not authenticated (no
+    /// key, no lock): nil when it cannot be read or does not parse. For choosing an error or
+    /// telling which generation a rename left current; an open checks everything again.
+    static func onDisk(at path: String) -> StoreMetadata? {
+        guard let bytes = try? FileSystem.readRegularFile(path, limit: maximumFileSize) else { return nil }
+        return try? parse(bytes)
+    }
+
     /// Parses and checks a metadata file: version first (`unsupportedScheme`), then structure
     /// and checksum (`metadataCorrupt`). The MAC needs the data key: see `verifyMAC`.
     static func parse(_ bytes: [UInt8]) throws -> StoreMetadata {

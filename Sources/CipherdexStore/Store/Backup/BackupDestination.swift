@@ -103,8 +103,7 @@ struct BackupDestination {
         try Store.checkAccess(path, mode: R_OK | W_OK | X_OK)
         let layout = StoreLayout(directory: path)
         let lock = try StoreLock(layout: layout)
-        let previous = try? StoreMetadata.parse(
-            FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize))
+        let previous = StoreMetadata.onDisk(at: layout.metadata)
         var sameStore = false
         if let previous, previous.storeID == source.storeID, previous.encrypted == source.encrypted {
             if let dataKey {
@@ -176,10 +175,7 @@ struct BackupDestination {
     /// `metadataGeneration` and the target's data generation): true after the switch's rename,
     /// even when what followed it failed. Then nothing of the copy may be removed.
     func switched(toMetadataGeneration metadataGeneration: Int) -> Bool {
-        let metadataPath = StoreLayout(directory: path).metadata
-        guard let bytes = try? FileSystem.readRegularFile(metadataPath, limit: StoreMetadata.maximumFileSize),
-            let metadata = try? StoreMetadata.parse(bytes)
-        else { return false }
+        guard let metadata = StoreMetadata.onDisk(at: StoreLayout(directory: path).metadata) else { return false }
         return metadata.generation == metadataGeneration && metadata.currentDataGeneration == target.generation
     }
 
