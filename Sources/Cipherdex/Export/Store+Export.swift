@@ -28,13 +28,25 @@ extension Store {
     /// `.permissionDenied` or `.ioError`, naming the file; what the export wrote is removed.
     @discardableResult
     public func export(to directory: String) throws -> ExportSummary {
+        try export(to: directory, cancellation: nil)
+    }
+
+    /// The async form of `export(to:)`: runs on Cipherdex's own queue and, when the task is
+    /// cancelled, stops at its next check (every 256 rows, between attachments and their chunks)
+    /// with `CancellationError`, after removing what it wrote, as a failed export does.
+    @discardableResult
+    public func exportAsync(to directory: String) async throws -> ExportSummary {
+        try await BlockingWork.run { cancellation in try self.export(to: directory, cancellation: cancellation) }
+    }
+
+    func export(to directory: String, cancellation: WorkCancellation?) throws -> ExportSummary {
         guard !FileSystem.isWithin(directory, path) else {
             throw ExportError.destinationInsideStore(path: directory, store: path)
         }
         let created = try Self.prepareExportDirectory(directory)
         var summary = ExportSummary()
         do {
-            try exportContent(to: directory, summary: &summary)
+            try exportContent(to: directory, summary: &summary, cancellation: cancellation)
         } catch {
             // A failed export leaves no partial plaintext: the files it wrote are removed, and the
             // directory when the export made it.
@@ -45,7 +57,9 @@ extension Store {
     }
 
     /// Writes the export's files into `directory` (prepared, empty).
-    private func exportContent(to directory: String, summary: inout ExportSummary) throws {
+    private func exportContent(
+        to directory: String, summary: inout ExportSummary, cancellation: WorkCancellation?
+    ) throws {
         try read { db in
             let writer = ExportWriter(root: directory)
             try writer.makeDirectory("collections")
@@ -71,6 +85,7 @@ extension Store {
                     record.raw("body", body)
                     try file.write(record.line)
                     summary.documents += 1
+                    if summary.documents % 256 == 0 { try cancellation?.check() }
                     var referenced = Set<String>()
                     if let value = try? JSONValue(parsing: body) { Self.collectReferences(value, into: &referenced) }
                     var reference = ExportLine()
@@ -87,13 +102,15 @@ extension Store {
                 .integerValue == 1
             var holders: [String: [[UInt8]]] = [:]
             if hasSearch {
-                summary.searchDocuments = try Self.exportSearchDocuments(db: db, writer: writer, holders: &holders)
-                summary.pages = try Self.exportPages(db: db, writer: writer)
+                summary.searchDocuments = try Self.exportSearchDocuments(
+                    db: db, writer: writer, holders: &holders, cancellation: cancellation)
+                summary.pages = try Self.exportPages(db: db, writer: writer, cancellation: cancellation)
             }
             let manifest = try writer.open("attachments.jsonl")
             let attachments = try db.rows(
                 "SELECT id, length, content_type, metadata FROM attachments ORDER BY id")
             for row in attachments {
+                try cancellation?.check()
                 let id = row[0].textValue ?? ""
                 try Self.checkFileName(id, what: "attachment id")
                 var line = ExportLine()
@@ -105,7 +122,10 @@ extension Store {
                 line.array("heldBySearch", holders[id] ?? [])
                 try manifest.write(line.line)
                 let file = try writer.open("attachments/\(id)")
-                try attachment(id).forEachChunk { try file.write(Array($0)) }
+                try attachment(id).forEachChunk { chunk in
+                    try cancellation?.check()
+                    try file.write(Array(chunk))
+                }
                 try file.close()
                 summary.attachments += 1
             }
@@ -126,7 +146,7 @@ extension Store {
 
     /// `search/documents.jsonl`; fills `holders` (attachment id → uids as JSON strings).
     private static func exportSearchDocuments(
-        db: Connection, writer: ExportWriter, holders: inout [String: [[UInt8]]]
+        db: Connection, writer: ExportWriter, holders: inout [String: [[UInt8]]], cancellation: WorkCancellation?
     ) throws -> Int {
         try writer.makeDirectory("search")
         let file = try writer.open("search/documents.jsonl")
@@ -154,6 +174,7 @@ extension Store {
                 holders[attachment, default: []].append(encoded)
             }
             count += 1
+            if count % 256 == 0 { try cancellation?.check() }
         }
         try file.close()
         return count
@@ -162,7 +183,9 @@ extension Store {
     /// `search/pages.jsonl`: the stored text of every page and annotation, from FTS4's content
     /// table (`search_text_content.c0body`, docid = `search_pages.rowid`), decompressed
     /// (`PageTextCompression`).
-    private static func exportPages(db: Connection, writer: ExportWriter) throws -> Int {
+    private static func exportPages(db: Connection, writer: ExportWriter, cancellation: WorkCancellation?) throws
+        -> Int
+    {
         let file = try writer.open("search/pages.jsonl")
         var count = 0
         try db.forEachRow(
@@ -180,6 +203,7 @@ extension Store {
             line.string("text", row[4].textValue ?? "")
             try file.write(line.line)
             count += 1
+            if count % 256 == 0 { try cancellation?.check() }
         }
         try file.close()
         return count

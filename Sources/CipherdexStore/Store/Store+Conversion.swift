@@ -23,7 +23,8 @@ public struct StoreConversionProgress: Sendable, Equatable {
 /// Why a re-encryption or conversion did not happen. The store is unchanged: the old
 /// generation is current and nothing of the new one is left.
 public enum StoreConversionError: Error, LocalizedError, Equatable, Sendable {
-    /// The progress handler returned false, or the task was cancelled.
+    /// The progress handler returned false, or the synchronous call ran in a task that was
+    /// cancelled (the async forms, `reencryptAsync` and the others, throw `CancellationError`).
     case cancelled
     /// The file system has fewer bytes free than the new generation needs.
     case insufficientSpace(path: String, neededBytes: UInt64, availableBytes: UInt64)
@@ -79,9 +80,18 @@ extension Store {
     public static func reencrypt(
         _ configuration: StoreConfiguration, newKey: KeyProvider? = nil, progress: ConversionProgressHandler? = nil
     ) throws -> [StoreInfo.KeyslotInfo] {
+        try reencrypt(configuration, newKey: newKey, progress: progress, cancellation: nil)
+    }
+
+    /// `reencrypt(_:newKey:progress:)`, stopping with `CancellationError` when `cancellation` is set.
+    static func reencrypt(
+        _ configuration: StoreConfiguration, newKey: KeyProvider?, progress: ConversionProgressHandler?,
+        cancellation: WorkCancellation?
+    ) throws -> [StoreInfo.KeyslotInfo] {
         guard let opening = configuration.keyProvider else { throw EncryptionError.keyRequired }
         return try convert(
-            configuration, target: .encrypted(newKey ?? opening), progress: progress, faultPoint: { _ in })
+            configuration, target: .encrypted(newKey ?? opening), progress: progress, cancellation: cancellation,
+            faultPoint: { _ in })
     }
 
     /// Encrypts the unencrypted store at `configuration.path` (opened without a key) in place:
@@ -93,6 +103,14 @@ extension Store {
     public static func encrypt(
         _ configuration: StoreConfiguration, newKey: @escaping KeyProvider, progress: ConversionProgressHandler? = nil
     ) throws {
+        try encrypt(configuration, newKey: newKey, progress: progress, cancellation: nil)
+    }
+
+    /// `encrypt(_:newKey:progress:)`, stopping with `CancellationError` when `cancellation` is set.
+    static func encrypt(
+        _ configuration: StoreConfiguration, newKey: @escaping KeyProvider, progress: ConversionProgressHandler?,
+        cancellation: WorkCancellation?
+    ) throws {
         guard configuration.keyProvider == nil else {
             throw StoreConversionError.alreadyEncrypted(path: configuration.path)
         }
@@ -101,7 +119,9 @@ extension Store {
         if recordedEncryption(at: configuration.path) == true {
             throw StoreConversionError.alreadyEncrypted(path: configuration.path)
         }
-        _ = try convert(configuration, target: .encrypted(newKey), progress: progress, faultPoint: { _ in })
+        _ = try convert(
+            configuration, target: .encrypted(newKey), progress: progress, cancellation: cancellation,
+            faultPoint: { _ in })
     }
 
     /// What the metadata at `path` says of encryption, read without the lock and without a key
@@ -117,12 +137,20 @@ extension Store {
     /// Disfavoured as `reencrypt` is.
     @_disfavoredOverload
     public static func decrypt(_ configuration: StoreConfiguration, progress: ConversionProgressHandler? = nil) throws {
+        try decrypt(configuration, progress: progress, cancellation: nil)
+    }
+
+    /// `decrypt(_:progress:)`, stopping with `CancellationError` when `cancellation` is set.
+    static func decrypt(
+        _ configuration: StoreConfiguration, progress: ConversionProgressHandler?, cancellation: WorkCancellation?
+    ) throws {
         guard configuration.keyProvider != nil else { throw EncryptionError.keyRequired }
         // An unencrypted store opened with a key would say `keyUnexpected`.
         if recordedEncryption(at: configuration.path) == false {
             throw StoreError.notEncrypted(path: configuration.path)
         }
-        _ = try convert(configuration, target: .plaintext, progress: progress, faultPoint: { _ in })
+        _ = try convert(
+            configuration, target: .plaintext, progress: progress, cancellation: cancellation, faultPoint: { _ in })
     }
 
     /// The generation the metadata at `path` names as current, read without the lock and
@@ -147,7 +175,7 @@ extension Store {
 
     static func convert(
         _ configuration: StoreConfiguration, target: ConversionTarget, progress: ConversionProgressHandler?,
-        faultPoint: (ConversionStep) throws -> Void
+        cancellation: WorkCancellation? = nil, faultPoint: (ConversionStep) throws -> Void
     ) throws -> [StoreInfo.KeyslotInfo] {
         var configuration = configuration
         configuration.createIfMissing = false
@@ -158,7 +186,8 @@ extension Store {
             metadata.keyslots.filter { $0.id != store.openedKeyslot }.map(StoreInfo.KeyslotInfo.init)
         }
         do {
-            try store.writeNextGeneration(next, target: target, progress: progress, faultPoint: faultPoint)
+            try store.writeNextGeneration(
+                next, target: target, progress: progress, cancellation: cancellation, faultPoint: faultPoint)
         } catch {
             // An injected crash leaves everything as a kill would. Otherwise the metadata on disk
             // says which generation is current: an error after the switch's rename (the folder's
@@ -188,7 +217,7 @@ extension Store {
 
     private func writeNextGeneration(
         _ next: StoreLayout, target: ConversionTarget, progress: ConversionProgressHandler?,
-        faultPoint: (ConversionStep) throws -> Void
+        cancellation: WorkCancellation?, faultPoint: (ConversionStep) throws -> Void
     ) throws {
         guard next.generation <= StoreMetadata.maximumDataGeneration else {
             throw StoreError.storeCorrupted(reason: "the store has no data generation left")
@@ -214,6 +243,7 @@ extension Store {
         }
         var done: UInt64 = 0
         func report(_ phase: StoreConversionProgress.Phase) throws {
+            try cancellation?.check()
             if Task.isCancelled { throw StoreConversionError.cancelled }
             guard let progress else { return }
             guard progress(StoreConversionProgress(phase: phase, completedBytes: done, totalBytes: totalBytes)) else {

@@ -22,8 +22,10 @@ extension Store {
         try rotateKey(to: newKey, faultPoint: { _ in })
     }
 
-    /// `rotateKey` with a fault-injection point for crash tests.
-    func rotateKey(to newKey: KeyProvider, faultPoint: (AtomicWriteStep) throws -> Void) throws {
+    /// `rotateKey` with a fault-injection point for crash tests and the async form's cancellation.
+    func rotateKey(
+        to newKey: KeyProvider, faultPoint: (AtomicWriteStep) throws -> Void, cancellation: WorkCancellation? = nil
+    ) throws {
         guard isOpen else { throw StoreError.closed }
         try refuseInsideTransaction("rotateKey(to:)")
         guard let dataKey else {
@@ -31,7 +33,7 @@ extension Store {
         }
         let key = try newKey()
         let replaced = openedKeyslot
-        let slotID = try updateMetadata(faultPoint: faultPoint) { updated in
+        let slotID = try updateMetadata(faultPoint: faultPoint, cancellation: cancellation) { updated in
             let slotID = (updated.keyslots.map(\.id).max() ?? 0) + 1
             let old = updated.keyslots.firstIndex { $0.id == replaced }
             // The label goes with the slot, except `recovery`: the new key is not a recovery key.

@@ -38,9 +38,10 @@ extension Store {
         try removeKeyslot(slot, faultPoint: { _ in })
     }
 
-    func addKeyslot(label: String?, faultPoint: (AtomicWriteStep) throws -> Void, key: () throws -> EncryptionKey)
-        throws -> Int
-    {
+    func addKeyslot(
+        label: String?, faultPoint: (AtomicWriteStep) throws -> Void, cancellation: WorkCancellation? = nil,
+        key: () throws -> EncryptionKey
+    ) throws -> Int {
         guard isOpen else { throw StoreError.closed }
         try refuseInsideTransaction("addKey")
         guard let dataKey else { throw StoreError.notEncrypted(path: path) }
@@ -50,7 +51,7 @@ extension Store {
             throw KeyError.tooManyKeyslots(StoreMetadata.maximumKeyslots)
         }
         let newKey = try key()
-        return try updateMetadata(faultPoint: faultPoint) { updated in
+        return try updateMetadata(faultPoint: faultPoint, cancellation: cancellation) { updated in
             guard updated.keyslots.count < StoreMetadata.maximumKeyslots else {
                 throw KeyError.tooManyKeyslots(StoreMetadata.maximumKeyslots)
             }
@@ -63,11 +64,13 @@ extension Store {
         }
     }
 
-    func removeKeyslot(_ slot: Int, faultPoint: (AtomicWriteStep) throws -> Void) throws {
+    func removeKeyslot(
+        _ slot: Int, faultPoint: (AtomicWriteStep) throws -> Void, cancellation: WorkCancellation? = nil
+    ) throws {
         guard isOpen else { throw StoreError.closed }
         try refuseInsideTransaction("removeKey(slot:)")
         guard dataKey != nil else { throw StoreError.notEncrypted(path: path) }
-        try updateMetadata(faultPoint: faultPoint) { updated in
+        try updateMetadata(faultPoint: faultPoint, cancellation: cancellation) { updated in
             guard updated.keyslots.contains(where: { $0.id == slot }) else { throw KeyError.noSuchKeyslot(slot) }
             guard updated.keyslots.count > 1 else { throw KeyError.lastKeyslot(slot) }
             updated.keyslots.removeAll { $0.id == slot }
@@ -78,14 +81,18 @@ extension Store {
     /// Applies `change` to a copy of the metadata, bumps its generation, seals it with the data
     /// key and replaces the file atomically; the in-memory metadata changes only once the file
     /// has. Key changes are serialized by `keyChange`; `metadata` is locked only to read
-    /// and to swap the metadata, never across Argon2id or the write.
+    /// and to swap the metadata, never across Argon2id or the write. A `cancellation` set by then
+    /// is honoured after `change` (Argon2id cannot be interrupted) and before the write: nothing
+    /// changes, and `CancellationError` is thrown.
     @discardableResult
     func updateMetadata<T>(
-        faultPoint: (AtomicWriteStep) throws -> Void, _ change: (inout StoreMetadata) throws -> T
+        faultPoint: (AtomicWriteStep) throws -> Void, cancellation: WorkCancellation? = nil,
+        _ change: (inout StoreMetadata) throws -> T
     ) throws -> T {
         try keyChange.withLock { _ in
             var updated = metadata.withLock { $0 }
             let result = try change(&updated)
+            try cancellation?.check()
             updated.generation += 1
             let bytes = try updated.seal(dataKey: dataKey)
             do {

@@ -6,11 +6,22 @@ extension Store {
     /// thread) this throws `StoreError.insideTransaction`: the transaction's attachment files
     /// would look unrecorded.
     public func verify() throws -> VerificationReport {
+        try verify(cancellation: nil)
+    }
+
+    /// The async form of `verify()`: runs on Cipherdex's own queue and, when the task is
+    /// cancelled, stops at its next check (between the database's steps, every 1,024 rows,
+    /// between attachments and their chunks) with `CancellationError`. It only reads.
+    public func verifyAsync() async throws -> VerificationReport {
+        try await BlockingWork.run { cancellation in try self.verify(cancellation: cancellation) }
+    }
+
+    func verify(cancellation: WorkCancellation?) throws -> VerificationReport {
         try refuseInsideTransaction("verify()")
         var problems: [String] = []
         var pages = 0
-        try verifyDatabase(pages: &pages, problems: &problems)
-        let attachments = try verifyAttachments()
+        try verifyDatabase(pages: &pages, problems: &problems, cancellation: cancellation)
+        let attachments = try verifyAttachments(cancellation: cancellation)
         problems += attachments.problems
         return VerificationReport(pagesChecked: pages, attachmentsChecked: attachments.checked, problems: problems)
     }
@@ -18,12 +29,13 @@ extension Store {
     /// Checks every page and row of the database, collecting damage into `problems`. A failing
     /// disk (`EIO`), a full one or missing permissions is thrown instead: that is not damage,
     /// and the check could not be made.
-    private func verifyDatabase(pages: inout Int, problems: inout [String]) throws {
+    private func verifyDatabase(pages: inout Int, problems: inout [String], cancellation: WorkCancellation?) throws {
         let encrypted = dataKey != nil
         // Each step in a read of its own, so that damage names the step (and the table) that met
         // it and the other steps still run: after a page fails to authenticate, SQLCipher 3 fails
         // every later statement of that read transaction.
         func step(_ name: String, _ body: (Connection) throws -> Void) throws {
+            try cancellation?.check()
             do {
                 try read { db in try body(db) }
             } catch let error as DatabaseError {
@@ -60,7 +72,13 @@ extension Store {
         }
         for table in tables {
             let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            try step("table \(table)") { db in try db.forEachRow("SELECT * FROM \(quoted)") { _ in } }
+            try step("table \(table)") { db in
+                var rows = 0
+                try db.forEachRow("SELECT * FROM \(quoted)") { _ in
+                    rows += 1
+                    if rows % 1024 == 0 { try cancellation?.check() }
+                }
+            }
         }
     }
 
@@ -71,7 +89,9 @@ extension Store {
     /// problem found is looked at again while holding the writer, when every committed
     /// attachment's file is in place and no write is in progress, and kept only if it is still
     /// there. `afterReadingRows` runs right after the snapshot (tests write there).
-    func verifyAttachments(afterReadingRows: () throws -> Void = {}) throws -> (checked: Int, problems: [String]) {
+    func verifyAttachments(cancellation: WorkCancellation? = nil, afterReadingRows: () throws -> Void = {}) throws -> (
+        checked: Int, problems: [String]
+    ) {
         let recorded = try Store.mappingDatabaseErrors {
             try read { db in try db.rows("SELECT id, length, content_hash FROM attachments ORDER BY id") }
         }
@@ -82,8 +102,10 @@ extension Store {
         for row in recorded {
             guard let id = row[0].textValue else { continue }
             ids.insert(id)
+            try cancellation?.check()
             if let problem = try attachmentProblem(
-                id: id, recordedLength: row[1].integerValue ?? -1, recordedHash: row[2].blobValue)
+                id: id, recordedLength: row[1].integerValue ?? -1, recordedHash: row[2].blobValue,
+                cancellation: cancellation)
             {
                 problems[id] = problem
             } else {
@@ -121,7 +143,9 @@ extension Store {
     /// What is wrong with recorded attachment `id` (nil: every chunk authenticates and the length
     /// matches; in an unencrypted store, the content matches `recordedHash`, which has no tags).
     /// A failing disk (`EIO`) is thrown, not reported: that is not damage.
-    private func attachmentProblem(id: String, recordedLength: Int64, recordedHash: [UInt8]?) throws -> String? {
+    private func attachmentProblem(
+        id: String, recordedLength: Int64, recordedHash: [UInt8]?, cancellation: WorkCancellation? = nil
+    ) throws -> String? {
         let storage = attachmentStorage
         do {
             let reader = try AttachmentReader(
@@ -131,8 +155,10 @@ extension Store {
             if reader.length != UInt64(truncatingIfNeeded: recordedLength) || recordedLength < 0 {
                 return "attachment \(id): length \(reader.length) does not match the recorded \(recordedLength)"
             }
-            try reader.forEachChunk { _ in }
+            try reader.forEachChunk { _ in try cancellation?.check() }
             return nil
+        } catch let error as CancellationError {
+            throw error
         } catch let error as AttachmentError {
             if case .io(_, let operation, let code) = error {
                 let failure = SystemError(operation: operation, path: storage.readablePath(of: id), errno: code)

@@ -41,6 +41,31 @@ extension Store {
         try decrypt(configuration, features: [SearchFeature.feature], progress: progress)
     }
 
+    /// The async form of `reencrypt(_:newKey:progress:)` with full-text search (see
+    /// `CipherdexStore`'s `reencryptAsync` for what cancellation does).
+    @discardableResult
+    public static func reencryptAsync(
+        _ configuration: StoreConfiguration, newKey: KeyProvider? = nil,
+        progress: SendableConversionProgressHandler? = nil
+    ) async throws -> [StoreInfo.KeyslotInfo] {
+        try await reencryptAsync(configuration, features: [SearchFeature.feature], newKey: newKey, progress: progress)
+    }
+
+    /// The async form of `encrypt(_:newKey:progress:)` with full-text search.
+    public static func encryptAsync(
+        _ configuration: StoreConfiguration, newKey: @escaping KeyProvider,
+        progress: SendableConversionProgressHandler? = nil
+    ) async throws {
+        try await encryptAsync(configuration, features: [SearchFeature.feature], newKey: newKey, progress: progress)
+    }
+
+    /// The async form of `decrypt(_:progress:)` with full-text search.
+    public static func decryptAsync(
+        _ configuration: StoreConfiguration, progress: SendableConversionProgressHandler? = nil
+    ) async throws {
+        try await decryptAsync(configuration, features: [SearchFeature.feature], progress: progress)
+    }
+
     /// Full-text search over this store's documents (created on first use). Every store opened
     /// where `Cipherdex` is imported has search (its `open(_:)` is the one called); package code
     /// that opens a store with `open(_:features: [])` must not use this.

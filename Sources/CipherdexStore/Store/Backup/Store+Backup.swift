@@ -47,13 +47,37 @@ extension Store {
         _ backup: StoreConfiguration, to path: String, replacingExistingStore: Bool = false,
         progress: BackupProgressHandler? = nil
     ) throws -> BackupSummary {
+        try restore(
+            backup, to: path, replacingExistingStore: replacingExistingStore, progress: progress, cancellation: nil)
+    }
+
+    /// The async form of `restore(_:to:replacingExistingStore:progress:)`: opens the backup
+    /// (the key provider and key derivation) and copies it on Cipherdex's own queue. A cancelled
+    /// task stops at the copy's next check with `CancellationError`, `path` left as it was.
+    @discardableResult
+    public static func restoreAsync(
+        _ backup: StoreConfiguration, to path: String, replacingExistingStore: Bool = false,
+        progress: BackupProgressHandler? = nil
+    ) async throws -> BackupSummary {
+        try await BlockingWork.run { cancellation in
+            try restore(
+                backup, to: path, replacingExistingStore: replacingExistingStore, progress: progress,
+                cancellation: cancellation)
+        }
+    }
+
+    static func restore(
+        _ backup: StoreConfiguration, to path: String, replacingExistingStore: Bool,
+        progress: BackupProgressHandler?, cancellation: WorkCancellation?
+    ) throws -> BackupSummary {
         if Store.exists(at: path) && !replacingExistingStore { throw BackupError.destinationExists(path: path) }
         var configuration = backup
         configuration.createIfMissing = false
         let source = try Store.open(configuration)
         defer { source.close() }
+        try cancellation?.check()
         return try source.backup(
-            to: path, replacingAnotherStore: replacingExistingStore, progress: progress, cancellation: nil)
+            to: path, replacingAnotherStore: replacingExistingStore, progress: progress, cancellation: cancellation)
     }
 
     /// The backup; `faultPoint` is a test hook that may throw `InjectedFault` to leave things as
