@@ -1,14 +1,24 @@
+import Foundation
+
 extension DocumentCollection {
     /// Inserts `value` encoded as JSON (through `JSONEncoder`); it must encode as an object.
+    /// `Data` is taken as JSON text, as `insert(id:json:)` takes it (`JSONEncoder` would make it
+    /// a base64 string, which is never a document).
     public func insert(_ value: some Encodable, id: String) throws {
-        try insert(id: id, value: JSONValue(encoding: value))
+        try insert(id: id, value: Self.documentValue(value))
     }
 
-    /// Inserts or replaces a document with `value` encoded as JSON; returns `.insert` or
-    /// `.update`.
+    /// Inserts or replaces a document with `value` encoded as JSON (`Data`: JSON text, as in
+    /// `insert(_:id:)`); returns `.insert` or `.update`.
     @discardableResult
     public func upsert(_ value: some Encodable, id: String) throws -> DocumentChange.Kind {
-        try upsert(id: id, value: JSONValue(encoding: value))
+        try upsert(id: id, value: Self.documentValue(value))
+    }
+
+    /// The document `value` stands for: `Data` parsed as JSON text, anything else encoded.
+    private static func documentValue(_ value: some Encodable) throws -> JSONValue {
+        if let text = value as? Data { return try JSONValue(parsing: text) }
+        return try JSONValue(encoding: value)
     }
 
     /// The document with this id decoded as `type` (through `JSONDecoder`), or nil when there is

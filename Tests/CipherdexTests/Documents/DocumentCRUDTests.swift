@@ -68,6 +68,28 @@ final class DocumentCRUDTests: XCTestCase {
         XCTAssertEqual(try people.find(where: [.equal("age", 32)]).map { try $0.decode(Person.self) }, [older])
     }
 
+    /// `Data` given where a Codable value goes is JSON text (as `insert(id:json:)` takes it), not
+    /// a base64 string: README's users pass raw JSON that way.
+    func testDataIsTakenAsJSONText() async throws {
+        let store = try DocumentTestSupport.openStore()
+        let notes = try store.collection("notes")
+        let text = #"{"big":12345678901234567890,"name":"Åsa"}"#
+        try notes.insert(Data(text.utf8), id: "a")
+        try await notes.insertAsync(Data(text.utf8), id: "b")
+        XCTAssertEqual(try notes.get(id: "a")?.value, try JSONValue(parsing: Data(text.utf8)))
+        XCTAssertEqual(try notes.get(id: "b")?.value, try notes.get(id: "a")?.value)
+        XCTAssertEqual(try notes.get(id: "a")?[path: "name"], .string("Åsa"))
+        XCTAssertEqual(try notes.upsert(Data(#"{"n":1}"#.utf8), id: "a"), .update)
+        XCTAssertEqual(try notes.get(id: "a")?.value, .object(["n": .number(JSONNumber(1))]))
+        XCTAssertThrowsError(try notes.insert(Data("{".utf8), id: "c")) {
+            XCTAssertEqual(($0 as? DocumentError)?.name, "invalidJSON", "\($0)")
+        }
+        XCTAssertThrowsError(try notes.insert(Data("[1]".utf8), id: "c")) {
+            XCTAssertEqual($0 as? DocumentError, .notAnObject)
+        }
+        XCTAssertNil(try notes.get(id: "c"))
+    }
+
     func testCollectionsAndIndexesManagement() throws {
         let store = try DocumentTestSupport.openStore()
         let users = try store.createCollection("users", indexedFields: ["age", "address.city"])
