@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension Store {
     /// Creates a new store. Order, for crash safety: the database is built under a temporary name
@@ -29,6 +30,15 @@ extension Store {
             if configuration.requiresNewStore { throw StoreAlreadyExists(path: layout.directory) }
             var existing = configuration
             existing.createIfMissing = false
+            // The key was asked for already: the open uses it rather than asking again (a person
+            // typing a passphrase would be asked twice). The store keeps its configuration, so
+            // the key is handed over once and dropped when the open returns.
+            guard let key, let provider = configuration.keyProvider else {
+                return try open(existing, cancellation: nil)
+            }
+            let handover = KeyHandover(key)
+            defer { handover.drop() }
+            existing.keyProvider = { try handover.take() ?? provider() }
             return try open(existing, cancellation: nil)
         }
         var metadataWritten = false
@@ -135,4 +145,23 @@ package struct StoreAlreadyExists: Error, LocalizedError, Equatable {
 
     /// One line naming the path.
     package var errorDescription: String? { "a store already exists at \(path)" }
+}
+
+/// A key already obtained from a key provider, handed to one later open instead of calling the
+/// provider again; dropped (never kept by the store's configuration) once that open returns.
+private final class KeyHandover: Sendable {
+    private let key: Mutex<EncryptionKey?>
+
+    init(_ key: EncryptionKey) { self.key = Mutex(key) }
+
+    /// The key, once; nil afterwards.
+    func take() -> EncryptionKey? {
+        key.withLock { key in
+            defer { key = nil }
+            return key
+        }
+    }
+
+    /// Drops the key if it was not taken.
+    func drop() { key.withLock { $0 = nil } }
 }

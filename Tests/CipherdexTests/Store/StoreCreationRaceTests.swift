@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import Cipherdex
@@ -22,6 +23,23 @@ final class StoreCreationRaceTests: XCTestCase {
             configuration: TestSupport.configuration(path, key: TestSupport.rawKey(1)))
         defer { store.close() }
         XCTAssertEqual(try store.collection("notes").get(id: "a")?.id, "a")
+    }
+
+    /// The key asked for to create opens the store made meanwhile: a person typing a passphrase
+    /// is asked once.
+    func testACreateThatFindsAStoreMadeMeanwhileAsksForTheKeyOnce() throws {
+        let path = TestSupport.temporaryPath()
+        try makeStore(path)
+        let calls = Atomic<Int>(0)
+        let store = try Store.create(
+            layout: StoreLayout(directory: path),
+            configuration: TestSupport.configuration(path) {
+                calls.add(1, ordering: .relaxed)
+                return try TestSupport.rawKey(1)()
+            })
+        defer { store.close() }
+        XCTAssertEqual(try store.collection("notes").get(id: "a")?.id, "a")
+        XCTAssertEqual(calls.load(ordering: .relaxed), 1)
     }
 
     func testACreateWithAnotherKeyLeavesTheStoreMadeMeanwhile() throws {
