@@ -34,3 +34,20 @@ public struct SearchPreview: Codable, Sendable, Equatable {
     /// Whether the page's text was recognised from its image (OCR): it may hold misread words.
     public var isOCR: Bool = false
 }
+
+extension SearchPreview {
+    /// `matchRanges` as ranges of `preview`'s own indices, for highlighting in Swift
+    /// (`preview[range]`, `AttributedString`); a range that does not fit `preview` (there is
+    /// none unless the value was edited) is left out.
+    public var matchedRanges: [Range<String.Index>] {
+        let utf16 = preview.utf16
+        return matchRanges.compactMap { pair in
+            guard pair.count == 2, pair[0] >= 0, pair[0] <= pair[1], pair[1] <= utf16.count,
+                let start = utf16.index(utf16.startIndex, offsetBy: pair[0], limitedBy: utf16.endIndex),
+                let end = utf16.index(utf16.startIndex, offsetBy: pair[1], limitedBy: utf16.endIndex),
+                let lower = start.samePosition(in: preview), let upper = end.samePosition(in: preview)
+            else { return nil }
+            return lower..<upper
+        }
+    }
+}

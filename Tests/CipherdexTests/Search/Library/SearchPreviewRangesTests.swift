@@ -1,0 +1,44 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+/// `SearchPreview.matchedRanges`: the UTF-16 `matchRanges` as ranges of the preview's indices.
+final class SearchPreviewRangesTests: XCTestCase {
+    private func preview(_ text: String, _ ranges: [[Int]]) -> SearchPreview {
+        SearchPreview(
+            uid: "u", pageIndex: 0, preview: text, matchRanges: ranges, pageMatchRanges: ranges, score: 1,
+            isAnnotation: false)
+    }
+
+    func testRangesPastEmojiAndCombiningMarksSelectTheWords() {
+        let text = "😀 cafe\u{301} Größe 日本語 end"
+        func utf16Range(of word: String) -> [Int] {
+            let range = NSRange(text.range(of: word)!, in: text)
+            return [range.location, range.location + range.length]
+        }
+        let value = preview(text, [utf16Range(of: "cafe\u{301}"), utf16Range(of: "Größe"), utf16Range(of: "日本語")])
+        XCTAssertEqual(value.matchedRanges.map { String(text[$0]) }, ["cafe\u{301}", "Größe", "日本語"])
+    }
+
+    func testRangesThatDoNotFitArePassedOver() {
+        let text = "😀 word"
+        // Past the end, reversed, not a pair, inside the emoji's surrogate pair.
+        let value = preview(text, [[3, 7], [3, 99], [5, 4], [1], [1, 2], [-1, 2]])
+        XCTAssertEqual(value.matchedRanges.map { String(text[$0]) }, ["word"])
+    }
+
+    func testASearchsRangesHighlightTheQueryWord() throws {
+        let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let file = TestSupport.temporaryPath("note.txt")
+        try "Ünïcödé 😀 text about the Zeppelin airship, and another zeppelin.".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        try store.library.add(fileAt: file, uid: "note")
+        try store.library.waitUntilIndexed()
+        let results = try store.library.search("zeppelin")
+        let first = try XCTUnwrap(results.previews.first)
+        XCTAssertEqual(first.matchedRanges.map { String(first.preview[$0]).lowercased() }, ["zeppelin", "zeppelin"])
+    }
+}
