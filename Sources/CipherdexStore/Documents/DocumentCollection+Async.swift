@@ -71,6 +71,16 @@ extension DocumentCollection {
         try await readAsync { try $0.count() }
     }
 
+    /// The async form of `createIndex(on:)`: the index is built on the store's writer queue.
+    public func createIndexAsync(on field: String) async throws {
+        try await writeAsync { try $0.createIndex(on: field) }
+    }
+
+    /// The async form of `dropIndex(on:)`.
+    public func dropIndexAsync(on field: String) async throws {
+        try await writeAsync { try $0.dropIndex(on: field) }
+    }
+
     private func writeAsync<T: Sendable>(_ body: @escaping @Sendable (DocumentCollection) throws -> T)
         async throws -> T
     {

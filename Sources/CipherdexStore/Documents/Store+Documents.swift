@@ -32,6 +32,24 @@ extension Store {
         try transaction { try $0.dropCollection(name) }
     }
 
+    /// The async form of `createCollection(_:indexedFields:ifNotExists:)`, on the store's writer
+    /// queue (a task cancelled before it started gets `CancellationError`; once started, it
+    /// completes).
+    @discardableResult
+    public func createCollectionAsync(_ name: String, indexedFields: [String] = [], ifNotExists: Bool = false)
+        async throws -> DocumentCollection
+    {
+        try await BlockingWork.run(on: writerQueue) { _ in
+            try self.createCollection(name, indexedFields: indexedFields, ifNotExists: ifNotExists)
+        }
+    }
+
+    /// The async form of `dropCollection(_:)`, on the store's writer queue.
+    @discardableResult
+    public func dropCollectionAsync(_ name: String) async throws -> Bool {
+        try await BlockingWork.run(on: writerQueue) { _ in try self.dropCollection(name) }
+    }
+
     /// Runs `body` in one write transaction: every document operation done through `tx`
     /// commits when `body` returns and rolls back when it throws. Observers receive the
     /// changes only after the commit succeeds.

@@ -18,3 +18,27 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The async form of `close()`: finishing queued documents and waiting for running work
+    /// happen on Cipherdex's own queue, never on Swift's cooperative pool. Cancellation does not
+    /// stop a close that has started (the store closes, and the task gets its end).
+    public func closeAsync() async {
+        await withCheckedContinuation { continuation in
+            BlockingWork.queue.async {
+                self.close()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// The async form of `closeAndDelete()`, on Cipherdex's own queue.
+    public func closeAndDeleteAsync() async throws {
+        try await BlockingWork.run { _ in try self.closeAndDelete() }
+    }
+
+    /// The async form of `delete(at:)`, on Cipherdex's own queue.
+    public static func deleteAsync(at path: String) async throws {
+        try await BlockingWork.run { _ in try delete(at: path) }
+    }
+}

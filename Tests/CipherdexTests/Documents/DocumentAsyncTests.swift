@@ -46,6 +46,55 @@ final class DocumentAsyncTests: XCTestCase {
         XCTAssertEqual(total, 63)
     }
 
+    /// Collections, indexes and the search tokenizer changed from async code.
+    func testSchemaChangesFromAsyncCode() async throws {
+        let store = try openStore()
+        defer { store.close() }
+        let visits = try await store.createCollectionAsync("visits", indexedFields: ["year"])
+        try await visits.insertAsync(id: "v1", value: ["year": 2024, "city": "Oslo"])
+        try await visits.createIndexAsync(on: "city")
+        XCTAssertEqual(try visits.indexedFields(), ["year", "city"])
+        let byCity = try await visits.findAsync(where: [.equal("city", "Oslo")])
+        XCTAssertEqual(byCity.map(\.id), ["v1"])
+        try await visits.dropIndexAsync(on: "year")
+        XCTAssertEqual(try visits.indexedFields(), ["city"])
+        let reopened = try await store.createCollectionAsync("visits", ifNotExists: true)
+        let count = try await reopened.countAsync()
+        XCTAssertEqual(count, 1)
+        let dropped = try await store.dropCollectionAsync("visits")
+        XCTAssertTrue(dropped)
+        XCTAssertEqual(try store.collectionNames(), [])
+
+        try await store.library.setTokenizerAsync(.englishStemming)
+        XCTAssertEqual(try store.library.tokenizer(), .englishStemming)
+    }
+
+    /// Closing and deleting from async code; a cancelled task still closes the store.
+    func testCloseAndDeleteFromAsyncCode() async throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2)))
+        try await store.collection("notes").insertAsync(id: "a", value: ["n": 1])
+        let closing = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await store.closeAsync()
+        }
+        await closing.value
+        XCTAssertFalse(store.isOpen)
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2)))
+        XCTAssertEqual(try reopened.collection("notes").count(), 1)
+        try await reopened.closeAndDeleteAsync()
+        XCTAssertFalse(Store.exists(at: path))
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2))).close()
+        try await Store.deleteAsync(at: path)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        do {
+            try await Store.deleteAsync(at: path)
+            XCTFail("nothing to delete")
+        } catch {
+            XCTAssertEqual((error as? StoreError)?.name, "notAStore", "\(error)")
+        }
+    }
+
     func testChangesStreamFinishesWhenTheStoreCloses() async throws {
         let store = try openStore()
         let collection = try store.collection("c")

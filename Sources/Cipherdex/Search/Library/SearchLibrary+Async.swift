@@ -55,4 +55,11 @@ extension SearchLibrary {
         try await BlockingWork.run { cancellation in try self.search(text, options: options, cancellation: cancellation)
         }
     }
+
+    /// The async form of `setTokenizer(_:)`: the index is rebuilt on Cipherdex's own queue,
+    /// never on Swift's cooperative pool (a task cancelled before it started gets
+    /// `CancellationError`; once started, the rebuild commits or rolls back as a whole).
+    public func setTokenizerAsync(_ tokenizer: SearchTokenizerKind) async throws {
+        try await BlockingWork.run { _ in try self.setTokenizer(tokenizer) }
+    }
 }
