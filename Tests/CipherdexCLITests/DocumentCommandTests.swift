@@ -48,6 +48,27 @@ final class DocumentCommandTests: XCTestCase {
 
     /// Input without end is refused once past 256 MiB (standard input from /dev/zero grew
     /// memory until killed), and a FIFO or device as FILE at once; nothing is stored.
+    /// `doc put … -` reads its input before it opens the store: other commands are not locked
+    /// out while someone types the document.
+    func testDocPutDoesNotHoldTheStoreWhileItsInputIsTyped() throws {
+        let process = Process()
+        process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("cipherdex")
+        process.arguments = ["doc", "put", "s", "c", "typed", "-", "--key-file", "k"]
+        process.currentDirectoryURL = URL(fileURLWithPath: cli.directory)
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        usleep(300_000)
+        let info = try run(["info", "s"])
+        XCTAssertEqual(info.status, 0, "the store is not held while the input is typed: \(info.stderr)")
+        try input.fileHandleForWriting.write(contentsOf: Data(#"{"typed":true}"#.utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(try run(["doc", "get", "s", "c", "typed"]).stdout, #"{"typed":true}"# + "\n")
+    }
+
     func testDocPutInputIsBoundedAndMustBeARegularFile() throws {
         let endless = try cli.run(
             ["doc", "put", "s", "c", "x", "-", "--key-file", "k"],

@@ -72,11 +72,15 @@ struct DocCommand: Command {
     }
 
     func run() throws {
+        // The document is read before the store is opened: the store's lock is not held while
+        // standard input is typed or a large file is read.
+        var input: Data?
+        if case .put(_, _, let file) = action { input = try DocumentInput.read(file) }
         let store = try StoreArguments.open(path: path, key: key)
         defer { store.close() }
         switch action {
-        case .put(let collection, let id, let file):
-            let data = try DocumentInput.read(file)
+        case .put(let collection, let id, _):
+            let data = input ?? Data()
             let kind = try store.collection(collection).upsert(id: id, json: data)
             try Output.print(kind == .insert ? "inserted \(collection)/\(id)" : "updated \(collection)/\(id)")
         case .get(let collection, let id):

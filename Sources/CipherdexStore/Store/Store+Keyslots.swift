@@ -19,7 +19,7 @@ extension Store {
     /// for a label that is empty, longer than 64 bytes or holds control characters.
     @discardableResult
     public func addKey(_ newKey: KeyProvider, label: String? = nil) throws -> Int {
-        try addKeyslot(label: label, faultPoint: { _ in }) { try newKey() }
+        try addKeyslot(label: label, operation: "addKey", faultPoint: { _ in }) { try newKey() }
     }
 
     /// Adds a keyslot for a new random recovery key labelled `label` (default `recovery`) and
@@ -27,7 +27,7 @@ extension Store {
     /// offline. It opens the store as a raw key (`RecoveryKey(parsing:)`).
     public func addRecoveryKey(label: String = "recovery") throws -> (slot: Int, key: RecoveryKey) {
         let recovery = RecoveryKey.generate()
-        let slot = try addKeyslot(label: label, faultPoint: { _ in }) { recovery.key }
+        let slot = try addKeyslot(label: label, operation: "addRecoveryKey", faultPoint: { _ in }) { recovery.key }
         return (slot, recovery)
     }
 
@@ -39,11 +39,11 @@ extension Store {
     }
 
     func addKeyslot(
-        label: String?, faultPoint: (AtomicWriteStep) throws -> Void, cancellation: WorkCancellation? = nil,
-        key: () throws -> EncryptionKey
+        label: String?, operation: String = "addKey", faultPoint: (AtomicWriteStep) throws -> Void,
+        cancellation: WorkCancellation? = nil, key: () throws -> EncryptionKey
     ) throws -> Int {
         guard isOpen else { throw StoreError.closed }
-        try refuseInsideTransaction("addKey")
+        try refuseInsideTransaction(operation)
         guard let dataKey else { throw StoreError.notEncrypted(path: path) }
         if let label { try Keyslot.checkLabel(label) }
         let count = metadata.withLock { $0.keyslots.count }

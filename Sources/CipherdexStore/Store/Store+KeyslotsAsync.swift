@@ -25,7 +25,9 @@ extension Store {
     public func addRecoveryKeyAsync(label: String = "recovery") async throws -> (slot: Int, key: RecoveryKey) {
         try await BlockingWork.run { cancellation in
             let recovery = RecoveryKey.generate()
-            let slot = try self.addKeyslot(label: label, faultPoint: { _ in }, cancellation: cancellation) {
+            let slot = try self.addKeyslot(
+                label: label, operation: "addRecoveryKey", faultPoint: { _ in }, cancellation: cancellation
+            ) {
                 recovery.key
             }
             return (slot, recovery)

@@ -52,6 +52,18 @@ final class StoreLock: Sendable {
         held.withLock { $0.descriptors.append(descriptor) }
     }
 
+    /// Whether the directory this lock holds is still the one at `path` (not removed, nor
+    /// replaced, since its descriptor was opened): a lock taken on a directory that another
+    /// process removed meanwhile holds nothing.
+    func holdsDirectory(at path: String) -> Bool {
+        guard let directory = held.withLock({ $0.descriptors.first }), let held = try? directory.status() else {
+            return false
+        }
+        var current = stat()
+        guard lstat(path, &current) == 0 else { return false }
+        return held.st_dev == current.st_dev && held.st_ino == current.st_ino && held.st_nlink > 0
+    }
+
     /// How long a lock held elsewhere is waited for before `storeLocked`.
     static let contentionWait = Duration.milliseconds(100)
 

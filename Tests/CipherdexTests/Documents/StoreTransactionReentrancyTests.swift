@@ -115,6 +115,8 @@ final class StoreTransactionReentrancyTests: XCTestCase {
                 XCTAssertEqual(try store.read { try $0.rows("SELECT id FROM attachments").count }, 2)
                 Self.assertInsideTransaction("verify()") { try store.verify() }
                 Self.assertInsideTransaction("rotateKey(to:)") { try store.rotateKey(to: TestSupport.rawKey(2)) }
+                Self.assertInsideTransaction("addKey") { try store.addKey(TestSupport.rawKey(2)) }
+                Self.assertInsideTransaction("addRecoveryKey") { _ = try store.addRecoveryKey() }
                 Self.assertInsideTransaction("closeAndDelete()") { try store.closeAndDelete() }
                 Self.assertInsideTransaction("a write to the database") { try store.write { _ in 0 } }
                 XCTAssertTrue(store.isOpen)

@@ -72,28 +72,41 @@ struct BackupDestination {
         }
         try Store.checkAccess(parent, mode: W_OK | X_OK)
         let prefix = siblingPrefix(of: path)
-        try Store.wrapSystem {
-            // Siblings an interrupted backup left (no one holds their lock): unneeded.
-            let prefixName = String(prefix.dropFirst(parent.count + 1))
-            for name in FileSystem.contents(of: parent) where name.hasPrefix(prefixName) {
-                let sibling = parent + "/" + name
-                guard let held = try? StoreLock(layout: StoreLayout(directory: sibling)) else { continue }
-                try FileSystem.removeTree(sibling)
-                held.release()
+        // Siblings an interrupted backup left (no one holds their lock): unneeded. Best effort:
+        // what cannot be removed stays for the next backup.
+        let prefixName = String(prefix.dropFirst(parent.count + 1))
+        for name in FileSystem.contents(of: parent) where name.hasPrefix(prefixName) {
+            let sibling = parent + "/" + name
+            guard let held = try? StoreLock(layout: StoreLayout(directory: sibling)) else { continue }
+            try? FileSystem.removeTree(sibling)
+            held.release()
+        }
+        // Another backup to the same destination may be removing leftovers at this moment: it
+        // can take the lock of a sibling made here before this backup does, and remove it. A
+        // sibling is ours once its lock is held and it is still at its path; else another one.
+        var attempts = 0
+        while true {
+            attempts += 1
+            let directory = prefix + Sodium.randomBytes(6).map { String(format: "%02x", $0) }.joined()
+            _ = try Store.wrapSystem {
+                try FileDescriptor.retrying(operation: "mkdir", path: directory) { mkdir(directory, 0o700) }
             }
-        }
-        let directory = prefix + Sodium.randomBytes(6).map { String(format: "%02x", $0) }.joined()
-        _ = try Store.wrapSystem {
-            try FileDescriptor.retrying(operation: "mkdir", path: directory) { mkdir(directory, 0o700) }
-        }
-        do {
-            let lock = try StoreLock(layout: StoreLayout(directory: directory))
-            return BackupDestination(
-                path: path, target: StoreLayout(directory: directory), reusable: nil, previousMetadataGeneration: 0,
-                lock: lock, isNew: true)
-        } catch {
-            try? FileSystem.removeTree(directory)
-            throw error
+            let layout = StoreLayout(directory: directory)
+            do {
+                let lock = try StoreLock(layout: layout)
+                guard lock.holdsDirectory(at: directory) else {
+                    lock.release()
+                    throw StoreError.storeLocked(path: directory)
+                }
+                return BackupDestination(
+                    path: path, target: layout, reusable: nil, previousMetadataGeneration: 0, lock: lock, isNew: true)
+            } catch {
+                if let held = try? StoreLock(layout: layout), held.holdsDirectory(at: directory) {
+                    try? FileSystem.removeTree(directory)
+                    held.release()
+                }
+                if attempts >= 8 { throw error }
+            }
         }
     }
 
@@ -151,8 +164,13 @@ struct BackupDestination {
                 try file.sync()
                 try FileSystem.syncDirectory(target.directory)
                 try faultPoint(.beforeSwitch)
-                // rename(2) replaces an empty directory atomically, and refuses a non-empty one.
-                try FileSystem.rename(target.directory, to: path)
+                // rename(2) replaces an empty directory atomically, and refuses a non-empty one:
+                // then something else filled the destination since the backup looked at it.
+                do {
+                    try FileSystem.rename(target.directory, to: path)
+                } catch let error as SystemError where error.errno == ENOTEMPTY || error.errno == EEXIST {
+                    throw BackupError.destinationFilledMeanwhile(path: path)
+                }
                 try faultPoint(.metadata(.renamed))
                 try FileSystem.syncDirectory(FileSystem.parent(of: path))
             } else {
@@ -171,12 +189,14 @@ struct BackupDestination {
         try? FileSystem.syncDirectory(target.directory)
     }
 
-    /// Whether the destination's metadata on disk names this copy (its generation
-    /// `metadataGeneration` and the target's data generation): true after the switch's rename,
-    /// even when what followed it failed. Then nothing of the copy may be removed.
-    func switched(toMetadataGeneration metadataGeneration: Int) -> Bool {
+    /// Whether the destination's metadata on disk names this copy (the store `storeID`, its
+    /// generation `metadataGeneration` and the target's data generation): true after the
+    /// switch's rename, even when what followed it failed. Then nothing of the copy may be
+    /// removed. (Errors the backup itself raises, `BackupError`, all come before the switch.)
+    func switched(toMetadataGeneration metadataGeneration: Int, storeID: String) -> Bool {
         guard let metadata = StoreMetadata.onDisk(at: StoreLayout(directory: path).metadata) else { return false }
-        return metadata.generation == metadataGeneration && metadata.currentDataGeneration == target.generation
+        return metadata.storeID == storeID && metadata.generation == metadataGeneration
+            && metadata.currentDataGeneration == target.generation
     }
 
     /// Removes what an unfinished backup wrote (the destination keeps its previous content).

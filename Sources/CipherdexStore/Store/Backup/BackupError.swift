@@ -23,6 +23,10 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
     /// The copy did not check out before it was made current (the destination keeps its
     /// previous state).
     case verificationFailed(reason: String)
+    /// The destination was missing or empty when the backup started, and something else (another
+    /// backup, a `create`, another program) filled it before the copy could take its place: it
+    /// is left as that made it, and this copy is removed.
+    case destinationFilledMeanwhile(path: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -34,6 +38,7 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
         case .insufficientSpace: return "insufficientSpace"
         case .cancelled: return "cancelled"
         case .verificationFailed: return "verificationFailed"
+        case .destinationFilledMeanwhile: return "destinationFilledMeanwhile"
         }
     }
 
@@ -54,6 +59,9 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
             return "the backup was cancelled; the destination is as it was"
         case .verificationFailed(let reason):
             return "the backup copy failed its check (\(reason)); the destination is as it was"
+        case .destinationFilledMeanwhile(let path):
+            return "\(path) was filled by something else (another backup or program) while the backup ran; "
+                + "it is left as it is and this copy was removed"
         }
     }
 }

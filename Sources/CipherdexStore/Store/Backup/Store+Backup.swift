@@ -120,7 +120,9 @@ extension Store {
         } catch {
             if error is InjectedFault {
                 destination.lock.release()
-            } else if destination.switched(toMetadataGeneration: metadataGeneration) {
+            } else if !(error is BackupError),
+                destination.switched(toMetadataGeneration: metadataGeneration, storeID: source.storeID)
+            {
                 // The rename happened and what followed it (a folder's fsync) failed: the copy is
                 // the destination's content, and what the previous content left is removed by
                 // its next open.

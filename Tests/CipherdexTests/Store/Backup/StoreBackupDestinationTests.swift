@@ -145,4 +145,41 @@ final class StoreBackupDestinationTests: XCTestCase {
         XCTAssertThrowsCase("cancelled", try store.backup(to: backup) { $0.phase != .attachments })
         XCTAssertEqual(FileSystem.contents(of: parent), [], "no destination and no sibling left")
     }
+
+    /// A new destination that another store (another backup, a `create`) fills while the backup
+    /// runs is left as that made it: the backup says so, never that its copy is in place, and
+    /// removes its copy. For a store with the same generations (two fresh stores) too.
+    func testADestinationFilledWhileTheBackupRunsIsLeftAsItIs() throws {
+        for racer in ["another store", "the same store"] {
+            let backup = TestSupport.temporaryPath("backup")
+            let parent = FileSystem.parent(of: backup)
+            let other = TestSupport.temporaryPath("other")
+            if racer == "another store" {
+                _ = try StoreBackupTests.populate(other, key: TestSupport.rawKey(2))
+            }
+            var filled: [String: [UInt8]] = [:]
+            XCTAssertThrowsError(
+                try store.backup(
+                    to: backup, replacingAnotherStore: false, progress: nil, cancellation: nil,
+                    faultPoint: { step in
+                        guard step == .beforeSwitch else { return }
+                        if racer == "another store" {
+                            let source = try Store.open(TestSupport.configuration(other, key: TestSupport.rawKey(2)))
+                            defer { source.close() }
+                            try source.backup(to: backup)
+                        } else {
+                            try self.store.backup(to: backup)
+                        }
+                        filled = TestSupport.snapshot(backup)
+                    })
+            ) {
+                XCTAssertEqual($0 as? BackupError, .destinationFilledMeanwhile(path: backup), racer)
+            }
+            XCTAssertFalse(filled.isEmpty, racer)
+            XCTAssertEqual(TestSupport.snapshot(backup), filled, "\(racer): the destination is as the other made it")
+            XCTAssertEqual(
+                FileSystem.contents(of: parent).filter { $0.hasPrefix(".backup.backup-") }, [],
+                "\(racer): this backup's copy is removed")
+        }
+    }
 }
