@@ -41,6 +41,16 @@ extension Store {
             existing.keyProvider = { try handover.take() ?? provider() }
             return try open(existing, cancellation: nil)
         }
+        if existingLock == nil && !createdDirectory {
+            // The folder appeared since the caller looked: only if it is empty or holds what a
+            // create of ours left.
+            do {
+                try checkEmptyOrOurLeftovers(layout)
+            } catch {
+                lock.release()
+                throw error
+            }
+        }
         var metadataWritten = false
         do {
             return try build(

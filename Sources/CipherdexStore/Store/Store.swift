@@ -115,11 +115,7 @@ public final class Store: Sendable {
         } else if FileSystem.contents(of: layout.directory).contains(where: Store.isDatabaseOfAnyGeneration) {
             throw EncryptionError.metadataCorrupt(reason: "the metadata file is missing but the database exists")
         }
-        let foreign = FileSystem.contents(of: layout.directory).filter { !StoreLayout.isOwned($0) }
-        guard foreign.isEmpty else {
-            throw StoreError.notAStore(
-                path: layout.directory, reason: "the directory is not empty and holds no Cipherdex store")
-        }
+        try checkEmptyOrOurLeftovers(layout)
         guard configuration.createIfMissing else {
             throw StoreError.notAStore(path: layout.directory, reason: "no store in this directory")
         }
@@ -166,6 +162,19 @@ public final class Store: Sendable {
         })
         // Every write has ended (closing took the writer): end every `changes()` stream.
         changeObservers.finishAll()
+    }
+
+    /// Refuses to create a store in a folder holding anything that is not provably ours: a create
+    /// makes its lock file before anything else, so what a killed create (or an interrupted
+    /// delete) left comes with it. Names a store uses (`attachments/`, `staging/`) without it are
+    /// someone else's files, never adopted or removed.
+    static func checkEmptyOrOurLeftovers(_ layout: StoreLayout) throws {
+        let entries = FileSystem.contents(of: layout.directory)
+        guard !entries.isEmpty else { return }
+        guard entries.allSatisfy(StoreLayout.isOwned), FileKind.of(layout.lockFile).isRegular else {
+            throw StoreError.notAStore(
+                path: layout.directory, reason: "the directory is not empty and holds no Cipherdex store")
+        }
     }
 
     /// Whether the store is open.

@@ -106,6 +106,38 @@ final class StoreOddFolderTests: XCTestCase {
     /// Only files named as staged attachments are the store's: a folder, a file of another name
     /// or a link put in `staging/` (a backup made there, say) is left as it is, and the store
     /// opens (the open failed on a folder, after deleting the files beside it).
+    /// A folder holding only folders named as a store's (`attachments/`, `staging/`) but nothing
+    /// a create of ours makes first (its lock file) is someone else's: never adopted, never
+    /// emptied, whichever way the create is reached.
+    func testAFolderWithOnlyStoreNamedFoldersIsNotAdopted() throws {
+        try FileManager.default.createDirectory(atPath: path + "/attachments", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
+        try Data("user file".utf8).write(to: URL(fileURLWithPath: path + "/attachments/report.pdf"))
+        try Data("user notes".utf8).write(to: URL(fileURLWithPath: path + "/staging/notes.txt"))
+        assertOpenFails("notAStore", naming: path)
+        let before = snapshot()
+        XCTAssertThrowsCase(
+            "notAStore",
+            try Store.create(
+                layout: StoreLayout(directory: path),
+                configuration: TestSupport.configuration(path, key: TestSupport.rawKey(1))))
+        XCTAssertEqual(snapshot(), before)
+        XCTAssertThrowsCase("notAStore", try Store.delete(at: path))
+        XCTAssertEqual(snapshot(), before)
+    }
+
+    /// What a killed create left (its lock file first, then the folders) is ours: the next
+    /// create removes it and makes the store.
+    func testWhatAKilledCreateLeftIsRemovedByTheNextCreate() throws {
+        try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: path + "/cipherdex.lock"))
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: path + "/staging/0123"))
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: path + "/store.db.creating"))
+        _ = try makeStore()
+        XCTAssertFalse(FileSystem.exists(path + "/staging/0123"))
+        XCTAssertFalse(FileSystem.exists(path + "/store.db.creating"))
+    }
+
     func testForeignEntriesInStagingAreLeftAndTheStoreOpens() throws {
         let id = try makeStore()
         let staging = path + "/staging"
