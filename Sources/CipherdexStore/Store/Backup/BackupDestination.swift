@@ -55,9 +55,14 @@ struct BackupDestination {
                 try Store.checkAccess(path, mode: R_OK | W_OK | X_OK)
                 return try newDestination(path: path)
             }
-            guard Store.exists(at: path) else {
+            // Only what is provably a Cipherdex store is ever written into or replaced: a
+            // `store.db` or `attachments/` alone may be another program's.
+            guard Store.isProvablyCipherdexStore(StoreLayout(directory: path)) else {
                 throw BackupError.destinationNotAStore(
-                    path: path, reason: "a directory holding other files (\(names.count) entries)")
+                    path: path,
+                    reason: Store.exists(at: path)
+                        ? "it holds files named like a store's, but no Cipherdex metadata, lock file or tombstone"
+                        : "a directory holding other files (\(names.count) entries)")
             }
             return try existingStore(path: path, source: source, dataKey: dataKey, replacing: replacing)
         default:
@@ -72,13 +77,20 @@ struct BackupDestination {
         }
         try Store.checkAccess(parent, mode: W_OK | X_OK)
         let prefix = siblingPrefix(of: path)
-        // Siblings an interrupted backup left (no one holds their lock): unneeded. Best effort:
-        // what cannot be removed stays for the next backup.
+        // Siblings an interrupted backup left (no one holds their lock): unneeded. Only what is
+        // provably one (the exact name a backup gives, and the lock file it makes at once inside;
+        // without it, only an empty folder) is removed; best effort: what cannot be removed stays.
         let prefixName = String(prefix.dropFirst(parent.count + 1))
-        for name in FileSystem.contents(of: parent) where name.hasPrefix(prefixName) {
-            let sibling = parent + "/" + name
-            guard let held = try? StoreLock(layout: StoreLayout(directory: sibling)) else { continue }
-            try? FileSystem.removeTree(sibling)
+        for name in FileSystem.contents(of: parent) where isSiblingName(name, prefix: prefixName) {
+            let sibling = StoreLayout(directory: parent + "/" + name)
+            guard case .directory = FileKind.of(sibling.directory),
+                let held = try? StoreLock(layout: sibling), held.holdsDirectory(at: sibling.directory)
+            else { continue }
+            if FileKind.of(sibling.lockFile).isRegular {
+                try? FileSystem.removeTree(sibling.directory)
+            } else {
+                _ = rmdir(sibling.directory)
+            }
             held.release()
         }
         // Another backup to the same destination may be removing leftovers at this moment: it
@@ -98,6 +110,8 @@ struct BackupDestination {
                     lock.release()
                     throw StoreError.storeLocked(path: directory)
                 }
+                // What makes the folder provably a backup's for a later clean-up.
+                try lock.createLockFile(layout: layout)
                 return BackupDestination(
                     path: path, target: layout, reusable: nil, previousMetadataGeneration: 0, lock: lock, isNew: true)
             } catch {
@@ -108,6 +122,15 @@ struct BackupDestination {
                 if attempts >= 8 { throw error }
             }
         }
+    }
+
+    /// Whether `name` is what `newDestination` names a sibling: `prefix` and 12 lowercase hex
+    /// digits.
+    private static func isSiblingName(_ name: String, prefix: String) -> Bool {
+        guard name.hasPrefix(prefix) else { return false }
+        let suffix = name.utf8.dropFirst(prefix.utf8.count)
+        return suffix.count == 12
+            && suffix.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     private static func existingStore(

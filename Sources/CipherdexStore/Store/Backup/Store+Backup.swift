@@ -70,7 +70,9 @@ extension Store {
         _ backup: StoreConfiguration, to path: String, replacingExistingStore: Bool,
         progress: BackupProgressHandler?, cancellation: WorkCancellation?
     ) throws -> BackupSummary {
-        if Store.exists(at: path) && !replacingExistingStore { throw BackupError.destinationExists(path: path) }
+        if !replacingExistingStore && Store.isProvablyCipherdexStore(StoreLayout(directory: path)) {
+            throw BackupError.destinationExists(path: path)
+        }
         var configuration = backup
         configuration.createIfMissing = false
         let source = try Store.open(configuration)

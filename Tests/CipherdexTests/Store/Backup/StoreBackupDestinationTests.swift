@@ -146,6 +146,38 @@ final class StoreBackupDestinationTests: XCTestCase {
         XCTAssertEqual(FileSystem.contents(of: parent), [], "no destination and no sibling left")
     }
 
+    /// Folders beside a new destination whose names start like a backup's building folder are
+    /// removed only when provably one an interrupted backup left (its exact name and lock file,
+    /// or empty); anyone else's are kept, contents and all.
+    func testOnlyProvablyInterruptedBuildingFoldersAreRemoved() throws {
+        let backup = TestSupport.temporaryPath("mybackup")
+        let parent = FileSystem.parent(of: backup)
+        let manager = FileManager.default
+        for folder in [
+            ".mybackup.backup-2024-01-01/photos", ".mybackup.backup-0123456789ab", ".mybackup.backup-aaaaaaaaaaaa",
+        ] {
+            try manager.createDirectory(atPath: parent + "/" + folder, withIntermediateDirectories: true)
+        }
+        try Data("irreplaceable".utf8).write(
+            to: URL(fileURLWithPath: parent + "/.mybackup.backup-2024-01-01/photos/p1"))
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: parent + "/.mybackup.backup-0123456789ab/notes"))
+        let interrupted = parent + "/.mybackup.backup-00000000beef"
+        try manager.createDirectory(atPath: interrupted + "/attachments", withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: interrupted + "/cipherdex.lock"))
+        try Data("ciphertext".utf8).write(to: URL(fileURLWithPath: interrupted + "/attachments/x"))
+        try store.backup(to: backup)
+        XCTAssertEqual(
+            FileSystem.contents(of: parent).sorted(),
+            [".mybackup.backup-0123456789ab", ".mybackup.backup-2024-01-01", "mybackup"],
+            "the interrupted building folder and the empty one are removed, nothing else")
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: parent + "/.mybackup.backup-2024-01-01/photos/p1")),
+            Data("irreplaceable".utf8))
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: parent + "/.mybackup.backup-0123456789ab/notes")),
+            Data("mine".utf8))
+    }
+
     /// A new destination that another store (another backup, a `create`) fills while the backup
     /// runs is left as that made it: the backup says so, never that its copy is in place, and
     /// removes its copy. For a store with the same generations (two fresh stores) too.

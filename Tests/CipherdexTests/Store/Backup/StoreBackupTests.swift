@@ -94,10 +94,12 @@ final class StoreBackupTests: XCTestCase {
         XCTAssertEqual(second.attachmentsReused, 2)
         XCTAssertEqual(second.attachmentBytesCopied, FileSystem.size(store.attachmentStorage.path(of: added.id)))
         let names = Set(FileSystem.contents(of: destination))
-        XCTAssertEqual(names, ["metadata.json", "store.1.db", "attachments.1"], "the first generation is gone")
+        XCTAssertEqual(
+            names, ["metadata.json", "store.1.db", "attachments.1", "cipherdex.lock"], "the first generation is gone")
         // A third run goes back to generation 0.
         try store.backup(to: destination)
-        XCTAssertEqual(Set(FileSystem.contents(of: destination)), ["metadata.json", "store.db", "attachments"])
+        XCTAssertEqual(
+            Set(FileSystem.contents(of: destination)), ["metadata.json", "store.db", "attachments", "cipherdex.lock"])
 
         let backup = try Store.open(TestSupport.configuration(destination, key: TestSupport.rawKey(1)))
         defer { backup.close() }
@@ -227,6 +229,32 @@ final class StoreBackupTests: XCTestCase {
             try restored.collection("notes").get(id: "a")?.value.objectValue?["text"]?.stringValue, Self.secretText)
         XCTAssertTrue(try restored.verify().isHealthy)
         XCTAssertEqual(Set(FileSystem.contents(of: other)).intersection(["store.db", "store.1.db"]).count, 1)
+    }
+
+    /// A folder holding another program's `store.db` and `attachments/` (no Cipherdex metadata,
+    /// lock file or tombstone) is not a store: a restore is refused even when confirmed, and
+    /// nothing there is removed.
+    func testRestoreNeverReplacesAnotherProgramsFiles() throws {
+        let path = TestSupport.temporaryPath()
+        _ = try Self.populate(path, key: TestSupport.rawKey(1))
+        let destination = TestSupport.temporaryPath("backup")
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.backup(to: destination)
+        store.close()
+        let app = TestSupport.temporaryPath("app")
+        try FileManager.default.createDirectory(atPath: app + "/attachments", withIntermediateDirectories: true)
+        try Data("SQLite format 3\u{0}another app".utf8).write(to: URL(fileURLWithPath: app + "/store.db"))
+        try Data("invoice".utf8).write(to: URL(fileURLWithPath: app + "/attachments/invoice.pdf"))
+        try Data("[app]".utf8).write(to: URL(fileURLWithPath: app + "/config.ini"))
+        let before = TestSupport.snapshot(app)
+        for replacing in [false, true] {
+            XCTAssertThrowsCase(
+                "destinationNotAStore",
+                try Store.restore(
+                    TestSupport.configuration(destination, key: TestSupport.rawKey(1)), to: app,
+                    replacingExistingStore: replacing))
+            XCTAssertEqual(TestSupport.snapshot(app) == before, true, "replacing: \(replacing): nothing changed")
+        }
     }
 
     func testAsyncBackupCancelsAndLeavesNoDestination() async throws {
