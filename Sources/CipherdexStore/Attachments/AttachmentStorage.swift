@@ -117,9 +117,17 @@ package struct AttachmentStorage {
     /// Moves a committed attachment's staged file into `attachments/` (durably). Until then
     /// readers find it in `staging/` (see `readablePath(of:)`); a crash before it is finished by
     /// the next open.
+    ///
+    /// When `attachments/` and `staging/` are on different file systems (one of them a mount
+    /// point, or a link to another disk), no rename can move the file: it stays committed in
+    /// `staging/`, where readers find it, and nothing fails.
     package func publish(_ id: String) throws {
         try Store.wrapSystem {
-            try FileSystem.rename(layout.staging + "/" + id, to: path(of: id))
+            do {
+                try FileSystem.rename(layout.staging + "/" + id, to: path(of: id))
+            } catch let error as SystemError where error.errno == EXDEV {
+                return
+            }
             try FileSystem.syncDirectory(layout.attachments)
         }
     }
@@ -189,8 +197,10 @@ package struct AttachmentStorage {
                 try FileSystem.removeFile(path(of: id))
             }
             if FileSystem.isDirectory(layout.attachments) { try FileSystem.syncDirectory(layout.attachments) }
-            if FileSystem.isDirectory(layout.staging) && FileSystem.contents(of: layout.staging).isEmpty {
-                try FileDescriptor.retrying(operation: "rmdir", path: layout.staging) { rmdir(layout.staging) }
+            // An empty `staging/` goes (best effort: one that is a link or a mount point stays).
+            if case .directory = FileKind.of(layout.staging), FileSystem.contents(of: layout.staging).isEmpty,
+                rmdir(layout.staging) == 0
+            {
                 try FileSystem.syncDirectory(layout.directory)
             }
         }

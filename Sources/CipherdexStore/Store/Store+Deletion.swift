@@ -68,7 +68,7 @@ extension Store {
             let path = layout.directory + "/" + name
             if path == layout.deletionTombstone || path == layout.lockFile || path == layout.metadata { continue }
             if FileSystem.isDirectory(path) {
-                try FileSystem.removeTree(path)
+                try removeDataFolder(path)
             } else {
                 try FileSystem.removeFile(path)
             }
