@@ -14,6 +14,14 @@ extension Store {
                 path: path, reason: FileSystem.exists(path) ? "not a directory" : "no such directory")
         }
         let lock = try StoreLock(layout: layout)
+        // A metadata path that is not a file (a folder put there) is not renamed away: the
+        // deletion could never remove what it became. Said before anything is done.
+        let metadataKind = FileKind.of(layout.metadata)
+        if metadataKind.exists && !metadataKind.isRegular {
+            throw StoreError.notAStore(
+                path: path,
+                reason: "\(layout.metadata) is \(metadataKind.description), not a file; nothing was deleted")
+        }
         guard isProvablyCipherdexStore(layout) else {
             let reason =
                 FileSystem.contents(of: path).isEmpty

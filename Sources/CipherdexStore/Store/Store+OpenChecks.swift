@@ -130,13 +130,14 @@ extension Store {
 }
 
 extension FileSystem {
-    /// Sets `path`'s permission bits to `mode` unless they already are (a symbolic link is left
-    /// alone).
+    /// Clears `path`'s permission bits that `mode` does not have (a symbolic link is left
+    /// alone). Bits are only ever taken away: a file made read-only on purpose stays so.
     static func restrictMode(_ path: String, to mode: mode_t) throws {
         var info = stat()
         guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFLNK else { return }
-        guard info.st_mode & 0o7777 != mode else { return }
-        try FileDescriptor.retrying(operation: "chmod", path: path) { chmod(path, mode) }
+        let restricted = info.st_mode & 0o7777 & mode
+        guard info.st_mode & 0o7777 != restricted else { return }
+        try FileDescriptor.retrying(operation: "chmod", path: path) { chmod(path, restricted) }
     }
 }
 

@@ -166,12 +166,17 @@ public final class Store: Sendable {
 
     /// Refuses to create a store in a folder holding anything that is not provably ours: a create
     /// makes its lock file before anything else, so what a killed create (or an interrupted
-    /// delete) left comes with it. Names a store uses (`attachments/`, `staging/`) without it are
-    /// someone else's files, never adopted or removed.
+    /// delete) left comes with it; the half-built database (`store.db.creating…`) is ours by its
+    /// name alone. Names any program might use (`attachments/`, `staging/`) without the lock file
+    /// are someone else's files, never adopted or removed.
     static func checkEmptyOrOurLeftovers(_ layout: StoreLayout) throws {
         let entries = FileSystem.contents(of: layout.directory)
         guard !entries.isEmpty else { return }
-        guard entries.allSatisfy(StoreLayout.isOwned), FileKind.of(layout.lockFile).isRegular else {
+        let creatingName = String(layout.creatingDatabase.dropFirst(layout.directory.count + 1))
+        let onlyHalfBuiltDatabase = entries.allSatisfy { $0.hasPrefix(creatingName) }
+        guard entries.allSatisfy(StoreLayout.isOwned),
+            FileKind.of(layout.lockFile).isRegular || onlyHalfBuiltDatabase
+        else {
             throw StoreError.notAStore(
                 path: layout.directory, reason: "the directory is not empty and holds no Cipherdex store")
         }

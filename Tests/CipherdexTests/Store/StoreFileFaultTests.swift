@@ -346,6 +346,24 @@ final class StoreFileFaultTests: XCTestCase {
         chmod(path, 0o755)
         try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
         assertOwnerOnly(path)
+        // Bits are only taken away: a metadata file made read-only on purpose stays so.
+        chmod(path + "/metadata.json", 0o400)
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        var info = stat()
+        XCTAssertEqual(lstat(path + "/metadata.json", &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o400)
+    }
+
+    /// A metadata path that is a folder: `delete` says so before doing anything (it could never
+    /// remove what the metadata path became), and every file stays.
+    func testDeleteOfAStoreWhoseMetadataIsAFolderChangesNothing() throws {
+        let path = TestSupport.temporaryPath()
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        try FileManager.default.removeItem(atPath: path + "/metadata.json")
+        try FileManager.default.createDirectory(atPath: path + "/metadata.json", withIntermediateDirectories: false)
+        let before = TestSupport.snapshot(path)
+        XCTAssertThrowsCase("notAStore", try Store.delete(at: path))
+        XCTAssertEqual(TestSupport.snapshot(path) == before, true)
     }
 
     private func assertOwnerOnly(_ directory: String, file: StaticString = #filePath, line: UInt = #line) {
