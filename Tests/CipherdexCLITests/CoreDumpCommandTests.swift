@@ -10,9 +10,10 @@ import XCTest
 final class CoreDumpCommandTests: XCTestCase {
     private static let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
-    /// Run as `nobody`, a command waiting on its standard input (the store open, its log there)
-    /// has its /proc files (`environ`) owned by root, as the kernel makes them for a process that is not
-    /// dumpable; `cat` run the same way, dumpable, has them owned by `nobody`.
+    /// Run as `nobody`, a command waiting on its standard input (blocked in `read(0, …)`, the
+    /// document read before the store is opened) has its /proc files (`environ`) owned by root,
+    /// as the kernel makes them for a process that is not dumpable; `cat` run the same way,
+    /// dumpable, has them owned by `nobody`.
     func testTheCommandIsNotDumpable() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: Self.nobody[0]) else {
             throw XCTSkip("needs root and setpriv to run a command as nobody")
@@ -25,11 +26,18 @@ final class CoreDumpCommandTests: XCTestCase {
             XCTAssertEqual(lchown(store + name, 65534, 65534), 0, name)
         }
         let cipherdex = CLIRunner.productsDirectory.appendingPathComponent("cipherdex").path
-        XCTAssertEqual(try procOwner(of: ["/bin/cat"]) { _ in true }, 65534)
-        let owner = try procOwner(of: [cipherdex, "doc", "put", store, "notes", "one", "-"]) { _ in
-            FileManager.default.fileExists(atPath: store + "/store.db-wal")
-        }
+        XCTAssertEqual(try procOwner(of: ["/bin/cat"], ready: Self.readsStandardInput), 65534)
+        let owner = try procOwner(
+            of: [cipherdex, "doc", "put", store, "notes", "one", "-"], ready: Self.readsStandardInput)
         XCTAssertEqual(owner, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: store + "/store.db"))
+    }
+
+    /// Whether process `pid` is blocked in `read` of its standard input (`/proc/PID/syscall`:
+    /// system call 0, first argument 0).
+    private static func readsStandardInput(_ pid: Int32) -> Bool {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8) else { return false }
+        return text.hasPrefix("0 0x0 ")
     }
 
     /// Runs `command` as nobody with a pipe for standard input; once it has executed and `ready`
