@@ -47,6 +47,12 @@ final class SmallFileSystem {
         unlink(fillerPath)
     }
 
+    /// Makes the file system read-only (a write-protected disk); skips when it cannot.
+    func remountReadOnly() throws {
+        let status = Self.run("/bin/mount", ["-o", "remount,ro", path])
+        guard status == 0 else { throw XCTSkip("cannot remount read-only (mount exited \(status))") }
+    }
+
     /// Unmounts and removes the directory.
     func unmount() {
         _ = Self.run("/bin/umount", ["-l", path])

@@ -53,6 +53,7 @@ extension Store {
     public func addAttachment<Pieces: AsyncSequence>(
         from pieces: Pieces, contentType: String? = nil, metadata: [String: String] = [:]
     ) async throws -> AttachmentToken where Pieces.Element == Data {
+        try refuseWhenReadOnly()
         let storage = attachmentStorage
         let writer = try await BlockingWork.run { _ in try AsyncStagingWriter(storage: storage) }
         let staged: AttachmentStorage.Staged
@@ -82,6 +83,7 @@ extension Store {
                 try running.addAttachment(contentType: contentType, metadata: metadata, content: produce)
             }
         }
+        try refuseWhenReadOnly()
         let staged = try attachmentStorage.stage(produce)
         return try commitStaged(staged, contentType: contentType, metadata: metadata)
     }

@@ -17,6 +17,9 @@ package final class Connection {
         /// `-shm`, the one file it may write) but never checkpoints or writes the database or the
         /// log. Used to check a crash-left store before the writer opens it.
         case readOnlyProbe
+        /// `immutable=1`, read-only, `query_only`: the connections of a store opened read-only
+        /// (its log is empty: nothing of it is ignored). Reads every page as a reader does.
+        case immutableReader
     }
 
     /// The open handle; nil once `close()` has run.
@@ -49,7 +52,7 @@ package final class Connection {
         switch mode {
         case .writer, .reader:
             flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
-        case .verifyOnly:
+        case .verifyOnly, .immutableReader:
             flags |= SQLITE_OPEN_READONLY
             filename = "file:" + Self.uriEscaped(path) + "?immutable=1"
         case .readOnlyProbe:
@@ -109,6 +112,9 @@ package final class Connection {
             try execute("PRAGMA secure_delete = ON")
             try execute("PRAGMA foreign_keys = ON")
             try execute("PRAGMA busy_timeout = 5000")
+            try execute("PRAGMA query_only = ON")
+        case .immutableReader:
+            try execute("PRAGMA foreign_keys = ON")
             try execute("PRAGMA query_only = ON")
         case .verifyOnly, .readOnlyProbe:
             break

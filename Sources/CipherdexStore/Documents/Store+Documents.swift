@@ -70,6 +70,7 @@ extension Store {
         if let running = changeObservers.transactionOnCurrentThread() {
             return try Store.mappingDatabaseErrors { try running.savepoint { try body(running) } }
         }
+        try refuseWhenReadOnly()
         var closeRequested = false
         // Runs once `pool.write` has released the writer, so closing cannot wait for it.
         defer { if closeRequested { close() } }

@@ -180,6 +180,11 @@ extension Store {
         var configuration = configuration
         configuration.createIfMissing = false
         let store = try Store.open(configuration)
+        if store.isReadOnly {
+            // Refused before anything (the clean-up of a failure included) could write.
+            defer { store.close() }
+            try store.refuseWhenReadOnly()
+        }
         let old = store.layout
         let next = old.withGeneration(old.generation + 1)
         let removed = store.metadata.withLock { metadata in
@@ -223,6 +228,7 @@ extension Store {
             throw StoreError.storeCorrupted(reason: "the store has no data generation left")
         }
         try refuseInsideTransaction("conversion")
+        try refuseWhenReadOnly()
         let rows = try Store.mappingDatabaseErrors {
             try pool.write { db in
                 try db.rows("SELECT id, length, content_hash FROM attachments ORDER BY id").compactMap {

@@ -62,6 +62,7 @@ extension Store {
     /// thread) this throws `StoreError.insideTransaction` and changes nothing.
     public func closeAndDelete() throws {
         try refuseInsideTransaction("closeAndDelete()")
+        try refuseWhenReadOnly()
         // Inside a read the store would close (once the read ends) and the delete find it still
         // held: refused before anything is done.
         if pool.holdsReaderOrWriter { throw StoreError.insideTransaction(operation: "closeAndDelete()") }

@@ -89,7 +89,8 @@ extension Store {
         faultPoint: (AtomicWriteStep) throws -> Void, cancellation: WorkCancellation? = nil,
         _ change: (inout StoreMetadata) throws -> T
     ) throws -> T {
-        try keyChange.withLock { _ in
+        try refuseWhenReadOnly()
+        return try keyChange.withLock { _ in
             var updated = metadata.withLock { $0 }
             let result = try change(&updated)
             try cancellation?.check()

@@ -11,7 +11,10 @@ extension Store {
     /// Refuses a database (or its `-wal`/`-shm`) that is not a regular file, a database too
     /// short to hold a first page, or attachment folders that are not directories, and names
     /// any file the process may not read and write.
-    static func checkDatabaseFiles(databasePath: String, layout: StoreLayout, pageSize: Int) throws {
+    static func checkDatabaseFiles(databasePath: String, layout: StoreLayout, pageSize: Int, writable: Bool = true)
+        throws
+    {
+        let write = writable ? W_OK : 0
         let kind = FileKind.of(databasePath)
         guard kind.exists else { throw StoreError.storeCorrupted(reason: "the database file is missing") }
         guard let size = kind.size else {
@@ -23,8 +26,8 @@ extension Store {
             throw StoreError.storeCorrupted(
                 reason: "the database file \(databasePath) is \(size == 0 ? "empty" : "truncated to \(size) bytes")")
         }
-        try checkAccess(layout.directory, mode: W_OK | X_OK)
-        try checkAccess(databasePath, mode: R_OK | W_OK)
+        try checkAccess(layout.directory, mode: write | X_OK)
+        try checkAccess(databasePath, mode: R_OK | write)
         for companion in [databasePath + "-wal", databasePath + "-shm", databasePath + "-journal"] {
             let companionKind = FileKind.of(companion)
             guard companionKind.exists else { continue }
@@ -32,15 +35,15 @@ extension Store {
                 throw StoreError.storeCorrupted(
                     reason: "\(companion) is \(companionKind.description), not a regular file")
             }
-            try checkAccess(companion, mode: R_OK | W_OK)
+            try checkAccess(companion, mode: R_OK | write)
         }
-        for folder in [layout.attachments, layout.staging] { try checkFolder(folder) }
+        for folder in [layout.attachments, layout.staging] { try checkFolder(folder, writable: writable) }
     }
 
     /// Refuses an `attachments/` or `staging/` that is there but is not a directory (a file, a
     /// FIFO, a link to anything but a directory: a link to one is a normal deployment), and
     /// names one the process may not write.
-    static func checkFolder(_ path: String) throws {
+    static func checkFolder(_ path: String, writable: Bool = true) throws {
         var kind = FileKind.of(path)
         guard kind.exists else { return }
         if kind == .symbolicLink {
@@ -53,7 +56,7 @@ extension Store {
         guard kind == .directory else {
             throw StoreError.storeCorrupted(reason: "\(path) is \(kind.description), not a directory")
         }
-        try checkAccess(path, mode: R_OK | W_OK | X_OK)
+        try checkAccess(path, mode: R_OK | (writable ? W_OK : 0) | X_OK)
     }
 
     /// Throws `permissionDenied` naming `path` when the process may not access it in `mode`, or

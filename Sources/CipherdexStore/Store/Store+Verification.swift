@@ -114,8 +114,13 @@ extension Store {
         }
         var unrecorded = FileSystem.contents(of: layout.attachments).filter { !ids.contains($0) }
         if !problems.isEmpty || !unrecorded.isEmpty {
+            // Looked at again holding the writer (no write in progress); a read-only store has
+            // no writer, and its lock keeps every other process from writing.
+            func withWriterHeld<T>(_ body: (Connection) throws -> T) throws -> T {
+                isReadOnly ? try pool.read(body) : try pool.write(body)
+            }
             try Store.mappingDatabaseErrors {
-                try pool.write { db in
+                try withWriterHeld { db in
                     for id in problems.keys.sorted() {
                         guard
                             let row = try db.rows(

@@ -85,9 +85,10 @@ public final class Store: Sendable {
     /// `open(_:)`, giving up before the database is touched once `cancellation` is set (checked
     /// after the key derivation, the slow part).
     static func open(_ configuration: StoreConfiguration, cancellation: WorkCancellation?) throws -> Store {
+        var configuration = configuration
         let layout = StoreLayout(directory: configuration.path)
         if !FileSystem.exists(layout.directory) {
-            guard configuration.createIfMissing else {
+            guard configuration.createIfMissing, !configuration.readOnly else {
                 throw StoreError.notAStore(path: layout.directory, reason: "no such directory")
             }
             return try create(layout: layout, configuration: configuration)
@@ -97,7 +98,12 @@ public final class Store: Sendable {
         }
         // A folder this process may not read or search: say so, naming it (not "no store").
         try checkAccess(layout.directory, mode: R_OK | X_OK)
-        let lock = try StoreLock(layout: layout)
+        // A store on a file system mounted read-only (a backup on write-protected media) opens
+        // read-only rather than not at all.
+        if FileKind.of(layout.metadata).isRegular && FileSystem.isOnReadOnlyFileSystem(layout.directory) {
+            configuration.readOnly = true
+        }
+        let lock = try StoreLock(layout: layout, readOnly: configuration.readOnly)
         let metadataKind = FileKind.of(layout.metadata)
         if metadataKind.exists {
             if configuration.requiresNewStore { throw StoreAlreadyExists(path: layout.directory) }
@@ -108,6 +114,7 @@ public final class Store: Sendable {
             return try openExisting(
                 layout: layout, configuration: configuration, lock: lock, cancellation: cancellation)
         }
+        if configuration.readOnly { throw readOnlyFindsNoStore(layout) }
         if FileSystem.exists(layout.deletionTombstone) {
             // A delete was interrupted after its first step: the store is gone; finish the job.
             try checkAccess(layout.directory, mode: W_OK | X_OK)
@@ -252,8 +259,11 @@ public final class Store: Sendable {
         let finishCreation =
             layout.generation == 0 && !FileSystem.exists(layout.database) && FileSystem.exists(layout.creatingDatabase)
         let databasePath = finishCreation ? layout.creatingDatabase : layout.database
+        let readOnly = configuration.readOnly
+        if readOnly { try checkReadOnlyOpen(layout: layout, finishCreation: finishCreation) }
         try checkDatabaseFiles(
-            databasePath: databasePath, layout: layout, pageSize: (metadata.cipher ?? .default).pageSize)
+            databasePath: databasePath, layout: layout, pageSize: (metadata.cipher ?? .default).pageSize,
+            writable: !readOnly)
         // One literal `x'<hex>'` for every connection of this store, built once in secure memory.
         let databaseKey = dataKey?.sqlcipherRawKeyLiteral()
         let recordedVersions: Set<Int>
@@ -270,6 +280,9 @@ public final class Store: Sendable {
             throw StoreError.storeCorrupted(reason: "the database holds no Cipherdex schema")
         }
         try configuration.checkSupported(recordedVersions: recordedVersions)
+        if readOnly {
+            try checkNoMigrationPending(layout: layout, configuration: configuration, recorded: recordedVersions)
+        }
         // The key and the database are verified: from here on the store may be written.
         if finishCreation {
             try wrapSystem {
@@ -283,18 +296,18 @@ public final class Store: Sendable {
         let pool: DatabasePool
         do {
             let connection = try Connection(
-                path: layout.database, mode: .writer, key: databaseKey, cipher: metadata.cipher,
-                cacheSizeKiB: configuration.cacheSizeKiB)
+                path: layout.database, mode: readOnly ? .immutableReader : .writer, key: databaseKey,
+                cipher: metadata.cipher, cacheSizeKiB: configuration.cacheSizeKiB)
             writer = connection
             try configuration.configureConnection(connection)
-            try configuration.migrator.migrate(connection)
+            if !readOnly { try configuration.migrator.migrate(connection) }
             pool = DatabasePool(
                 writer: connection, maximumReaders: configuration.maximumReaders,
                 readsOnWriter: configuration.readsOnWriter
             ) {
                 let reader = try Connection(
-                    path: layout.database, mode: .reader, key: databaseKey, cipher: metadata.cipher,
-                    cacheSizeKiB: configuration.cacheSizeKiB)
+                    path: layout.database, mode: readOnly ? .immutableReader : .reader, key: databaseKey,
+                    cipher: metadata.cipher, cacheSizeKiB: configuration.cacheSizeKiB)
                 try configuration.configureConnection(reader)
                 return reader
             }
@@ -342,6 +355,9 @@ public final class Store: Sendable {
     /// crash may have left (staged and removed attachments, temporary metadata files), deleting
     /// only what is provably unneeded.
     func didOpen() throws {
+        // A read-only open writes nothing: what a crash left (staged files readers find in
+        // `staging/`, files of another generation) waits for a writable open.
+        guard !isReadOnly else { return }
         try restrictModes()
         try Store.wrapSystem {
             for name in FileSystem.contents(of: layout.directory) where name.hasPrefix(StoreMetadata.fileName + ".tmp-")
@@ -357,7 +373,8 @@ public final class Store: Sendable {
 
     /// Runs `body` with the writer connection (package-internal: features and the benchmarks).
     package func write<T>(_ body: (Connection) throws -> T) throws -> T {
-        try pool.write(body)
+        try refuseWhenReadOnly()
+        return try pool.write(body)
     }
 
     /// Runs `body` with a reader snapshot.

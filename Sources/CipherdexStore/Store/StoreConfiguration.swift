@@ -14,6 +14,15 @@ public struct StoreConfiguration: Sendable {
     /// memory only), so a cache that holds the working set makes encrypted reads as fast as
     /// plaintext ones. Allocated as pages are used.
     public var cacheSizeKiB: Int
+    /// Opens the store without writing anything (no lock file, log or clean-up is created or
+    /// changed): reads, searches, `verify`, `backup` and `export` work, and every write throws
+    /// `StoreError.permissionDenied` naming the store. For a store on read-only media (a backup
+    /// on a write-protected disk, a snapshot); an existing store on a file system mounted
+    /// read-only is opened this way without asking. Never creates a store. A store whose last
+    /// writable open did not end cleanly (a crash left its write-ahead log holding writes, a
+    /// creation or deletion half done, migrations of a newer build pending) needs a writable
+    /// open first (`permissionDenied`, saying so).
+    public var readOnly = false
     /// Features above the store whose tables it keeps (full-text search): set by
     /// `Store.open(_:features:)`, which `import Cipherdex`'s `Store.open` calls with search.
     package var features: [StoreFeature] = []

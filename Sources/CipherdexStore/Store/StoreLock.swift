@@ -16,8 +16,9 @@ final class StoreLock: Sendable {
 
     private let held = Mutex(Held())
 
-    /// Takes the lock for `layout`, or throws `storeLocked`.
-    init(layout: StoreLayout) throws {
+    /// Takes the lock for `layout`, or throws `storeLocked`. `readOnly` opens the lock file for
+    /// reading only (a read-only open writes nothing, and `flock` needs no write access).
+    init(layout: StoreLayout, readOnly: Bool = false) throws {
         try add(path: layout.directory, flags: O_RDONLY | O_DIRECTORY, layout: layout)
         let lockFileKind = FileKind.of(layout.lockFile)
         if lockFileKind.exists {
@@ -26,7 +27,8 @@ final class StoreLock: Sendable {
                     path: layout.directory,
                     reason: "\(layout.lockFile) is \(lockFileKind.description), not a regular file")
             }
-            try add(path: layout.lockFile, flags: O_RDWR | O_NONBLOCK | O_NOFOLLOW, layout: layout)
+            try add(
+                path: layout.lockFile, flags: (readOnly ? O_RDONLY : O_RDWR) | O_NONBLOCK | O_NOFOLLOW, layout: layout)
             held.withLock { $0.holdsLockFile = true }
         }
     }

@@ -109,6 +109,14 @@ package enum FileSystem {
         return bytes.overflow ? UInt64.max : bytes.partialValue
     }
 
+    /// Whether the file system holding `path` is mounted read-only (false when that cannot be
+    /// told).
+    static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return false }
+        return info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
     /// Whether the file system holding `path` has no block or no inode left for a new file
     /// (false when that cannot be told). SQLite's failed create of a `-wal` retries read-only,
     /// which loses the create's `errno`: this tells a full disk from damage afterwards.

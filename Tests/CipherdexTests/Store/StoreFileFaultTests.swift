@@ -115,16 +115,23 @@ final class StoreFileFaultTests: XCTestCase {
 
     // MARK: Permissions and space
 
+    /// A store on a file system mounted read-only opens read-only (StoreReadOnlyTests): a write
+    /// is `permissionDenied` naming the store, and nothing is created.
     func testReadOnlyStoreIsPermissionDeniedAndCreatesNothing() throws {
         try makeStore()
         let view = try Mounts.readOnlyView(of: path)
         mounts.append(view)
-        for _ in 0..<2 { assertOpenFails("permissionDenied", at: view) }
-        do {
-            _ = try Store.open(TestSupport.configuration(view, key: TestSupport.rawKey(1)))
-        } catch let error as StoreError {
-            XCTAssertTrue(error.errorDescription!.contains(view), "the error names the path: \(error)")
+        let before = TestSupport.snapshot(view)
+        for _ in 0..<2 {
+            let store = try Store.open(TestSupport.configuration(view, key: TestSupport.rawKey(1)))
+            XCTAssertTrue(store.isReadOnly)
+            XCTAssertThrowsError(try store.collection("notes").insert(JSONValue.object([:]), id: "new")) { error in
+                XCTAssertEqual((error as? StoreError)?.name, "permissionDenied", "\(error)")
+                XCTAssertTrue((error as? StoreError)?.errorDescription?.contains(view) == true, "\(error)")
+            }
+            store.close()
         }
+        XCTAssertEqual(TestSupport.snapshot(view) == before, true)
         Mounts.unmount(view)
         mounts.removeAll()
         try assertOpensWithEverything()

@@ -22,6 +22,7 @@ extension SearchLibrary {
         -> FolderSyncSummary
     {
         guard let store else { throw StoreError.closed }
+        try store.refuseWhenReadOnly()
         let root = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
         guard FileSystem.isDirectory(root) else { throw SearchError.notAFolder(folder) }
         let allowed = Set(

@@ -3,7 +3,8 @@ import Foundation
 extension SearchLibrary {
     /// Queues a job (replacing a queued job of the same UID) and makes sure workers run.
     func enqueue(_ job: IndexJob) throws {
-        guard store?.isOpen == true else { throw StoreError.closed }
+        guard let store, store.isOpen else { throw StoreError.closed }
+        try store.refuseWhenReadOnly()
         guard extractor(for: job.fileExtension) != nil else {
             throw SearchError.unsupportedFileType(job.fileExtension)
         }
