@@ -38,6 +38,7 @@ extension StoreConversionError: CodedError {
         case .cancelled: return "cancelled"
         case .insufficientSpace: return "insufficientSpace"
         case .alreadyEncrypted: return "alreadyEncrypted"
+        case .dataFolderElsewhere: return "dataFolderElsewhere"
         }
     }
 }

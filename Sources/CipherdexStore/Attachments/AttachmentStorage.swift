@@ -186,7 +186,12 @@ package struct AttachmentStorage {
             // Only files named as staged attachments are ours: anything else put in `staging/`
             // (a folder, another name) is left where it is.
             for name in staged where Self.isValidID(name) && FileKind.of(layout.staging + "/" + name).isRegular {
-                if recorded.contains(name) {
+                if recorded.contains(name) && FileKind.of(path(of: name)).isRegular {
+                    // Its file is in `attachments/` already (a conversion wrote this generation's
+                    // copy while the old one waited here): the staged one is stale, never
+                    // published over it.
+                    try FileSystem.removeFile(layout.staging + "/" + name)
+                } else if recorded.contains(name) {
                     try FileSystem.createDirectory(layout.attachments)
                     try publish(name)
                 } else {

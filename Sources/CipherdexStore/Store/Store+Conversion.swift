@@ -30,6 +30,10 @@ public enum StoreConversionError: Error, LocalizedError, Equatable, Sendable {
     case insufficientSpace(path: String, neededBytes: UInt64, availableBytes: UInt64)
     /// `encrypt` was asked of a store that is encrypted already.
     case alreadyEncrypted(path: String)
+    /// `attachments/` or `staging/` is a link to a folder elsewhere, or another file system's
+    /// mount point: the new copies would be written inside the store's folder, and the old ones
+    /// where the folder really is could not be removed safely (another store may share them).
+    case dataFolderElsewhere(path: String)
 
     /// One line, never key material.
     public var errorDescription: String? {
@@ -41,6 +45,9 @@ public enum StoreConversionError: Error, LocalizedError, Equatable, Sendable {
                 + "the store is unchanged"
         case .alreadyEncrypted(let path):
             return "\(path) is encrypted already (use reencrypt for a new data key)"
+        case .dataFolderElsewhere(let path):
+            return "\(path) is a link to a folder elsewhere or a mount point: move its files into the store's folder "
+                + "(a folder there) before converting the store; the store is unchanged"
         }
     }
 }
@@ -229,6 +236,9 @@ extension Store {
         }
         try refuseInsideTransaction("conversion")
         try refuseWhenReadOnly()
+        for folder in [layout.attachments, layout.staging] where Self.isElsewhere(folder, from: layout.directory) {
+            throw StoreConversionError.dataFolderElsewhere(path: folder)
+        }
         let rows = try Store.mappingDatabaseErrors {
             try pool.write { db in
                 try db.rows("SELECT id, length, content_hash FROM attachments ORDER BY id").compactMap {
@@ -360,6 +370,17 @@ extension Store {
             metadata.withLock { $0 = updated }
         }
         try faultPoint(.switched)
+    }
+
+    /// Whether `folder` is a symbolic link, or a directory on another file system than `directory`
+    /// (a mount point).
+    static func isElsewhere(_ folder: String, from directory: String) -> Bool {
+        var folderInfo = stat()
+        var directoryInfo = stat()
+        guard lstat(folder, &folderInfo) == 0 else { return false }
+        if (folderInfo.st_mode & S_IFMT) == S_IFLNK { return true }
+        guard stat(directory, &directoryInfo) == 0 else { return false }
+        return folderInfo.st_dev != directoryInfo.st_dev
     }
 
     /// Files in the attachments folder that no row names are not provably unneeded: they are

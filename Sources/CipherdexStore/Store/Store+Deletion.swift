@@ -77,7 +77,7 @@ extension Store {
             let path = layout.directory + "/" + name
             if path == layout.deletionTombstone || path == layout.lockFile || path == layout.metadata { continue }
             if FileSystem.isDirectory(path) {
-                try removeDataFolder(path)
+                try FileSystem.removeTree(path)
             } else {
                 try FileSystem.removeFile(path)
             }

@@ -10,30 +10,15 @@ extension Store {
             guard let generation = generationOfDataFile(name), generation != layout.generation else { continue }
             let path = layout.directory + "/" + name
             if FileSystem.isDirectory(path) {
-                try removeDataFolder(path)
+                // A link to a folder elsewhere goes, never what it points to: another store (a
+                // copy made with `cp -a`) may share that folder.
+                try FileSystem.removeTree(path)
             } else {
                 try FileSystem.removeFile(path)
             }
             removed = true
         }
         if removed { try FileSystem.syncDirectory(layout.directory) }
-    }
-
-    /// Removes an attachments or staging folder of the store. One that is a symbolic link to a
-    /// folder elsewhere (attachments kept on another disk) is emptied of the attachment files
-    /// in it (names of attachment ids, regular files: provably ours) before the link goes:
-    /// removing the link alone would leave every file, encrypted under a key the caller means
-    /// to retire, where the link pointed. Anything else in that folder is left.
-    static func removeDataFolder(_ path: String) throws {
-        guard case .symbolicLink = FileKind.of(path) else { return try FileSystem.removeTree(path) }
-        if FileSystem.isDirectory(path) {
-            for name in FileSystem.contents(of: path)
-            where AttachmentStorage.isValidID(name) && FileKind.of(path + "/" + name).isRegular {
-                try FileSystem.removeFile(path + "/" + name)
-            }
-            try FileSystem.syncDirectory(path)
-        }
-        try FileSystem.removeFile(path)
     }
 
     /// The generation a database file, its journal or WAL, or an attachments folder belongs to

@@ -173,16 +173,18 @@ public final class Store: Sendable {
 
     /// Refuses to create a store in a folder holding anything that is not provably ours: a create
     /// makes its lock file before anything else, so what a killed create (or an interrupted
-    /// delete) left comes with it; the half-built database (`store.db.creating…`) is ours by its
-    /// name alone. Names any program might use (`attachments/`, `staging/`) without the lock file
+    /// delete) left comes with it; the half-built database (`store.db.creating…`) and metadata
+    /// (`metadata.json.tmp-…`) are ours by their names alone. Names any program might use (`attachments/`, `staging/`) without the lock file
     /// are someone else's files, never adopted or removed.
     static func checkEmptyOrOurLeftovers(_ layout: StoreLayout) throws {
         let entries = FileSystem.contents(of: layout.directory)
         guard !entries.isEmpty else { return }
         let creatingName = String(layout.creatingDatabase.dropFirst(layout.directory.count + 1))
-        let onlyHalfBuiltDatabase = entries.allSatisfy { $0.hasPrefix(creatingName) }
+        let onlyHalfBuiltStore = entries.allSatisfy {
+            $0.hasPrefix(creatingName) || $0.hasPrefix(StoreMetadata.fileName + ".tmp-")
+        }
         guard entries.allSatisfy(StoreLayout.isOwned),
-            FileKind.of(layout.lockFile).isRegular || onlyHalfBuiltDatabase
+            FileKind.of(layout.lockFile).isRegular || onlyHalfBuiltStore
         else {
             throw StoreError.notAStore(
                 path: layout.directory, reason: "the directory is not empty and holds no Cipherdex store")
@@ -368,7 +370,9 @@ public final class Store: Sendable {
         try Store.mappingDatabaseErrors {
             try pool.write { try attachmentStorage.reconcile(db: $0) }
         }
-        try Store.wrapSystem { try Store.removeOtherGenerations(layout: layout) }
+        // Best effort: files of another generation are unneeded, and one that cannot be removed
+        // (a folder it cannot empty) must not keep a healthy store from opening.
+        try? Store.wrapSystem { try Store.removeOtherGenerations(layout: layout) }
     }
 
     /// Runs `body` with the writer connection (package-internal: features and the benchmarks).

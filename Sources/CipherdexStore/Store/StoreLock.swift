@@ -35,8 +35,10 @@ final class StoreLock: Sendable {
 
     /// Creates the lock file of a new store and takes it too (a lock file a killed `create` left
     /// is already held: it is taken once, never through a second descriptor).
+    /// A lock file the store's own deletion removed while this lock was held (a create that
+    /// finished an interrupted delete) is made again.
     func createLockFile(layout: StoreLayout) throws {
-        guard !held.withLock({ $0.holdsLockFile }) else { return }
+        guard !held.withLock({ $0.holdsLockFile }) || !FileKind.of(layout.lockFile).isRegular else { return }
         try add(path: layout.lockFile, flags: O_RDWR | O_CREAT | O_NOFOLLOW, layout: layout)
         held.withLock { $0.holdsLockFile = true }
     }

@@ -57,6 +57,9 @@ final class StoreDeletionTests: XCTestCase {
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2)))
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/metadata.json.deleted"))
         XCTAssertTrue(store.isEncrypted)
+        // The new store has its lock file (the deletion removed the old one): what a kill of
+        // this create leaves is provably ours.
+        XCTAssertTrue(FileKind.of(path + "/cipherdex.lock").isRegular)
         store.close()
         XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))))
     }

@@ -65,6 +65,9 @@ final class StoreLinkedFolderTests: XCTestCase {
             XCTAssertTrue(try store.removeAttachment(second))
             second = try store.addAttachment(Data("second attachment".utf8)).id
         }
+        XCTAssertThrowsError(try Store.reencrypt(configuration(), newKey: TestSupport.rawKey(2))) {
+            XCTAssertEqual($0 as? StoreConversionError, .dataFolderElsewhere(path: path + "/attachments"))
+        }
     }
 
     func testStagingLinkedToAnEmptyFolderOrAMountPointOpens() throws {
@@ -95,29 +98,60 @@ final class StoreLinkedFolderTests: XCTestCase {
         XCTAssertEqual(try store.attachmentData(id), Data("first attachment".utf8))
     }
 
-    func testReencryptionAndDeletionEmptyALinkedAttachmentsFolder() throws {
+    /// A conversion of a store whose `attachments/` is a link elsewhere is refused before anything
+    /// is written (the new copies would land in the store's folder, and the old ones where the
+    /// link points could not be removed safely: a `cp -a` copy of the store shares them).
+    /// `delete` removes the link, never what it points to.
+    func testALinkedAttachmentsFolderIsNeverEmptiedThroughTheLink() throws {
         let id = try makeStore()
         let elsewhere = TestSupport.temporaryPath("attachments-elsewhere")
         try FileManager.default.moveItem(atPath: path + "/attachments", toPath: elsewhere)
         XCTAssertEqual(symlink(elsewhere, path + "/attachments"), 0)
-        try Data("not the store's".utf8).write(to: URL(fileURLWithPath: elsewhere + "/README.txt"))
+        let before = Set(FileSystem.contents(of: path)).subtracting(["staging"])
+        XCTAssertThrowsError(try Store.reencrypt(configuration(), newKey: TestSupport.rawKey(2))) {
+            XCTAssertEqual($0 as? StoreConversionError, .dataFolderElsewhere(path: path + "/attachments"))
+        }
+        XCTAssertEqual(
+            Set(FileSystem.contents(of: path)).subtracting(["staging"]), before, "nothing of a new generation was written")
         XCTAssertEqual(attachmentFiles(in: elsewhere), [id])
 
-        try Store.reencrypt(configuration(), newKey: TestSupport.rawKey(2))
-        XCTAssertEqual(
-            attachmentFiles(in: elsewhere), [], "no file under the retired key is left where the link pointed")
-        XCTAssertEqual(FileSystem.contents(of: elsewhere), ["README.txt"])
-        let store = try Store.open(configuration(2))
+        // A copy made with `cp -a` shares the folder: deleting it leaves the original whole.
+        let copy = TestSupport.temporaryPath("copy")
+        XCTAssertEqual(Mounts.run(["cp", "-a", path, copy]), 0)
+        try Store.delete(at: copy)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: copy))
+        XCTAssertEqual(attachmentFiles(in: elsewhere), [id])
+        let store = try Store.open(configuration())
+        defer { store.close() }
         XCTAssertEqual(try store.attachmentData(id), Data("first attachment".utf8))
-        store.close()
+    }
 
-        // The new generation's folder linked elsewhere again, then the store deleted.
-        let current = path + "/attachments.1"
-        let second = TestSupport.temporaryPath("attachments-elsewhere-2")
-        try FileManager.default.moveItem(atPath: current, toPath: second)
-        XCTAssertEqual(symlink(second, current), 0)
-        try Store.delete(at: path)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
-        XCTAssertEqual(attachmentFiles(in: second), [], "delete removes the store's files where the link pointed")
+    /// A staged file whose attachment is already in `attachments/` (what a conversion's old
+    /// generation left in `staging/`) is stale: removed at the next open, never published over
+    /// the current file.
+    func testAStaleStagedCopyIsNeverPublishedOverTheCurrentFile() throws {
+        let id = try makeStore()
+        try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
+        try Data(repeating: 0x5A, count: 300).write(to: URL(fileURLWithPath: path + "/staging/" + id))
+        let store = try Store.open(configuration())
+        defer { store.close() }
+        XCTAssertEqual(try store.attachmentData(id), Data("first attachment".utf8))
+        XCTAssertFalse(FileSystem.exists(path + "/staging/" + id))
+        XCTAssertEqual(try store.verify().problems, [])
+    }
+
+    /// Files of another generation that cannot be removed (a mount point in their place) do not
+    /// keep the store from opening.
+    func testAnOtherGenerationThatCannotBeRemovedDoesNotLockTheStoreOut() throws {
+        let id = try makeStore()
+        let disk = try Mounts.tmpfs(size: 1 << 20)
+        defer { Mounts.unmount(disk) }
+        let stale = path + "/attachments.7"
+        try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: false)
+        guard Mounts.run(["mount", "--bind", disk, stale]) == 0 else { throw XCTSkip("cannot bind-mount here") }
+        defer { Mounts.run(["umount", stale]) }
+        let store = try Store.open(configuration())
+        defer { store.close() }
+        XCTAssertEqual(try store.attachmentData(id), Data("first attachment".utf8))
     }
 }

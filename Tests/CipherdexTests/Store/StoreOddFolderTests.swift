@@ -103,9 +103,6 @@ final class StoreOddFolderTests: XCTestCase {
         try assertOpensWithEverything(id)
     }
 
-    /// Only files named as staged attachments are the store's: a folder, a file of another name
-    /// or a link put in `staging/` (a backup made there, say) is left as it is, and the store
-    /// opens (the open failed on a folder, after deleting the files beside it).
     /// A folder holding only folders named as a store's (`attachments/`, `staging/`) but nothing
     /// a create of ours makes first (its lock file) is someone else's: never adopted, never
     /// emptied, whichever way the create is reached.
@@ -129,6 +126,14 @@ final class StoreOddFolderTests: XCTestCase {
     /// What a killed create left (its lock file first, then the folders) is ours: the next
     /// create removes it and makes the store.
     func testWhatAKilledCreateLeftIsRemovedByTheNextCreate() throws {
+        // Killed while writing its metadata, after finishing an interrupted delete (no lock file).
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: path + "/store.db.creating"))
+        try Data("{".utf8).write(to: URL(fileURLWithPath: path + "/metadata.json.tmp-1234"))
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+
         try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: path + "/cipherdex.lock"))
         try Data("partial".utf8).write(to: URL(fileURLWithPath: path + "/staging/0123"))
@@ -138,6 +143,9 @@ final class StoreOddFolderTests: XCTestCase {
         XCTAssertFalse(FileSystem.exists(path + "/store.db.creating"))
     }
 
+    /// Only files named as staged attachments are the store's: a folder, a file of another name
+    /// or a link put in `staging/` (a backup made there, say) is left as it is, and the store
+    /// opens (the open failed on a folder, after deleting the files beside it).
     func testForeignEntriesInStagingAreLeftAndTheStoreOpens() throws {
         let id = try makeStore()
         let staging = path + "/staging"
