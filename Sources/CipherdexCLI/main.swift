@@ -7,7 +7,12 @@ import Foundation
 /// First the process is made not dumpable: a crash writes no core file holding keys, decrypted
 /// pages or documents (and same-user processes cannot read its memory). Should the kernel refuse
 /// (it does not on Linux), the command runs as before.
+///
+/// SIGXFSZ is ignored: under a file-size limit (`ulimit -f`) a write past it then fails with
+/// `EFBIG`, which every write path reports as `fileTooLarge` (exit 18) and cleans up after (an
+/// export removes what it wrote), instead of the signal killing the process mid-write.
 try? CoreDumps.disable()
+signal(SIGXFSZ, SIG_IGN)
 do {
     exit(
         CipherdexCommandLine.run(try ProcessArguments.decoded(count: CommandLine.argc, values: CommandLine.unsafeArgv)))

@@ -67,4 +67,19 @@ final class BackupCommandTests: XCTestCase {
         check(try cli.run(["restore", path("missing"), path("new")]), 1)
         check(try cli.run(["backup", path("store")]), 64)
     }
+
+    /// A restore's refused destination is said as a restore's ("cannot restore to"), not as a
+    /// backup's ("cannot hold a backup").
+    func testARestoresRefusedDestinationIsWordedAsARestore() throws {
+        check(try cli.run(["create", path("store"), "--plaintext"]), 0)
+        check(try cli.run(["backup", path("store"), path("backup")]), 0)
+        try FileManager.default.createDirectory(atPath: path("real"), withIntermediateDirectories: false)
+        XCTAssertEqual(symlink(path("real"), path("link")), 0)
+        let restored = try cli.run(["restore", path("backup"), path("link")])
+        check(restored, 1)
+        XCTAssertTrue(
+            restored.stderr.hasPrefix("cipherdex: error: destinationNotAStore: cannot restore to \(path("link")): "),
+            restored.stderr)
+        XCTAssertFalse(restored.stderr.contains("backup"), restored.stderr)
+    }
 }

@@ -38,6 +38,22 @@ final class OutputFailureCommandTests: XCTestCase {
         XCTAssertEqual(slots.stdout.split(separator: "\n").count, 1, "the unseen recovery key's slot: \(slots.stdout)")
     }
 
+    /// `cat` on a full standard output is `diskFull` (18) like every other command's output (it
+    /// was an untyped `io`, exit 1).
+    func testCatToAFullStandardOutputIsDiskFull() throws {
+        XCTAssertEqual(try cli.run(["create", store] + key, environment: environment).status, 0)
+        let source = cli.directory + "/a.bin"
+        XCTAssertTrue(FileManager.default.createFile(atPath: source, contents: Data(repeating: 7, count: 200_000)))
+        let attached = try cli.run(["attach", store, source] + key, environment: environment)
+        XCTAssertEqual(attached.status, 0, attached.stderr)
+        let id = attached.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try cli.run(["cat", store, id] + key, environment: environment, launcher: toFullDisk)
+        XCTAssertEqual(result.status, 18, result.stderr)
+        XCTAssertTrue(
+            result.stderr.hasPrefix("cipherdex: error: diskFull: ") && result.stderr.contains("standard output"),
+            result.stderr)
+    }
+
     /// An error naming a path or argument holding control characters prints them as spaces on
     /// one line (an escape sequence in a name was played by the terminal).
     func testErrorMessagesCarryNoControlCharacters() throws {

@@ -413,6 +413,13 @@ final class SearchCommandTests: XCTestCase {
         XCTAssertTrue(
             try run(["add", "s", "a.pdf", "a.docx"]).stderr.hasPrefix("cipherdex: error: unsupportedFileType: "))
         XCTAssertEqual(try run(["status", "s"]).stdout, "", "a failed check stores nothing")
+        // A file without an extension is said to have none (it was "no text extractor for '.' files").
+        try writeText("README", "x")
+        let bare = try run(["add", "s", "README"])
+        XCTAssertEqual(bare.status, 1)
+        XCTAssertTrue(
+            bare.stderr.hasPrefix("cipherdex: error: unsupportedFileType: the file name has no extension"),
+            bare.stderr)
         let notAFolder = try run(["index", "s", "a.pdf"])
         XCTAssertEqual(notAFolder.status, 1)
         XCTAssertTrue(notAFolder.stderr.hasPrefix("cipherdex: error: notAFolder: "), notAFolder.stderr)

@@ -111,6 +111,65 @@ final class StoreFaultCommandTests: XCTestCase {
         try assertEverythingThere(id, as: Self.nobody)
     }
 
+    /// An attachment file nobody may read: `cat`, `export` and `verify` say `permissionDenied`
+    /// (17) naming the file — not an untyped `io` (1), and for `verify` not damage
+    /// (`storeCorrupted`, 15) — and the export leaves no plaintext.
+    func testAnUnreadableAttachmentFileIsPermissionDeniedNotDamage() throws {
+        try skipUnlessRootWithSetpriv()
+        let id = try makeStore()
+        let output = cli.directory + "/out"
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
+        XCTAssertEqual(chownTree(store, to: 65534) | chown(output, 65534, 65534), 0)
+        let file = store + "/attachments/" + id
+        XCTAssertEqual(chmod(file, 0), 0)
+        for command in [["cat", store, id], ["export", store, output + "/export", "--yes"], ["verify", store]] {
+            let result = try run(command, as: Self.nobody)
+            XCTAssertEqual(result.status, 17, "\(command): \(result.stdout) \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: permissionDenied: "), result.stderr)
+            XCTAssertTrue(result.stderr.contains(file), result.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output + "/export"), "the failed export's plaintext")
+        XCTAssertEqual(chmod(file, 0o600), 0)
+        try assertEverythingThere(id, as: Self.nobody)
+    }
+
+    /// `delete` of a store whose `attachments/` it may not empty is `permissionDenied` (17) naming
+    /// the file, not `ioError` (19, "the disk is failing"); once allowed, `delete` finishes.
+    func testDeleteThatMayNotEmptyAttachmentsIsPermissionDenied() throws {
+        try skipUnlessRootWithSetpriv()
+        let id = try makeStore()
+        XCTAssertEqual(chownTree(store, to: 65534), 0)
+        XCTAssertEqual(chmod(store + "/attachments", 0o500), 0)
+        let refused = try cli.run(["delete", store, "--yes"], launcher: Self.nobody)
+        XCTAssertEqual(refused.status, 17, refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.hasPrefix(
+                "cipherdex: error: permissionDenied: permission denied for \(store)/attachments/\(id)"),
+            refused.stderr)
+        XCTAssertEqual(chmod(store + "/attachments", 0o700), 0)
+        let deleted = try cli.run(["delete", store, "--yes"], launcher: Self.nobody)
+        XCTAssertEqual(deleted.status, 0, deleted.stderr)
+        // The folder itself stays: nobody may not remove entries of its root-owned parent.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store), [])
+    }
+
+    /// `delete` of a store folder nobody may search (mode 0400) is `permissionDenied` (17), as
+    /// `info` says, not `notAStore`; nothing is changed.
+    func testDeleteOfAStoreFolderItMayNotSearchIsPermissionDenied() throws {
+        try skipUnlessRootWithSetpriv()
+        let id = try makeStore()
+        XCTAssertEqual(chownTree(store, to: 65534), 0)
+        let before = files()
+        XCTAssertEqual(chmod(store, 0o400), 0)
+        let refused = try cli.run(["delete", store, "--yes"], launcher: Self.nobody)
+        XCTAssertEqual(refused.status, 17, refused.stderr)
+        XCTAssertTrue(refused.stderr.hasPrefix("cipherdex: error: permissionDenied: "), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains(store), refused.stderr)
+        XCTAssertEqual(chmod(store, 0o700), 0)
+        XCTAssertEqual(files(), before)
+        try assertEverythingThere(id, as: Self.nobody)
+    }
+
     private func chownTree(_ path: String, to uid: uid_t) -> Int32 {
         var status = chown(path, uid, gid_t(uid))
         let enumerator = FileManager.default.enumerator(atPath: path)

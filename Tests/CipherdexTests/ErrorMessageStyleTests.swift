@@ -22,6 +22,8 @@ final class ErrorMessageStyleTests: XCTestCase {
         AttachmentError.chunkAuthenticationFailed(id: "a1", chunkIndex: 2),
         AttachmentError.contentHashMismatch(id: "a1"),
         AttachmentError.sourceChanged(path: "/x", expectedBytes: 10, readBytes: 5),
+        AttachmentError.sourceSizeUnknown(path: "/proc/cpuinfo"), RegularFileError.sizeUnknown(path: "/proc/cpuinfo"),
+        StoreError.fileTooLarge(path: "/s/store.db"), SearchError.unsupportedFileType(""),
         AttachmentError.heldByFeature(id: "a1", feature: "search"),
         StoreAlreadyExists(path: "/s"),
         AttachmentError.rangeOutOfBounds(id: "a1", range: 0..<20, length: 10),

@@ -48,7 +48,14 @@ struct CatCommand: Command {
         defer { store.close() }
         let reader = try store.attachment(id)
         guard let range else {
-            try reader.write(toFileDescriptor: STDOUT_FILENO)
+            do {
+                try reader.write(toFileDescriptor: STDOUT_FILENO)
+            } catch AttachmentError.io(_, let operation, let code)
+                where operation == "write to output" || operation == "sync_file_range"
+            {
+                // Standard output's failure, typed as every command's output is (ENOSPC → 18).
+                throw Output.writeFailure(errno: code)
+            }
             return
         }
         // HTTP semantics, clamped without overflow: an END past the last byte means the last.

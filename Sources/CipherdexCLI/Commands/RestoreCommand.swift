@@ -36,8 +36,17 @@ struct RestoreCommand: Command {
             path: backup.path, keyProvider: try backup.key.provider(), createIfMissing: false)
         let line = BackupProgressLine()
         defer { line.finish() }
-        let summary = try Store.restore(
-            configuration, to: destination, replacingExistingStore: confirmed, progress: line.update)
+        let summary: BackupSummary
+        do {
+            summary = try Store.restore(
+                configuration, to: destination, replacingExistingStore: confirmed, progress: line.update)
+        } catch BackupError.destinationNotAStore(let path, let reason) {
+            // The library's wording is a backup's ("cannot hold a backup"); say it as a restore.
+            throw CLIError.failed(
+                code: BackupError.destinationNotAStore(path: path, reason: reason).name,
+                message: "cannot restore to \(path): \(reason) (give a new path, an empty directory, "
+                    + "or a store to replace with --yes)")
+        }
         line.finish()
         try Output.print("restored \(backup.path) to \(destination): \(summary.line)")
     }

@@ -9,7 +9,8 @@ struct VerifyCommand: Command {
 
         Reads every database page (each decrypted and its HMAC checked), runs SQLite's integrity
         check and authenticates every chunk of every attachment. Exits 15 (storeCorrupted) when
-        anything is wrong, naming each problem.
+        anything is wrong, naming each problem. A file it may not read is not damage: exit 17
+        (permissionDenied), naming the file.
 
         OPTIONS:
           --json                      print the report as JSON

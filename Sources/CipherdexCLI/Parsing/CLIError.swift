@@ -57,7 +57,7 @@ enum ExitStatus {
             case .storeCorrupted: return (error.name, storeCorrupted)
             case .storeLocked: return (error.name, storeLocked)
             case .permissionDenied: return (error.name, permissionDenied)
-            case .diskFull: return (error.name, diskFull)
+            case .diskFull, .fileTooLarge: return (error.name, diskFull)
             case .ioError: return (error.name, ioError)
             default: return (error.name, failure)
             }

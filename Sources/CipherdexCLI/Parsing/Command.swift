@@ -23,21 +23,31 @@ enum Output {
         try bytes.withUnsafeMutableBytes { try write(UnsafeRawBufferPointer($0)) }
     }
 
-    /// Writes raw bytes to standard output, all of them; a full disk is `diskFull` (exit 18), a
-    /// device's input/output error `ioError` (exit 19), a closed pipe (with SIGPIPE ignored) or
-    /// any other failure `io` (exit 1). Never a trap: what the command did stays done (a store's
-    /// change is committed before it is reported).
+    /// Writes raw bytes to standard output, all of them; a failure is typed by
+    /// `writeFailure(errno:)` (a full disk `diskFull`, exit 18; a device's input/output error
+    /// `ioError`, exit 19; a closed pipe, with SIGPIPE ignored, `io`, exit 1). Never a trap: what
+    /// the command did stays done (a store's change is committed before it is reported).
     static func write(_ bytes: UnsafeRawBufferPointer) throws {
         do {
             try standardOutput.writeAll(bytes)
         } catch let error as SystemError {
-            if error.errno == ENOSPC || error.errno == EDQUOT { throw StoreError.diskFull(path: "standard output") }
-            if error.errno == EIO {
-                throw StoreError.ioError(
-                    path: "standard output", reason: "write failed: \(String(cString: strerror(EIO)))")
-            }
-            throw CLIError.failed(
-                code: "io", message: "cannot write to standard output: \(String(cString: strerror(error.errno)))")
+            throw writeFailure(errno: error.errno)
+        }
+    }
+
+    /// The error for a write to standard output that failed with `code`, the same for every
+    /// command: a full disk or quota is `diskFull` (exit 18), a file-size limit `fileTooLarge`
+    /// (18), a device's input/output error `ioError` (19), anything else `io` (1).
+    static func writeFailure(errno code: Int32) -> Error {
+        switch code {
+        case ENOSPC, EDQUOT: return StoreError.diskFull(path: "standard output")
+        case EFBIG: return StoreError.fileTooLarge(path: "standard output")
+        case EIO:
+            return StoreError.ioError(
+                path: "standard output", reason: "write failed: \(String(cString: strerror(EIO)))")
+        default:
+            return CLIError.failed(
+                code: "io", message: "cannot write to standard output: \(String(cString: strerror(code)))")
         }
     }
 

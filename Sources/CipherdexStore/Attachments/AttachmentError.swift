@@ -40,6 +40,10 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     /// The file being added, at `path`, ended after `readBytes` of the `expectedBytes` it held
     /// when opened (it shrank while it was read); nothing was stored.
     case sourceChanged(path: String, expectedBytes: UInt64, readBytes: UInt64)
+    /// The file to add as an attachment, at `path`, reports a size of 0 bytes but has content (a
+    /// /proc or sysfs file, some FUSE files), so how much it holds cannot be known; nothing was
+    /// stored (copy it to a regular file and add that).
+    case sourceSizeUnknown(path: String)
     /// The attachment is held by a feature of the store (`feature`: the search index keeps each
     /// indexed document's stored original): it is not removed; remove what holds it instead.
     case heldByFeature(id: String, feature: String)
@@ -62,6 +66,7 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
         case .sourceNotRegularFile: return "sourceNotRegularFile"
         case .heldByFeature: return "attachmentHeld"
         case .sourceChanged: return "sourceChanged"
+        case .sourceSizeUnknown: return "sourceSizeUnknown"
         }
     }
 
@@ -102,6 +107,8 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
                 + "remove that document from it instead"
         case .sourceNotRegularFile(let path, let kind):
             return "cannot add \(path) as an attachment: it is \(kind), not a regular file"
+        case .sourceSizeUnknown(let path):
+            return "cannot add \(path) as an attachment: \(RegularFileError.sizeUnknownReason); nothing was stored"
         }
     }
 }

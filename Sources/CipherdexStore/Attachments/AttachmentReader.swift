@@ -33,28 +33,38 @@ public final class AttachmentReader: Sendable {
     /// holds the content itself, so its size must be `recordedLength` (when given): a file of
     /// another size is `truncated` or `trailingData` at once, never streamed to its end; whole
     /// reads are checked against `recordedContentHash` when given (`PlainContentCheck`).
+    ///
+    /// A file this process may not open (`EACCES`, `EPERM`) is `StoreError.permissionDenied`
+    /// naming its path, and a failing device (`EIO`) `StoreError.ioError`: the environment's
+    /// errors, not damage.
     init(
         id: String, path: String, masterKey: SecureBytes?, recordedLength: UInt64? = nil,
         recordedContentHash: [UInt8]? = nil, storeIsOpen: @escaping @Sendable () -> Bool = { true }
     ) throws {
         self.id = id
         self.storeIsOpen = storeIsOpen
-        if let masterKey {
-            let reader = try AttachmentCipherReader(path: path, attachmentID: id, masterKey: masterKey)
-            length = reader.length
-            source = Mutex(.encrypted(reader))
-        } else {
-            let fd = try AttachmentFileIO.openForReading(path: path, id: id)
-            let file = FileDescriptor(adopting: fd, path: path)
-            let size = try AttachmentFileIO.size(fd, id: id)
-            if let recordedLength, size < recordedLength {
-                throw AttachmentError.truncated(id: id, expectedBytes: recordedLength, actualBytes: size)
+        do {
+            if let masterKey {
+                let reader = try AttachmentCipherReader(path: path, attachmentID: id, masterKey: masterKey)
+                length = reader.length
+                source = Mutex(.encrypted(reader))
+            } else {
+                let fd = try AttachmentFileIO.openForReading(path: path, id: id)
+                let file = FileDescriptor(adopting: fd, path: path)
+                let size = try AttachmentFileIO.size(fd, id: id)
+                if let recordedLength, size < recordedLength {
+                    throw AttachmentError.truncated(id: id, expectedBytes: recordedLength, actualBytes: size)
+                }
+                if let recordedLength, size > recordedLength {
+                    throw AttachmentError.trailingData(id: id, expectedBytes: recordedLength, actualBytes: size)
+                }
+                length = size
+                source = Mutex(.plain(file, recordedHash: recordedContentHash))
             }
-            if let recordedLength, size > recordedLength {
-                throw AttachmentError.trailingData(id: id, expectedBytes: recordedLength, actualBytes: size)
-            }
-            length = size
-            source = Mutex(.plain(file, recordedHash: recordedContentHash))
+        } catch AttachmentError.io(_, let operation, let code) where operation == "open" {
+            let typed = StoreError.classifying(SystemError(operation: operation, path: path, errno: code))
+            if case .system = typed { throw AttachmentError.io(id: id, operation: operation, errno: code) }
+            throw typed
         }
     }
 

@@ -11,7 +11,9 @@ import Foundation
 /// `StoreError.diskFull` before a byte is written.
 ///
 /// The size comes from `fstat` of the opened descriptor, and no more than that many bytes are
-/// read: a file that grows while it is read is stored as it was when opened.
+/// read: a file that grows while it is read is stored as it was when opened. A file that reports
+/// 0 bytes but has content (a /proc or sysfs file) is refused (`AttachmentError.sourceSizeUnknown`)
+/// rather than stored empty.
 struct AttachmentSourceFile {
     /// The opened file.
     let file: FileDescriptor
@@ -25,10 +27,11 @@ struct AttachmentSourceFile {
             self.file = file
             self.size = UInt64(size)
         } catch let error as RegularFileError {
-            if case .notRegularFile(_, let kind) = error {
-                throw AttachmentError.sourceNotRegularFile(path: path, kind: kind)
+            switch error {
+            case .notRegularFile(_, let kind): throw AttachmentError.sourceNotRegularFile(path: path, kind: kind)
+            case .sizeUnknown: throw AttachmentError.sourceSizeUnknown(path: path)
+            default: throw error
             }
-            throw error
         } catch let error as SystemError where error.errno == ELOOP {
             throw AttachmentError.sourceNotRegularFile(path: path, kind: FileKind.of(path).description)
         } catch let error as SystemError {

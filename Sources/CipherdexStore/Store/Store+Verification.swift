@@ -2,7 +2,9 @@ extension Store {
     /// Reads every page of the database (each is decrypted and its HMAC checked by SQLCipher),
     /// runs SQLite's integrity check, and authenticates every chunk of every attachment (in an
     /// unencrypted store: hashes every attachment and compares the recorded content hash).
-    /// Problems are collected into the report rather than thrown. Inside a transaction (on its
+    /// Problems are collected into the report rather than thrown; the environment's errors are
+    /// thrown, not reported as damage (an attachment file this process may not open is
+    /// `StoreError.permissionDenied`, a failing disk `ioError`). Inside a transaction (on its
     /// thread) this throws `StoreError.insideTransaction`: the transaction's attachment files
     /// would look unrecorded.
     public func verify() throws -> VerificationReport {
@@ -147,7 +149,8 @@ extension Store {
 
     /// What is wrong with recorded attachment `id` (nil: every chunk authenticates and the length
     /// matches; in an unencrypted store, the content matches `recordedHash`, which has no tags).
-    /// A failing disk (`EIO`) is thrown, not reported: that is not damage.
+    /// A failing disk (`EIO`) or a file this process may not read (`EACCES`, `EPERM`) is thrown,
+    /// not reported: that is not damage.
     private func attachmentProblem(
         id: String, recordedLength: Int64, recordedHash: [UInt8]?, cancellation: WorkCancellation? = nil
     ) throws -> String? {
@@ -164,10 +167,17 @@ extension Store {
             return nil
         } catch let error as CancellationError {
             throw error
+        } catch let error as StoreError {
+            // The reader's own typing of a file it may not open (`permissionDenied`) or of a
+            // failing disk (`ioError`): the environment, not damage.
+            throw error
         } catch let error as AttachmentError {
             if case .io(_, let operation, let code) = error {
                 let failure = SystemError(operation: operation, path: storage.readablePath(of: id), errno: code)
-                if case .ioError = StoreError.classifying(failure) { throw StoreError.classifying(failure) }
+                switch StoreError.classifying(failure) {
+                case .ioError, .permissionDenied: throw StoreError.classifying(failure)
+                default: break
+                }
             }
             return "attachment \(id): \(error.errorDescription ?? "unreadable")"
         } catch {

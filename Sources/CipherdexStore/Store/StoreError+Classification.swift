@@ -4,14 +4,16 @@
 
 extension StoreError {
     /// The typed form of a failed system call: no permission (or a read-only file system), a
-    /// full disk (or quota) and a device's input/output error get their own cases, naming the
-    /// path; anything else stays `system`.
+    /// full disk (or quota), a file-size limit (`EFBIG`) and a device's input/output error get
+    /// their own cases, naming the path; anything else stays `system`.
     package static func classifying(_ error: SystemError) -> StoreError {
         switch error.errno {
         case EACCES, EPERM, EROFS:
             return .permissionDenied(path: error.path, reason: String(cString: strerror(error.errno)))
         case ENOSPC, EDQUOT:
             return .diskFull(path: error.path)
+        case EFBIG:
+            return .fileTooLarge(path: error.path)
         case EIO:
             return .ioError(path: error.path, reason: "\(error.operation) failed: \(String(cString: strerror(EIO)))")
         default:
@@ -20,12 +22,13 @@ extension StoreError {
     }
 
     /// The typed form of a database error that is about the environment rather than the data:
-    /// a full disk, missing permissions, a failing device (`EIO` behind an `SQLITE_IOERR`),
+    /// a full disk, a file-size limit, missing permissions, a failing device (`EIO` behind an `SQLITE_IOERR`),
     /// another process's lock. Nil for anything else.
     static func classifyingEnvironment(_ error: DatabaseError) -> StoreError? {
         let path = error.path.isEmpty ? "the database" : error.path
         switch error.systemErrno {
         case ENOSPC, EDQUOT: return .diskFull(path: path)
+        case EFBIG: return .fileTooLarge(path: path)
         case EACCES, EPERM, EROFS:
             return .permissionDenied(path: path, reason: String(cString: strerror(error.systemErrno)))
         case EIO where error.code == Connection.ioErrorCode:

@@ -19,6 +19,11 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// The disk (or the user's quota) holding the store is full: the write did not happen.
     /// Nothing committed is lost; free space and retry.
     case diskFull(path: String)
+    /// A write to `path` would make the file larger than this process may write (`EFBIG`: its
+    /// file-size limit, `RLIMIT_FSIZE` / `ulimit -f`, with SIGXFSZ ignored) or than the file
+    /// system allows: the write did not happen. Nothing committed is lost; raise the limit and
+    /// retry.
+    case fileTooLarge(path: String)
     /// The device holding `path` reported an input/output error (`EIO`): the disk or the
     /// file system is failing, not the data's encryption. What was committed before is kept;
     /// check the disk, then retry.
@@ -45,6 +50,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .closed: return "closed"
         case .permissionDenied: return "permissionDenied"
         case .diskFull: return "diskFull"
+        case .fileTooLarge: return "fileTooLarge"
         case .ioError: return "ioError"
         case .system: return "system"
         case .database: return "database"
@@ -70,6 +76,9 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             return "permission denied for \(path): \(reason)"
         case .diskFull(let path):
             return "the disk is full: cannot write \(path) (nothing committed is lost; free some space and retry)"
+        case .fileTooLarge(let path):
+            return "cannot write \(path): the file would exceed the largest size this process may write "
+                + "(its file-size limit, ulimit -f) or the file system allows (nothing committed is lost)"
         case .ioError(let path, let reason):
             return
                 "input/output error on \(path): \(reason) (the disk or file system is failing; nothing committed is lost)"

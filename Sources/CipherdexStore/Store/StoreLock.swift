@@ -16,11 +16,18 @@ final class StoreLock: Sendable {
 
     private let held = Mutex(Held())
 
-    /// Takes the lock for `layout`, or throws `storeLocked`. `readOnly` opens the lock file for
-    /// reading only (a read-only open writes nothing, and `flock` needs no write access).
+    /// Takes the lock for `layout`, or throws `storeLocked`; a lock file that cannot even be
+    /// looked at (`EACCES`) is `permissionDenied`, one that is not a regular file `notAStore`.
+    /// `readOnly` opens the lock file for reading only (a read-only open writes nothing, and
+    /// `flock` needs no write access).
     init(layout: StoreLayout, readOnly: Bool = false) throws {
         try add(path: layout.directory, flags: O_RDONLY | O_DIRECTORY, layout: layout)
         let lockFileKind = FileKind.of(layout.lockFile)
+        if case .unknown(let code) = lockFileKind, code != 0 {
+            // Not knowing what is there (a folder this process may not search: `EACCES`) is the
+            // environment's error, not proof that this is no store.
+            throw StoreError.classifying(SystemError(operation: "lstat", path: layout.lockFile, errno: code))
+        }
         if lockFileKind.exists {
             guard lockFileKind.isRegular else {
                 throw StoreError.notAStore(

@@ -79,13 +79,78 @@ package enum FileSystem {
         }
     }
 
-    /// Removes a directory tree if present.
+    /// Removes a directory tree if present, never following a symbolic link: a link, at `path`
+    /// or anywhere inside, is removed itself, never what it points to. The walk opens each
+    /// folder with `openat(O_NOFOLLOW)` and removes with `unlinkat`, so a failure is a
+    /// `SystemError` with the real `errno` (`EACCES` for a folder this process may not empty,
+    /// `EIO`…) naming the entry it failed on; what was removed before it stays removed.
     static func removeTree(_ path: String) throws {
-        guard exists(path) else { return }
-        do {
-            try FileManager.default.removeItem(atPath: path)
-        } catch {
-            throw SystemError(operation: "remove", path: path, errno: EIO)
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return }
+            throw SystemError(operation: "lstat", path: path, errno: errno)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            try removeFile(path)
+            return
+        }
+        let directory = try FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+        try removeContents(of: directory)
+        if rmdir(path) != 0 && errno != ENOENT {
+            throw SystemError(operation: "rmdir", path: path, errno: errno)
+        }
+    }
+
+    /// Removes everything inside the open directory `directory` (depth first, links not
+    /// followed); an entry that vanished meanwhile is skipped.
+    private static func removeContents(of directory: FileDescriptor) throws {
+        for name in try entryNames(of: directory) {
+            let path = directory.path + "/" + DirectoryEntries.escaped(name)
+            try (name + [0]).withUnsafeBufferPointer { bytes in
+                try bytes.withMemoryRebound(to: CChar.self) { raw in
+                    let name = raw.baseAddress!
+                    var info = stat()
+                    guard fstatat(directory.rawValue, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                        if errno == ENOENT { return }
+                        throw SystemError(operation: "fstatat", path: path, errno: errno)
+                    }
+                    let isDirectory = info.st_mode & S_IFMT == S_IFDIR
+                    if isDirectory {
+                        let fd = try FileDescriptor.retrying(operation: "open", path: path) {
+                            openat(directory.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                        }
+                        try removeContents(of: FileDescriptor(adopting: fd, path: path))
+                    }
+                    guard unlinkat(directory.rawValue, name, isDirectory ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT
+                    else {
+                        throw SystemError(operation: isDirectory ? "rmdir" : "unlink", path: path, errno: errno)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The names (raw bytes, without `.` and `..`) in the open directory `directory`, read
+    /// through a duplicate of its descriptor so that `directory` stays open and unmoved.
+    private static func entryNames(of directory: FileDescriptor) throws -> [[UInt8]] {
+        let copy = try FileDescriptor.retrying(operation: "dup", path: directory.path) {
+            fcntl(directory.rawValue, F_DUPFD_CLOEXEC, 0)
+        }
+        guard let stream = fdopendir(copy) else {
+            let code = errno
+            close(copy)
+            throw SystemError(operation: "fdopendir", path: directory.path, errno: code)
+        }
+        defer { closedir(stream) }
+        var names: [[UInt8]] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { throw SystemError(operation: "readdir", path: directory.path, errno: errno) }
+                return names
+            }
+            let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
         }
     }
 

@@ -13,12 +13,17 @@ import Foundation
 /// and its size taken from that same `fstat`, so what is checked is exactly what is read (no
 /// `stat`-then-`open` race). Symbolic links are followed: a link to a regular file is fine, and
 /// the check applies to its target. `O_NONBLOCK` is left set; it does nothing for regular files.
+///
+/// A file whose `fstat` size is 0 is read for one byte: a /proc or sysfs file (and some FUSE
+/// files) reports 0 bytes yet has content, and reading "its size" would silently give nothing.
+/// Such a file is refused with `RegularFileError.sizeUnknown`; a truly empty file reads nothing.
 extension FileDescriptor {
     /// Opens the existing regular file at `path` for reading and returns it with its size.
     ///
     /// - Throws: `SystemError` when `open` or `fstat` fails (`ENOENT`, `EACCES`, `ELOOP`…);
     ///   `RegularFileError.notRegularFile` for anything but a regular file (a socket, which
-    ///   `open` refuses with `ENXIO`, included); `RegularFileError.tooLarge` beyond `limit` bytes.
+    ///   `open` refuses with `ENXIO`, included); `RegularFileError.tooLarge` beyond `limit` bytes;
+    ///   `RegularFileError.sizeUnknown` for a file that reports 0 bytes but has content.
     package static func openRegularFile(path: String, limit: Int) throws -> (descriptor: FileDescriptor, size: Int) {
         let file: FileDescriptor
         do {
@@ -41,7 +46,22 @@ extension FileDescriptor {
         guard size <= UInt64(max(0, limit)) else {
             throw RegularFileError.tooLarge(path: path, size: size, limit: limit)
         }
+        if size == 0 { try file.checkEmpty() }
         return (file, Int(size))
+    }
+
+    /// Throws `RegularFileError.sizeUnknown` unless a read at the start of this file (whose
+    /// `fstat` size is 0) finds nothing. A read that would block (`EAGAIN`, the descriptor being
+    /// non-blocking) cannot tell either, and is refused the same way.
+    private func checkEmpty() throws {
+        var byte: UInt8 = 0
+        let count: Int
+        do {
+            count = try withUnsafeMutableBytes(of: &byte) { try read(into: $0) }
+        } catch let error as SystemError where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+            throw RegularFileError.sizeUnknown(path: path)
+        }
+        guard count == 0 else { throw RegularFileError.sizeUnknown(path: path) }
     }
 
     /// `fstat` of the descriptor.

@@ -143,6 +143,27 @@ final class AttachmentFileFaultTests: XCTestCase {
         XCTAssertEqual(try store.attachmentData(token.id), Self.content)
     }
 
+    /// A /proc file reports 0 bytes yet has content: adding it is `sourceSizeUnknown` and stores
+    /// nothing (it was stored as an empty attachment); an empty regular file is still added.
+    func testAProcFileIsSourceSizeUnknownAndNothingIsStored() throws {
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        for source in ["/proc/self/status", "/proc/cpuinfo"] where FileManager.default.isReadableFile(atPath: source) {
+            XCTAssertThrowsError(try store.addAttachment(fromFile: source)) { error in
+                XCTAssertEqual(error as? AttachmentError, .sourceSizeUnknown(path: source))
+            }
+            XCTAssertThrowsError(try store.transaction { try $0.addAttachment(fromFile: source) }) { error in
+                XCTAssertEqual(error as? AttachmentError, .sourceSizeUnknown(path: source))
+            }
+        }
+        XCTAssertEqual(try store.attachmentTokens(), [])
+        XCTAssertEqual(FileSystem.contents(of: path + "/staging"), [])
+        let empty = path + "-empty"
+        defer { unlink(empty) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))
+        XCTAssertEqual(try store.addAttachment(fromFile: empty).length, 0)
+    }
+
     /// A source that shrinks after it was opened is `sourceChanged` (a prefix of it was stored,
     /// and the add succeeded); one that grows is stored as it was when opened.
     func testASourceThatShrinksWhileReadIsSourceChangedAndOneThatGrowsIsCut() throws {

@@ -29,4 +29,16 @@ final class StoreErrorClassificationTests: XCTestCase {
         XCTAssertEqual(
             StoreError.classifying(corrupt).name, "storeCorrupted", "a stale errno does not make damage an I/O error")
     }
+
+    /// A write past the file-size limit (`EFBIG`, SIGXFSZ ignored) is `fileTooLarge` naming the
+    /// path, from a system call or from SQLite (which reports it as an I/O error with that errno).
+    func testEFBIGFromASystemCallOrSQLiteIsFileTooLargeNamingThePath() {
+        let system = StoreError.classifying(SystemError(operation: "write", path: "/s/staging/x", errno: EFBIG))
+        XCTAssertEqual(system, .fileTooLarge(path: "/s/staging/x"))
+        XCTAssertTrue(system.errorDescription!.contains("file-size limit"), system.errorDescription!)
+        let database = DatabaseError.sqlite(
+            code: Connection.ioErrorCode, extendedCode: 778, message: "disk I/O error", systemErrno: EFBIG,
+            path: "/s/store.db")
+        XCTAssertEqual(StoreError.classifying(database), .fileTooLarge(path: "/s/store.db"))
+    }
 }

@@ -34,6 +34,23 @@ final class RegularFileTests: XCTestCase {
         XCTAssertEqual(try FileSystem.readRegularFile(empty), [])
     }
 
+    /// A /proc file reports a size of 0 yet has content: refused as `sizeUnknown` (never read as
+    /// empty), while a truly empty file still reads as empty.
+    func testAProcFileThatReportsZeroBytesIsSizeUnknown() throws {
+        for path in ["/proc/self/status", "/proc/cpuinfo"] where FileManager.default.isReadableFile(atPath: path) {
+            XCTAssertEqual(FileSystem.size(path), 0, "\(path) no longer reports 0 bytes: the test proves nothing")
+            XCTAssertThrowsError(try FileDescriptor.openRegularFile(path: path, limit: 1 << 20)) { error in
+                XCTAssertEqual(error as? RegularFileError, .sizeUnknown(path: path))
+                XCTAssertTrue(
+                    (error as? RegularFileError)?.reason.contains("reports 0 bytes but has content") == true, "\(error)"
+                )
+            }
+        }
+        let empty = directory + "/empty"
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
+        XCTAssertEqual(try FileDescriptor.openRegularFile(path: empty, limit: 0).size, 0)
+    }
+
     func testFIFOIsRefusedWithoutBlocking() throws {
         let fifo = directory + "/fifo"
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
@@ -63,7 +80,9 @@ final class RegularFileTests: XCTestCase {
             raw.copyBytes(from: Array(socketPath.utf8) + [0])
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         XCTAssertEqual(bound, 0)
         assertNotRegular(socketPath, kind: "a socket")
@@ -73,7 +92,8 @@ final class RegularFileTests: XCTestCase {
         let big = directory + "/big"
         _ = FileManager.default.createFile(atPath: big, contents: Data(count: 5000))
         XCTAssertThrowsExactly(
-            RegularFileError.tooLarge(path: big, size: 5000, limit: 4096), try FileSystem.readRegularFile(big, limit: 4096))
+            RegularFileError.tooLarge(path: big, size: 5000, limit: 4096),
+            try FileSystem.readRegularFile(big, limit: 4096))
         XCTAssertEqual(try FileSystem.readRegularFile(big, limit: 5000).count, 5000)
         let missing = directory + "/missing"
         XCTAssertThrowsExactly(

@@ -4,7 +4,7 @@ import Foundation
 public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     /// A UID must be 1–1024 characters without control characters.
     case invalidUID(String)
-    /// No extractor handles this file extension.
+    /// No extractor handles this file extension (empty: the file name has none).
     case unsupportedFileType(String)
     /// The UID is not in the index.
     case documentNotFound(uid: String)
@@ -46,7 +46,10 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     public var errorDescription: String? {
         switch self {
         case .invalidUID(let uid): return "'\(uid.prefix(80))' is not a valid document UID"
-        case .unsupportedFileType(let ext): return "no text extractor for '.\(ext)' files"
+        case .unsupportedFileType(let ext):
+            return ext.isEmpty
+                ? "the file name has no extension, and the text extractor is chosen by it (such as .pdf or .txt)"
+                : "no text extractor for '.\(ext)' files"
         case .documentNotFound(let uid): return "no document '\(uid)' in the search index"
         case .notAFolder(let path): return "\(path) is not a folder"
         case .unreadable(let path, let reason): return "cannot read \(path): \(reason)"

@@ -218,7 +218,9 @@ extension SearchLibrary {
                 contentHash: [])
         }
         guard let extractor = extractor(for: job.fileExtension) else {
-            return failed("no text extractor for .\(job.fileExtension)", attachmentID, contentHash)
+            return failed(
+                SearchError.unsupportedFileType(job.fileExtension).errorDescription ?? "no text extractor",
+                attachmentID, contentHash)
         }
         let password = state.withLock { configuration.passwordProvider }?(job.uid)
         do {

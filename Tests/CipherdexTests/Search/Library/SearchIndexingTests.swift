@@ -46,9 +46,12 @@ final class SearchIndexingTests: XCTestCase {
     func testDamagedTruncatedEmptyAndLockedPDFs() throws {
         let good = makePDF(pages: ["a perfectly fine page about walruses"], title: "ok")
         _ = FileManager.default.createFile(atPath: files + "/good.pdf", contents: Data(good))
-        _ = FileManager.default.createFile(atPath: files + "/truncated.pdf", contents: Data(good.prefix(good.count / 2)))
-        _ = FileManager.default.createFile(atPath: files + "/garbage.pdf", contents: Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
-        _ = FileManager.default.createFile(atPath: files + "/empty.pdf", contents: Data(makePDF(pages: ["", ""], title: nil)))
+        _ = FileManager.default.createFile(
+            atPath: files + "/truncated.pdf", contents: Data(good.prefix(good.count / 2)))
+        _ = FileManager.default.createFile(
+            atPath: files + "/garbage.pdf", contents: Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
+        _ = FileManager.default.createFile(
+            atPath: files + "/empty.pdf", contents: Data(makePDF(pages: ["", ""], title: nil)))
         _ = FileManager.default.createFile(atPath: files + "/zero.pdf", contents: Data())
         for name in ["good.pdf", "truncated.pdf", "garbage.pdf", "empty.pdf", "zero.pdf"] {
             try store.library.add(fileAt: files + "/" + name)
@@ -68,6 +71,19 @@ final class SearchIndexingTests: XCTestCase {
         XCTAssertThrowsError(try store.library.add(fileAt: files + "/notes.docx")) { error in
             XCTAssertEqual(error as? SearchError, .unsupportedFileType("docx"))
         }
+    }
+
+    /// A /proc file (here through a link named `.txt`) reports 0 bytes yet has content: it fails,
+    /// saying its size cannot be known, instead of being indexed (and stored) as an empty page.
+    func testAProcFileFailsAsSizeUnknownInsteadOfBeingIndexedEmpty() throws {
+        XCTAssertEqual(symlink("/proc/self/status", files + "/status.txt"), 0)
+        try store.library.add(fileAt: files + "/status.txt")
+        store.library.waitUntilIdle()
+        guard case .failed(let reason) = try store.library.status(of: "status.txt") else {
+            return XCTFail("\(try store.library.status(of: "status.txt"))")
+        }
+        XCTAssertTrue(reason.contains("its size cannot be known"), reason)
+        XCTAssertEqual(try store.attachmentTokens(), [], "no stored copy")
     }
 
     func testPasswordProtectedPDFIsLockedUntilAPasswordIsProvided() throws {
@@ -94,7 +110,8 @@ final class SearchIndexingTests: XCTestCase {
         await store.library.idle()
         try store.library.add(fileAt: files + "/animals.pdf")
         await store.library.idle()
-        SearchLibraryTestSupport.writePDF(["otters hold hands", "beavers build lodges"], to: files, name: "animals.pdf")
+        SearchLibraryTestSupport.writePDF(
+            ["otters hold hands", "beavers build lodges"], to: files, name: "animals.pdf")
         try store.library.add(fileAt: files + "/animals.pdf")
         await store.library.idle()
         try store.library.remove(uid: "animals.pdf")
@@ -107,10 +124,12 @@ final class SearchIndexingTests: XCTestCase {
             seen,
             [
                 .started(uid: "animals.pdf"), .pageIndexed(uid: "animals.pdf", pageIndex: 0, pageCount: 2),
-                .pageIndexed(uid: "animals.pdf", pageIndex: 1, pageCount: 2), .finished(uid: "animals.pdf", pageCount: 2),
+                .pageIndexed(uid: "animals.pdf", pageIndex: 1, pageCount: 2),
+                .finished(uid: "animals.pdf", pageCount: 2),
                 .started(uid: "animals.pdf"), .unchanged(uid: "animals.pdf"),
                 .started(uid: "animals.pdf"), .pageIndexed(uid: "animals.pdf", pageIndex: 0, pageCount: 2),
-                .pageIndexed(uid: "animals.pdf", pageIndex: 1, pageCount: 2), .finished(uid: "animals.pdf", pageCount: 2),
+                .pageIndexed(uid: "animals.pdf", pageIndex: 1, pageCount: 2),
+                .finished(uid: "animals.pdf", pageCount: 2),
                 .removed(uid: "animals.pdf"),
             ])
         XCTAssertEqual(try store.attachmentTokens(), [], "replaced and removed copies are deleted")
@@ -120,7 +139,8 @@ final class SearchIndexingTests: XCTestCase {
         let folder = files + "/folder"
         SearchLibraryTestSupport.writePDF(["alpha page"], to: folder, name: "a.pdf")
         SearchLibraryTestSupport.writePDF(["bravo page"], to: folder + "/sub", name: "b.pdf")
-        _ = FileManager.default.createFile(atPath: folder + "/c.txt", contents: Data("charlie text\u{0C}second page delta".utf8))
+        _ = FileManager.default.createFile(
+            atPath: folder + "/c.txt", contents: Data("charlie text\u{0C}second page delta".utf8))
         _ = FileManager.default.createFile(atPath: folder + "/ignored.docx", contents: Data("x".utf8))
         var summary = try store.library.sync(folder: folder)
         store.library.waitUntilIdle()
@@ -136,7 +156,8 @@ final class SearchIndexingTests: XCTestCase {
         try FileManager.default.removeItem(atPath: folder + "/sub/b.pdf")
         SearchLibraryTestSupport.writePDF(["foxtrot page"], to: folder, name: "f.pdf")
         // Touched but identical content: re-checked by hash, not re-extracted.
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: folder + "/c.txt")
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: folder + "/c.txt")
         summary = try store.library.sync(folder: folder)
         store.library.waitUntilIdle()
         XCTAssertEqual(summary.added, ["f.pdf"])
@@ -177,7 +198,8 @@ final class SearchIndexingTests: XCTestCase {
         for document in 0..<24 {
             for page in 0..<4 {
                 let word = SampleCorpus.reference(document: document, page: page)
-                XCTAssertEqual(try store.library.search(word).documents, [corpus.documents[document].fileName: [page]], word)
+                XCTAssertEqual(
+                    try store.library.search(word).documents, [corpus.documents[document].fileName: [page]], word)
             }
         }
     }
@@ -199,7 +221,9 @@ final class SearchIndexingTests: XCTestCase {
 
     func testWholeRealWorldCorpusInBoundedTimeAndMemory() throws {
         guard let corpus = SearchLibraryTestSupport.corpusDirectory else { throw XCTSkip("PDF corpus not found") }
-        store.library.configure { $0.pdfExtraction = .isolated(IsolatedPDFExtractor.Limits(wallClockSeconds: 15, cpuSeconds: 15)) }
+        store.library.configure {
+            $0.pdfExtraction = .isolated(IsolatedPDFExtractor.Limits(wallClockSeconds: 15, cpuSeconds: 15))
+        }
         let start = Date()
         let summary = try store.library.sync(folder: corpus, allowedExtensions: ["pdf"])
         store.library.waitUntilIdle()

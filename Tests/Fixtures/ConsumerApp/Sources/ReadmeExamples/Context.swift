@@ -12,6 +12,7 @@ func restoreFromBackup() {}
 func fixPermissions(_ path: String) {}
 func freeSomeSpace() {}
 func checkTheDisk(_ path: String) {}
+func raiseTheFileSizeLimit(_ path: String) {}
 func readPassphrase() -> String { "a passphrase" }
 func consume(_ chunk: Data) {}
 func printOnce<Value>(_ value: Value) {}
