@@ -78,6 +78,7 @@ extension Store {
         content produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws -> AttachmentToken {
         guard isOpen else { throw StoreError.closed }
+        try refuseWhenReadOnly()
         let staged = try attachmentStorage.stage { sink in
             try withoutActuallyEscaping(sink) { sink in
                 try produce { bytes in

@@ -99,8 +99,8 @@ public final class Store: Sendable {
         // A folder this process may not read or search: say so, naming it (not "no store").
         try checkAccess(layout.directory, mode: R_OK | X_OK)
         // A store on a file system mounted read-only (a backup on write-protected media) opens
-        // read-only rather than not at all.
-        if FileKind.of(layout.metadata).isRegular && FileSystem.isOnReadOnlyFileSystem(layout.directory) {
+        // read-only rather than not at all (and what is wrong with one is said as for any store).
+        if FileSystem.isOnReadOnlyFileSystem(layout.directory) {
             configuration.readOnly = true
         }
         let lock = try StoreLock(layout: layout, readOnly: configuration.readOnly)

@@ -94,8 +94,12 @@ package enum FileSystem {
             try removeFile(path)
             return
         }
+        // Another file system mounted here is not emptied (what is on it may be anyone's), and
+        // a mount point cannot be removed: it is left as it is.
+        var parent = stat()
+        if lstat(FileSystem.parent(of: path), &parent) == 0 && parent.st_dev != info.st_dev { return }
         let directory = try FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
-        try removeContents(of: directory)
+        try removeContents(of: directory, device: info.st_dev)
         if rmdir(path) != 0 && errno != ENOENT {
             throw SystemError(operation: "rmdir", path: path, errno: errno)
         }
@@ -103,7 +107,7 @@ package enum FileSystem {
 
     /// Removes everything inside the open directory `directory` (depth first, links not
     /// followed); an entry that vanished meanwhile is skipped.
-    private static func removeContents(of directory: FileDescriptor) throws {
+    private static func removeContents(of directory: FileDescriptor, device: dev_t) throws {
         for name in try entryNames(of: directory) {
             let path = directory.path + "/" + DirectoryEntries.escaped(name)
             try (name + [0]).withUnsafeBufferPointer { bytes in
@@ -115,11 +119,16 @@ package enum FileSystem {
                         throw SystemError(operation: "fstatat", path: path, errno: errno)
                     }
                     let isDirectory = info.st_mode & S_IFMT == S_IFDIR
+                    // Never into another file system mounted inside (its mount point stays, and
+                    // so the folders holding it).
+                    if isDirectory && info.st_dev != device {
+                        throw SystemError(operation: "rmdir", path: path, errno: EBUSY)
+                    }
                     if isDirectory {
                         let fd = try FileDescriptor.retrying(operation: "open", path: path) {
                             openat(directory.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                         }
-                        try removeContents(of: FileDescriptor(adopting: fd, path: path))
+                        try removeContents(of: FileDescriptor(adopting: fd, path: path), device: device)
                     }
                     guard unlinkat(directory.rawValue, name, isDirectory ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT
                     else {

@@ -112,7 +112,8 @@ final class StoreLinkedFolderTests: XCTestCase {
             XCTAssertEqual($0 as? StoreConversionError, .dataFolderElsewhere(path: path + "/attachments"))
         }
         XCTAssertEqual(
-            Set(FileSystem.contents(of: path)).subtracting(["staging"]), before, "nothing of a new generation was written")
+            Set(FileSystem.contents(of: path)).subtracting(["staging"]), before,
+            "nothing of a new generation was written")
         XCTAssertEqual(attachmentFiles(in: elsewhere), [id])
 
         // A copy made with `cp -a` shares the folder: deleting it leaves the original whole.
@@ -153,5 +154,26 @@ final class StoreLinkedFolderTests: XCTestCase {
         let store = try Store.open(configuration())
         defer { store.close() }
         XCTAssertEqual(try store.attachmentData(id), Data("first attachment".utf8))
+    }
+
+    /// `delete` of a store whose `attachments/` is another file system's mount point leaves that
+    /// file system as it is (what is on it may be anyone's, and a mount point cannot be
+    /// removed), and deletes the rest.
+    func testDeleteLeavesAMountedAttachmentsFileSystemAlone() throws {
+        let id = try makeStore()
+        let disk = try Mounts.tmpfs(size: 4 << 20)
+        defer { Mounts.unmount(disk) }
+        try FileManager.default.removeItem(atPath: path + "/attachments")
+        try FileManager.default.createDirectory(atPath: path + "/attachments", withIntermediateDirectories: false)
+        guard Mounts.run(["mount", "--bind", disk, path + "/attachments"]) == 0 else {
+            throw XCTSkip("cannot bind-mount here")
+        }
+        defer { Mounts.run(["umount", path + "/attachments"]) }
+        try Data("not the store's".utf8).write(to: URL(fileURLWithPath: disk + "/README-mine.txt"))
+        try Data("ciphertext".utf8).write(to: URL(fileURLWithPath: disk + "/" + id))
+        try Store.delete(at: path)
+        XCTAssertFalse(FileSystem.exists(path + "/metadata.json"))
+        XCTAssertFalse(FileSystem.exists(path + "/store.db"))
+        XCTAssertEqual(FileSystem.contents(of: disk).sorted(), [id, "README-mine.txt"].sorted())
     }
 }

@@ -136,4 +136,53 @@ final class StoreReadOnlyTests: XCTestCase {
         XCTAssertEqual(try copy.library.search("theremin").rankedUIDs, ["visit"])
         XCTAssertFalse(copy.isReadOnly)
     }
+
+    func testAsyncAttachmentWritesAreRefusedToo() async throws {
+        _ = try populate()
+        let before = TestSupport.snapshot(path)
+        let store = try Store.open(configuration(readOnly: true))
+        defer { store.close() }
+        let file = TestSupport.temporaryPath("data.bin")
+        try Data("content".utf8).write(to: URL(fileURLWithPath: file))
+        for form in ["data", "file"] {
+            do {
+                if form == "data" {
+                    _ = try await store.addAttachmentAsync(Data("content".utf8))
+                } else {
+                    _ = try await store.addAttachmentAsync(fromFile: file)
+                }
+                XCTFail("\(form): written to a read-only store")
+            } catch {
+                XCTAssertEqual((error as? StoreError)?.name, "permissionDenied", "\(form): \(error)")
+            }
+        }
+        XCTAssertEqual(TestSupport.snapshot(path) == before, true, "nothing was staged")
+    }
+
+    /// A removal whose unlink a kill interrupted (its file still there, its id in
+    /// `attachment_removals`) is not damage for a read-only `verify` (a writable open finishes it).
+    func testAnInterruptedRemovalIsNotDamageReadOnly() throws {
+        let id = try populate()
+        let store = try Store.open(configuration(readOnly: false))
+        try store.write { db in
+            try db.execute("DELETE FROM attachments WHERE id = ?", [.text(id)])
+            try db.execute("INSERT INTO attachment_removals (id) VALUES (?)", [.text(id)])
+        }
+        store.close()
+        XCTAssertTrue(FileSystem.exists(path + "/attachments/" + id))
+        let readOnly = try Store.open(configuration(readOnly: true))
+        XCTAssertEqual(try readOnly.verify().problems, [])
+        readOnly.close()
+    }
+
+    /// On read-only media, a damaged store says what is wrong with it, as anywhere else.
+    func testADamagedStoreOnReadOnlyMediaSaysWhatIsWrong() throws {
+        _ = try populate()
+        try FileManager.default.removeItem(atPath: path + "/metadata.json")
+        try FileManager.default.createDirectory(atPath: path + "/metadata.json", withIntermediateDirectories: false)
+        let view = try Mounts.readOnlyView(of: path)
+        defer { Mounts.unmount(view) }
+        XCTAssertThrowsCase(
+            "metadataCorrupt", try Store.open(TestSupport.configuration(view, key: TestSupport.rawKey(1))))
+    }
 }
