@@ -88,6 +88,6 @@ extension Store {
             }
             try cancellation.check()
         }
-        return try commitStaged(staged, contentType: contentType, metadata: metadata)
+        return try commitStaged(staged, contentType: contentType, metadata: metadata, cancellation: cancellation)
     }
 }

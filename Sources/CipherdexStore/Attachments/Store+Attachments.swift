@@ -90,9 +90,11 @@ extension Store {
 
     /// Records a staged attachment and publishes its file, both while holding the writer;
     /// `beforePublishing` runs between the commit and the rename (tests start a removal there).
+    /// A `cancellation` set by the time the writer is held (an async add waited behind another
+    /// write) drops the staged file and throws `CancellationError`: nothing is recorded.
     func commitStaged(
         _ staged: AttachmentStorage.Staged, contentType: String?, metadata: [String: String],
-        beforePublishing: () -> Void = {}
+        cancellation: WorkCancellation? = nil, beforePublishing: () -> Void = {}
     ) throws -> AttachmentToken {
         let storage = attachmentStorage
         // Published before the writer is released, as a transaction's `afterCommit` does: whoever
@@ -100,6 +102,10 @@ extension Store {
         // on its way into `attachments/`.
         let id = try Store.mappingDatabaseErrors {
             try pool.write { db in
+                if cancellation?.isCancelled == true {
+                    unlink(staged.path)
+                    throw CancellationError()
+                }
                 let id = try db.transaction {
                     try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
                 }

@@ -3,7 +3,8 @@ import Foundation
 extension DocumentCollection {
     /// Inserts `value` encoded as JSON (through `JSONEncoder`); it must encode as an object.
     /// `Data` is taken as JSON text, as `insert(id:json:)` takes it (`JSONEncoder` would make it
-    /// a base64 string, which is never a document).
+    /// a base64 string, which is never a document); read it back with `get(id:)`, or decoded
+    /// into your own `Decodable` type.
     public func insert(_ value: some Encodable, id: String) throws {
         try insert(id: id, value: Self.documentValue(value))
     }

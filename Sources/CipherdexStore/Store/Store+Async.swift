@@ -32,9 +32,10 @@ extension Store {
         }
     }
 
-    /// The async form of `closeAndDelete()`, on Cipherdex's own queue.
+    /// The async form of `closeAndDelete()`, on the store's writer queue: a task cancelled while
+    /// it waits there behind another write gets `CancellationError`, and the store stays.
     public func closeAndDeleteAsync() async throws {
-        try await BlockingWork.run { _ in try self.closeAndDelete() }
+        try await BlockingWork.run(on: writerQueue) { _ in try self.closeAndDelete() }
     }
 
     /// The async form of `delete(at:)`, on Cipherdex's own queue.

@@ -95,6 +95,10 @@ extension Store {
         _ configuration: StoreConfiguration, newKey: KeyProvider?, progress: ConversionProgressHandler?,
         cancellation: WorkCancellation?
     ) throws -> [StoreInfo.KeyslotInfo] {
+        // An unencrypted store opened without a key would say `keyRequired`.
+        if recordedEncryption(at: configuration.path) == false {
+            throw StoreError.notEncrypted(path: configuration.path)
+        }
         guard let opening = configuration.keyProvider else { throw EncryptionError.keyRequired }
         return try convert(
             configuration, target: .encrypted(newKey ?? opening), progress: progress, cancellation: cancellation,
@@ -151,11 +155,12 @@ extension Store {
     static func decrypt(
         _ configuration: StoreConfiguration, progress: ConversionProgressHandler?, cancellation: WorkCancellation?
     ) throws {
-        guard configuration.keyProvider != nil else { throw EncryptionError.keyRequired }
-        // An unencrypted store opened with a key would say `keyUnexpected`.
+        // An unencrypted store, with a key or without, is said to be not encrypted (not
+        // `keyUnexpected` or `keyRequired`).
         if recordedEncryption(at: configuration.path) == false {
             throw StoreError.notEncrypted(path: configuration.path)
         }
+        guard configuration.keyProvider != nil else { throw EncryptionError.keyRequired }
         _ = try convert(
             configuration, target: .plaintext, progress: progress, cancellation: cancellation, faultPoint: { _ in })
     }

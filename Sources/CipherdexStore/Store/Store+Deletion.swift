@@ -61,6 +61,8 @@ extension Store {
     /// Deletes this store's files after closing it. Inside a transaction or a read (on its
     /// thread) this throws `StoreError.insideTransaction` and changes nothing.
     public func closeAndDelete() throws {
+        // A closed handle no longer owns the path: another store may be there now.
+        guard isOpen else { throw StoreError.closed }
         try refuseInsideTransaction("closeAndDelete()")
         try refuseWhenReadOnly()
         // Inside a read the store would close (once the read ends) and the delete find it still

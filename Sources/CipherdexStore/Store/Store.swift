@@ -31,7 +31,7 @@ public final class Store: Sendable {
     let backupHolds = BackupHolds()
     /// The serial queue on which the async forms of writes run (GRDB's writer queue), so that
     /// waiting for the writer never blocks a thread of Swift's cooperative pool.
-    let writerQueue = DispatchQueue(label: "cipherdex.store.writer", qos: .userInitiated)
+    package let writerQueue = DispatchQueue(label: "cipherdex.store.writer", qos: .userInitiated)
     /// What opening and closing change: the held lock (nil once closed), what features keep per
     /// open store (the search library, by feature identifier), and the keyslot the key given to
     /// `open` unwrapped (nil when unencrypted; what `rotateKey` replaces).

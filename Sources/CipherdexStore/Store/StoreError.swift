@@ -69,7 +69,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .notAStore(let path, let reason):
             return "\(path) is not a Cipherdex store: \(reason)"
         case .notEncrypted(let path):
-            return "the store at \(path) is not encrypted: it has no key to rotate"
+            return "the store at \(path) is not encrypted: it has no key to change (encrypt it first)"
         case .closed:
             return "the store is closed"
         case .permissionDenied(let path, let reason):

@@ -191,3 +191,65 @@ final class StoreMaintenanceAsyncTests: XCTestCase {
         }
     }
 }
+
+/// Async writes that wait behind another write: a task cancelled meanwhile gets
+/// `CancellationError` and nothing is done (README's cancellation table); a closed handle never
+/// deletes what is at its path now; an unencrypted store's conversions say it is not encrypted.
+final class StoreQueuedWriteCancellationTests: XCTestCase {
+    func testWritesCancelledWhileQueuedBehindAnotherDoNothing() async throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        try store.library.add(data: Data("the ocarina".utf8), uid: "h.txt", fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        let attachmentsBefore = try store.read { try $0.scalar("SELECT count(*) FROM attachments")?.integerValue }
+        let holding = Task { try await store.performTransaction { _ in _ = usleep(600_000) } }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let tasks: [(String, Task<Void, any Error>)] = [
+            ("setTokenizerAsync", Task { try await store.library.setTokenizerAsync(.englishStemming) }),
+            ("removeAsync", Task { _ = try await store.library.removeAsync(uid: "h.txt") }),
+            ("addAttachmentAsync", Task { _ = try await store.addAttachmentAsync(Data("queued".utf8)) }),
+            ("closeAndDeleteAsync", Task { try await store.closeAndDeleteAsync() }),
+        ]
+        try await Task.sleep(nanoseconds: 100_000_000)
+        for (_, task) in tasks { task.cancel() }
+        for (name, task) in tasks {
+            do {
+                try await task.value
+                XCTFail("\(name) was done despite the cancellation")
+            } catch {
+                XCTAssertTrue(error is CancellationError, "\(name): \(error)")
+            }
+        }
+        try await holding.value
+        XCTAssertTrue(store.isOpen)
+        XCTAssertEqual(try store.library.tokenizer(), .standard)
+        XCTAssertEqual(try store.library.search("ocarina").rankedUIDs, ["h.txt"])
+        XCTAssertEqual(
+            try store.read { try $0.scalar("SELECT count(*) FROM attachments")?.integerValue }, attachmentsBefore)
+        XCTAssertEqual(FileSystem.contents(of: path + "/staging").filter { !$0.hasPrefix(".") }, [])
+    }
+
+    func testAClosedHandleNeverDeletesTheStoreNowAtItsPath() throws {
+        let path = TestSupport.temporaryPath()
+        let first = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        first.close()
+        try Store.delete(at: path)
+        let second = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2)))
+        try second.createCollection("notes").insert(JSONValue.object([:]), id: "kept")
+        second.close()
+        XCTAssertThrowsCase("closed", try first.closeAndDelete())
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(2)))
+        defer { reopened.close() }
+        XCTAssertNotNil(try reopened.collection("notes").get(id: "kept"))
+    }
+
+    func testConversionsOfAnUnencryptedStoreSayItIsNotEncrypted() throws {
+        let path = TestSupport.temporaryPath()
+        try Store.open(TestSupport.configuration(path, key: nil)).close()
+        for key in [nil, TestSupport.rawKey(1)] as [KeyProvider?] {
+            XCTAssertThrowsCase("notEncrypted", try Store.reencrypt(TestSupport.configuration(path, key: key)))
+            XCTAssertThrowsCase("notEncrypted", try Store.decrypt(TestSupport.configuration(path, key: key)))
+        }
+    }
+}

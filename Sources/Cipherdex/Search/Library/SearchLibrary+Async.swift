@@ -45,7 +45,7 @@ extension SearchLibrary {
     /// The async form of `remove(uid:)`.
     @discardableResult
     public func removeAsync(uid: String) async throws -> Bool {
-        try await BlockingWork.run { _ in try self.remove(uid: uid) }
+        try await runOnWriterQueue { try self.remove(uid: uid) }
     }
 
     /// The async form of `search(_:options:)`. A task cancelled while the search runs stops its
@@ -60,6 +60,14 @@ extension SearchLibrary {
     /// never on Swift's cooperative pool (a task cancelled before it started gets
     /// `CancellationError`; once started, the rebuild commits or rolls back as a whole).
     public func setTokenizerAsync(_ tokenizer: SearchTokenizerKind) async throws {
-        try await BlockingWork.run { _ in try self.setTokenizer(tokenizer) }
+        try await runOnWriterQueue { try self.setTokenizer(tokenizer) }
+    }
+
+    /// Runs a write on the store's serial writer queue, as the store's own async writes do: a
+    /// task cancelled while it waits there behind another write gets `CancellationError` and
+    /// nothing is done.
+    private func runOnWriterQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        guard let store else { throw StoreError.closed }
+        return try await BlockingWork.run(on: store.writerQueue) { _ in try body() }
     }
 }

@@ -37,17 +37,52 @@ public struct SearchPreview: Codable, Sendable, Equatable {
 
 extension SearchPreview {
     /// `matchRanges` as ranges of `preview`'s own indices, for highlighting in Swift
-    /// (`preview[range]`, `AttributedString`); a range that does not fit `preview` (there is
-    /// none unless the value was edited) is left out.
+    /// (`preview[range]`, `AttributedString`): each widened to whole characters (a match that
+    /// starts or ends inside one, as the pairs of a Thai or CJK word can, takes all of it), and
+    /// overlapping or touching ones merged, in order. A range that does not fit `preview` (there
+    /// is none unless the value was edited) is left out.
     public var matchedRanges: [Range<String.Index>] {
-        let utf16 = preview.utf16
-        return matchRanges.compactMap { pair in
-            guard pair.count == 2, pair[0] >= 0, pair[0] <= pair[1], pair[1] <= utf16.count,
-                let start = utf16.index(utf16.startIndex, offsetBy: pair[0], limitedBy: utf16.endIndex),
-                let end = utf16.index(utf16.startIndex, offsetBy: pair[1], limitedBy: utf16.endIndex),
-                let lower = start.samePosition(in: preview), let upper = end.samePosition(in: preview)
-            else { return nil }
-            return lower..<upper
+        let length = preview.utf16.count
+        var widened: [Range<String.Index>] = []
+        for pair in matchRanges {
+            guard pair.count == 2, pair[0] >= 0, pair[0] <= pair[1], pair[1] <= length else { continue }
+            let lower = String.Index(utf16Offset: pair[0], in: preview)
+            let upper = String.Index(utf16Offset: pair[1], in: preview)
+            // Down to the start of the character holding `lower`, up to the end of the one
+            // holding the last unit before `upper`.
+            let low = Self.characterStart(containing: lower, in: preview)
+            let high = upper == lower ? low : Self.characterEnd(containing: upper, in: preview)
+            widened.append(low..<max(low, high))
         }
+        widened.sort { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<String.Index>] = []
+        for range in widened {
+            if let last = merged.last, range.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
+    }
+
+    /// The start of the character of `text` that holds the position `index` (itself when a
+    /// character starts there).
+    private static func characterStart(containing index: String.Index, in text: String) -> String.Index {
+        var start = text.startIndex
+        while start < text.endIndex {
+            let next = text.index(after: start)
+            if next > index { return start }
+            start = next
+        }
+        return text.endIndex
+    }
+
+    /// The end of the character of `text` that holds the unit just before `index` (`index`
+    /// itself when a character ends there).
+    private static func characterEnd(containing index: String.Index, in text: String) -> String.Index {
+        var end = text.startIndex
+        while end < index && end < text.endIndex { end = text.index(after: end) }
+        return end
     }
 }

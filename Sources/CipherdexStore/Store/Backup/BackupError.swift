@@ -50,7 +50,7 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
         case .destinationIsAnotherStore(let path):
             return "\(path) holds a store that is not a backup of this one; it is left as it is"
         case .destinationExists(let path):
-            return "\(path) already holds a store; confirm to replace it (--yes)"
+            return "\(path) already holds a store; confirm to replace it (replacingExistingStore; --yes in the CLI)"
         case .destinationOverlapsStore(let path, let store):
             return "\(path) overlaps the store \(store) (one inside the other); give a path outside it"
         case .insufficientSpace(let path, let needed, let available):

@@ -24,9 +24,26 @@ final class SearchPreviewRangesTests: XCTestCase {
 
     func testRangesThatDoNotFitArePassedOver() {
         let text = "😀 word"
-        // Past the end, reversed, not a pair, inside the emoji's surrogate pair.
-        let value = preview(text, [[3, 7], [3, 99], [5, 4], [1], [1, 2], [-1, 2]])
+        // Past the end, reversed, not a pair, negative.
+        let value = preview(text, [[3, 7], [3, 99], [5, 4], [1], [-1, 2]])
         XCTAssertEqual(value.matchedRanges.map { String(text[$0]) }, ["word"])
+    }
+
+    /// A match that starts or ends inside a character (the pairs of a Thai word, whose vowel and
+    /// tone marks are code points of their own; half of an emoji's surrogate pair) takes the
+    /// whole character; overlapping ranges become one.
+    func testRangesInsideCharactersAreWidenedAndMerged() {
+        let thai = "ผมชอบกินข้าวผัด"
+        let word = NSRange(thai.range(of: "กิน")!, in: thai)
+        // The pairs "กิ" and "ิน" (the second starts on the vowel mark).
+        let pairs = [[word.location, word.location + 2], [word.location + 1, word.location + 3]]
+        XCTAssertEqual(preview(thai, pairs).matchedRanges.map { String(thai[$0]) }, ["กิน"])
+        let emoji = "😀 word"
+        XCTAssertEqual(preview(emoji, [[1, 2]]).matchedRanges.map { String(emoji[$0]) }, ["😀"])
+        let tone = "ภาษาที่สวย"
+        let that = NSRange(tone.range(of: "ที่")!, in: tone)
+        XCTAssertEqual(
+            preview(tone, [[that.location + 1, that.location + 3]]).matchedRanges.map { String(tone[$0]) }, ["ที่"])
     }
 
     func testASearchsRangesHighlightTheQueryWord() throws {
