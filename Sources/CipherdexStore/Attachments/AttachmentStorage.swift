@@ -189,8 +189,9 @@ package struct AttachmentStorage {
                 if recorded.contains(name) && FileKind.of(path(of: name)).isRegular {
                     // Its file is in `attachments/` already (a conversion wrote this generation's
                     // copy while the old one waited here): the staged one is stale, never
-                    // published over it.
-                    try FileSystem.removeFile(layout.staging + "/" + name)
+                    // published over it. Best effort: one that cannot be removed is never read (the
+                    // published file comes first) and must not keep the store from opening.
+                    try? FileSystem.removeFile(layout.staging + "/" + name)
                 } else if recorded.contains(name) {
                     try FileSystem.createDirectory(layout.attachments)
                     try publish(name)

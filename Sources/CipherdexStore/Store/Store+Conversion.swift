@@ -377,15 +377,15 @@ extension Store {
         try faultPoint(.switched)
     }
 
-    /// Whether `folder` is a symbolic link, or a directory on another file system than `directory`
-    /// (a mount point).
+    /// Whether `folder` is a symbolic link, a directory on another file system than `directory`,
+    /// or a mount point (a bind mount of a folder elsewhere has the same `st_dev`).
     static func isElsewhere(_ folder: String, from directory: String) -> Bool {
         var folderInfo = stat()
         var directoryInfo = stat()
         guard lstat(folder, &folderInfo) == 0 else { return false }
         if (folderInfo.st_mode & S_IFMT) == S_IFLNK { return true }
         guard stat(directory, &directoryInfo) == 0 else { return false }
-        return folderInfo.st_dev != directoryInfo.st_dev
+        return folderInfo.st_dev != directoryInfo.st_dev || MountPoints.isMountPoint(FileSystem.resolvedPath(folder))
     }
 
     /// Files in the attachments folder that no row names are not provably unneeded: they are

@@ -73,16 +73,28 @@ extension Store {
         try Store.delete(at: path)
     }
 
-    /// Removes every owned file, the tombstone and the lock file last.
+    /// Removes every owned file, the tombstone and the lock file last: only once the folder,
+    /// listed again, holds nothing else of the store's (a listing that fails is an error, never
+    /// "nothing there"), since the tombstone and the lock file are what proves the rest ours.
+    /// Another file system mounted in the store's folder is left as it is.
     static func removeStoreFiles(layout: StoreLayout) throws {
-        for name in FileSystem.contents(of: layout.directory) where StoreLayout.isOwned(name) {
+        func remaining() throws -> [String] {
+            try FileSystem.entries(of: layout.directory).filter { name in
+                let path = layout.directory + "/" + name
+                return StoreLayout.isOwned(name) && path != layout.deletionTombstone && path != layout.lockFile
+                    && path != layout.metadata && !MountPoints.isMountPoint(FileSystem.resolvedPath(path))
+            }
+        }
+        for name in try remaining() {
             let path = layout.directory + "/" + name
-            if path == layout.deletionTombstone || path == layout.lockFile || path == layout.metadata { continue }
             if FileSystem.isDirectory(path) {
                 try FileSystem.removeTree(path)
             } else {
                 try FileSystem.removeFile(path)
             }
+        }
+        if let left = try remaining().first {
+            throw SystemError(operation: "remove", path: layout.directory + "/" + left, errno: EBUSY)
         }
         try FileSystem.syncDirectory(layout.directory)
         try FileSystem.removeFile(layout.deletionTombstone)

@@ -116,7 +116,12 @@ public final class Store: Sendable {
         }
         if configuration.readOnly { throw readOnlyFindsNoStore(layout) }
         if FileSystem.exists(layout.deletionTombstone) {
-            // A delete was interrupted after its first step: the store is gone; finish the job.
+            // A delete was interrupted after its first step: the store is gone; an open that may
+            // create one finishes the job (any other fails and changes nothing).
+            guard configuration.createIfMissing else {
+                throw StoreError.notAStore(
+                    path: layout.directory, reason: "its deletion was interrupted (delete it again, or create a store)")
+            }
             try checkAccess(layout.directory, mode: W_OK | X_OK)
             try wrapSystem { try removeStoreFiles(layout: layout) }
         } else if FileSystem.contents(of: layout.directory).contains(where: Store.isDatabaseOfAnyGeneration) {
@@ -132,6 +137,8 @@ public final class Store: Sendable {
     /// Whether a store (possibly a damaged one) exists at `path`.
     public static func exists(at path: String) -> Bool {
         let layout = StoreLayout(directory: path)
+        // A deletion's tombstone says the store is gone (the next open finishes removing it).
+        if FileSystem.exists(layout.deletionTombstone) && !FileSystem.exists(layout.metadata) { return false }
         return FileSystem.exists(layout.metadata)
             || FileSystem.contents(of: layout.directory).contains(where: Store.isDatabaseOfAnyGeneration)
     }

@@ -31,7 +31,7 @@ extension StoreError {
         case EFBIG: return .fileTooLarge(path: path)
         case EACCES, EPERM, EROFS:
             return .permissionDenied(path: path, reason: String(cString: strerror(error.systemErrno)))
-        case EIO where error.code == Connection.ioErrorCode:
+        case EIO where error.code == Connection.ioErrorCode || error.code == Connection.cantOpenCode:
             return .ioError(path: path, reason: "the database reports: \(error.errorDescription ?? "I/O error")")
         default: break
         }

@@ -94,12 +94,16 @@ package enum FileSystem {
             try removeFile(path)
             return
         }
-        // Another file system mounted here is not emptied (what is on it may be anyone's), and
-        // a mount point cannot be removed: it is left as it is.
+        // Another file system mounted here (a bind mount of a folder elsewhere too) is not
+        // emptied, what is on it may be anyone's, and a mount point cannot be removed: it is left
+        // as it is.
         var parent = stat()
         if lstat(FileSystem.parent(of: path), &parent) == 0 && parent.st_dev != info.st_dev { return }
+        let resolved = resolvedPath(path)
+        let mounts = MountPoints.atOrBelow(resolved)
+        if mounts.contains(resolved) { return }
         let directory = try FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
-        try removeContents(of: directory, device: info.st_dev)
+        try removeContents(of: directory, device: info.st_dev, resolved: resolved, mounts: mounts)
         if rmdir(path) != 0 && errno != ENOENT {
             throw SystemError(operation: "rmdir", path: path, errno: errno)
         }
@@ -107,9 +111,12 @@ package enum FileSystem {
 
     /// Removes everything inside the open directory `directory` (depth first, links not
     /// followed); an entry that vanished meanwhile is skipped.
-    private static func removeContents(of directory: FileDescriptor, device: dev_t) throws {
+    private static func removeContents(
+        of directory: FileDescriptor, device: dev_t, resolved: String, mounts: Set<String>
+    ) throws {
         for name in try entryNames(of: directory) {
             let path = directory.path + "/" + DirectoryEntries.escaped(name)
+            let resolvedEntry = resolved + "/" + String(decoding: name, as: UTF8.self)
             try (name + [0]).withUnsafeBufferPointer { bytes in
                 try bytes.withMemoryRebound(to: CChar.self) { raw in
                     let name = raw.baseAddress!
@@ -121,14 +128,16 @@ package enum FileSystem {
                     let isDirectory = info.st_mode & S_IFMT == S_IFDIR
                     // Never into another file system mounted inside (its mount point stays, and
                     // so the folders holding it).
-                    if isDirectory && info.st_dev != device {
+                    if isDirectory && (info.st_dev != device || mounts.contains(resolvedEntry)) {
                         throw SystemError(operation: "rmdir", path: path, errno: EBUSY)
                     }
                     if isDirectory {
                         let fd = try FileDescriptor.retrying(operation: "open", path: path) {
                             openat(directory.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                         }
-                        try removeContents(of: FileDescriptor(adopting: fd, path: path), device: device)
+                        try removeContents(
+                            of: FileDescriptor(adopting: fd, path: path), device: device, resolved: resolvedEntry,
+                            mounts: mounts)
                     }
                     guard unlinkat(directory.rawValue, name, isDirectory ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT
                     else {
@@ -161,6 +170,13 @@ package enum FileSystem {
             let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
             if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
         }
+    }
+
+    /// The names in the directory `path`, or the error that kept them from being read (unlike
+    /// `contents(of:)`, which says "none" then): for deciding what to remove.
+    static func entries(of path: String) throws -> [String] {
+        let directory = try FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY)
+        return try entryNames(of: directory).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Names in a directory (empty when it does not exist).

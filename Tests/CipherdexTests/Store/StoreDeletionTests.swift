@@ -64,6 +64,24 @@ final class StoreDeletionTests: XCTestCase {
         XCTAssertThrowsCase("keyInvalid", try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))))
     }
 
+    /// After an interrupted delete the store is gone (`exists` is false, a create makes a new
+    /// one), and an open that may not create one fails without touching anything.
+    func testAnInterruptedDeleteLeavesNoStoreAndAFailedOpenChangesNothing() throws {
+        let path = TestSupport.temporaryPath()
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        try FileManager.default.moveItem(atPath: path + "/metadata.json", toPath: path + "/metadata.json.deleted")
+        XCTAssertFalse(Store.exists(at: path))
+        let before = TestSupport.snapshot(path)
+        var existing = TestSupport.configuration(path, key: TestSupport.rawKey(1))
+        existing.createIfMissing = false
+        XCTAssertThrowsCase("notAStore", try Store.open(existing))
+        XCTAssertEqual(TestSupport.snapshot(path) == before, true)
+        var create = TestSupport.configuration(path, key: TestSupport.rawKey(2))
+        create.requiresNewStore = true
+        try Store.open(create).close()
+        XCTAssertTrue(Store.exists(at: path))
+    }
+
     func testInterruptedCreationIsFinishedOrRestarted() throws {
         let path = TestSupport.temporaryPath()
         try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()

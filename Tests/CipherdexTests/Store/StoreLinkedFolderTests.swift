@@ -176,4 +176,55 @@ final class StoreLinkedFolderTests: XCTestCase {
         XCTAssertFalse(FileSystem.exists(path + "/store.db"))
         XCTAssertEqual(FileSystem.contents(of: disk).sorted(), [id, "README-mine.txt"].sorted())
     }
+
+    /// A folder of the same file system bound onto `attachments/` (`mount --bind`: the same
+    /// `st_dev`) is another's too: `delete` leaves it and everything in it.
+    func testDeleteLeavesABindMountedFolderAlone() throws {
+        _ = try makeStore()
+        let elsewhere = TestSupport.temporaryPath("bound-elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: elsewhere + "/precious.txt"))
+        guard Mounts.run(["mount", "--bind", elsewhere, path + "/attachments"]) == 0 else {
+            throw XCTSkip("cannot bind-mount here")
+        }
+        defer { Mounts.run(["umount", path + "/attachments"]) }
+        try Store.delete(at: path)
+        XCTAssertFalse(FileSystem.exists(path + "/metadata.json"))
+        XCTAssertEqual(FileSystem.contents(of: elsewhere), ["precious.txt"])
+    }
+
+    /// A deletion that cannot remove everything (a mount point inside `staging/`) fails, and
+    /// keeps its tombstone and lock file, which prove the rest ours: a later `delete` finishes.
+    func testADeletionThatCannotFinishKeepsWhatProvesTheRestOurs() throws {
+        _ = try makeStore()
+        try FileManager.default.createDirectory(atPath: path + "/staging/x", withIntermediateDirectories: true)
+        let elsewhere = TestSupport.temporaryPath("bound-elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: elsewhere + "/precious.txt"))
+        guard Mounts.run(["mount", "--bind", elsewhere, path + "/staging/x"]) == 0 else {
+            throw XCTSkip("cannot bind-mount here")
+        }
+        XCTAssertThrowsError(try Store.delete(at: path))
+        XCTAssertEqual(FileSystem.contents(of: elsewhere), ["precious.txt"])
+        XCTAssertTrue(FileSystem.exists(path + "/metadata.json.deleted"))
+        XCTAssertTrue(FileSystem.exists(path + "/cipherdex.lock"))
+        XCTAssertFalse(Store.exists(at: path))
+        Mounts.run(["umount", path + "/staging/x"])
+        try Store.delete(at: path)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+
+    /// A stale staged copy that cannot be removed (an immutable file) does not keep the store
+    /// from opening; the published file is what is read.
+    func testAStaleStagedCopyThatCannotBeRemovedDoesNotLockTheStoreOut() throws {
+        let id = try makeStore()
+        try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
+        let stale = path + "/staging/" + id
+        try Data(repeating: 0x5A, count: 300).write(to: URL(fileURLWithPath: stale))
+        guard Mounts.run(["chattr", "+i", stale]) == 0 else { throw XCTSkip("cannot make a file immutable here") }
+        defer { Mounts.run(["chattr", "-i", stale]) }
+        let store = try Store.open(configuration())
+        defer { store.close() }
+        XCTAssertEqual(try store.attachmentData(id), Data("first attachment".utf8))
+    }
 }

@@ -52,8 +52,8 @@ final class RemoveTreeTests: XCTestCase {
         XCTAssertFalse(FileSystem.exists(directory + "/plain"))
     }
 
-    /// An entry that cannot be removed fails with its own `errno` and names it: here `EROFS` on
-    /// a read-only bind mount (root ignores modes; as another user the same holds for `EACCES`).
+    /// An entry that cannot be removed fails with its own `errno` and names it: here `EPERM` for
+    /// an immutable file (root ignores modes; as another user the same holds for `EACCES`).
     func testAFailureCarriesTheRealErrnoAndNamesTheEntry() throws {
         let tree = directory + "/tree"
         try FileManager.default.createDirectory(atPath: tree + "/inner", withIntermediateDirectories: true)
@@ -64,18 +64,33 @@ final class RemoveTreeTests: XCTestCase {
             assertFails(tree, errno: EACCES, naming: tree + "/inner/file")
             return
         }
-        guard run(["/bin/mount", "--bind", tree + "/inner", tree + "/inner"]) == 0 else {
-            throw XCTSkip("cannot bind-mount here")
+        guard run(["/usr/bin/chattr", "+i", tree + "/inner/file"]) == 0 else {
+            throw XCTSkip("cannot make a file immutable here")
         }
-        defer { _ = run(["/bin/umount", tree + "/inner"]) }
-        guard run(["/bin/mount", "-o", "remount,ro,bind", tree + "/inner"]) == 0 else {
-            throw XCTSkip("cannot remount read-only here")
-        }
-        assertFails(tree, errno: EROFS, naming: tree + "/inner/file")
+        defer { _ = run(["/usr/bin/chattr", "-i", tree + "/inner/file"]) }
+        assertFails(tree, errno: EPERM, naming: tree + "/inner/file")
         XCTAssertThrowsError(try FileSystem.removeTree(tree)) { error in
             XCTAssertEqual((error as? SystemError).map { StoreError.classifying($0).name }, "permissionDenied")
         }
         XCTAssertTrue(FileSystem.exists(tree + "/inner/file"))
+    }
+
+    /// A folder mounted inside the tree (a bind mount: the same `st_dev`) is never entered: the
+    /// walk stops there (`EBUSY` naming it) and what is on it stays; a tree that is itself a
+    /// mount point is left as it is.
+    func testAMountPointIsNeverEntered() throws {
+        let tree = directory + "/tree"
+        let elsewhere = directory + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: tree + "/inner", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: elsewhere + "/precious", contents: Data("x".utf8)))
+        guard run(["/bin/mount", "--bind", elsewhere, tree + "/inner"]) == 0 else {
+            throw XCTSkip("cannot bind-mount here")
+        }
+        defer { _ = run(["/bin/umount", tree + "/inner"]) }
+        assertFails(tree, errno: EBUSY, naming: tree + "/inner")
+        try FileSystem.removeTree(tree + "/inner")
+        XCTAssertTrue(FileSystem.exists(elsewhere + "/precious"))
     }
 
     private func assertFails(_ path: String, errno code: Int32, naming entry: String, line: UInt = #line) {

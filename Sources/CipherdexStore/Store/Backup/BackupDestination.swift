@@ -50,7 +50,8 @@ struct BackupDestination {
         case .missing:
             return try newDestination(path: path)
         case .directory:
-            let names = FileSystem.contents(of: path)
+            // A folder that cannot be listed is an error, never an empty folder to build in.
+            let names = try Store.wrapSystem { try FileSystem.entries(of: path) }
             if names.isEmpty {
                 try Store.checkAccess(path, mode: R_OK | W_OK | X_OK)
                 return try newDestination(path: path)
