@@ -203,13 +203,19 @@ final class StoreBackupTests: XCTestCase {
         XCTAssertTrue(try reopened.verify().isHealthy)
     }
 
-    func testRestoreRefusesAnExistingStoreUnlessConfirmedThenReplacesIt() throws {
+    /// A backup (key 1) of a populated store, for the restore tests.
+    private static func populatedBackup() throws -> String {
         let path = TestSupport.temporaryPath()
-        _ = try Self.populate(path, key: TestSupport.rawKey(1))
+        _ = try populate(path, key: TestSupport.rawKey(1))
         let destination = TestSupport.temporaryPath("backup")
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
         try store.backup(to: destination)
-        store.close()
+        return destination
+    }
+
+    func testRestoreRefusesAnExistingStoreUnlessConfirmedThenReplacesIt() throws {
+        let destination = try Self.populatedBackup()
         let other = TestSupport.temporaryPath("other")
         let otherStore = try Store.open(TestSupport.configuration(other, key: TestSupport.rawKey(5)))
         try otherStore.createCollection("other").insert(JSONValue.object([:]), id: "x")
@@ -235,12 +241,7 @@ final class StoreBackupTests: XCTestCase {
     /// lock file or tombstone) is not a store: a restore is refused even when confirmed, and
     /// nothing there is removed.
     func testRestoreNeverReplacesAnotherProgramsFiles() throws {
-        let path = TestSupport.temporaryPath()
-        _ = try Self.populate(path, key: TestSupport.rawKey(1))
-        let destination = TestSupport.temporaryPath("backup")
-        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
-        try store.backup(to: destination)
-        store.close()
+        let destination = try Self.populatedBackup()
         let app = TestSupport.temporaryPath("app")
         try FileManager.default.createDirectory(atPath: app + "/attachments", withIntermediateDirectories: true)
         try Data("SQLite format 3\u{0}another app".utf8).write(to: URL(fileURLWithPath: app + "/store.db"))
