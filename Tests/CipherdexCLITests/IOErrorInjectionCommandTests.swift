@@ -204,6 +204,12 @@ final class IOErrorInjectionCommandTests: XCTestCase {
                 try inject([command, store], input: nil, syscall: syscall, when: when)
             }
         }
+        // cat: an attachment's file failing under the read is the device's error, exit 19.
+        let attachmentID = try XCTUnwrap(acknowledgedAttachments.first)
+        try sweep("cat", calibrate: ["cat", store, attachmentID], input: nil) { syscall, when in
+            let result = try inject(["cat", store, attachmentID], input: nil, syscall: syscall, when: when)
+            XCTAssertTrue([0, 19].contains(result.status), "cat with EIO on \(syscall) call \(when): \(result.stderr)")
+        }
         // rekey: before its atomic rename the old key opens the store, after it the new one.
         try sweep("rekey", calibrate: ["rekey", store, "--new-key-env", other], input: nil) { syscall, when in
             try assertWhole("the calibration's rekey")
@@ -219,5 +225,14 @@ final class IOErrorInjectionCommandTests: XCTestCase {
         XCTAssertGreaterThan(failedWithIOError, 0, "no injected EIO surfaced as ioError (\(runs) runs)")
         XCTAssertLessThan(runs, 100)
         print("EIO injection: \(runs) runs, \(failedWithIOError) exited with ioError")
+    }
+
+    /// A store folder that cannot even be looked at (every `stat` of it fails with EIO) is the
+    /// device's error, exit 19, not "no such directory".
+    func testAFolderThatCannotBeLookedAtIsAnIOError() throws {
+        let launcher = straced([store], ["-e", "trace=newfstatat", "-e", "inject=newfstatat:error=EIO:when=1+"])
+        let result = try run(["info", store], launcher: launcher)
+        XCTAssertEqual(result.status, 19, result.stderr)
+        XCTAssertTrue(result.stderr.contains("ioError"), result.stderr)
     }
 }

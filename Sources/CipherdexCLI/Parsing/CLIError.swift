@@ -86,6 +86,18 @@ enum ExitStatus {
         case let error as StoreConversionError:
             if case .insufficientSpace = error { return (error.code, diskFull) }
             return (error.code, failure)
+        case let error as AttachmentError:
+            // A read or write of an attachment's file that the system refused: its errno says
+            // whether that is a permission, a full disk or a failing device.
+            if case .io(_, _, let code) = error {
+                switch code {
+                case EIO: return (error.code, ioError)
+                case EACCES, EPERM, EROFS: return (error.code, permissionDenied)
+                case ENOSPC, EDQUOT, EFBIG: return (error.code, diskFull)
+                default: break
+                }
+            }
+            return (error.code, failure)
         case let error as CodedError:
             return (error.code, failure)
         default:

@@ -89,6 +89,9 @@ enum CipherdexCommandLine {
 
     /// Prints `cipherdex: error: <code>: <message>` and returns the status.
     static func report(_ error: Error) -> Int32 {
+        // A system call's failure that reached here untyped gets the store's typed case (its
+        // errno decides: permission, full disk, EIO), never a bare "error".
+        let error = (error as? SystemError).map { StoreError.classifying($0) as Error } ?? error
         let (code, status) = ExitStatus.describe(error)
         let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
         // One line, and no control character from a path or an argument (an escape sequence in a

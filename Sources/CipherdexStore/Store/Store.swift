@@ -87,6 +87,12 @@ public final class Store: Sendable {
     static func open(_ configuration: StoreConfiguration, cancellation: WorkCancellation?) throws -> Store {
         var configuration = configuration
         let layout = StoreLayout(directory: configuration.path)
+        // A folder that cannot even be looked at (a failing disk, no permission on a parent) is
+        // said so, not taken for a missing folder or a file.
+        var folder = stat()
+        if stat(layout.directory, &folder) != 0, errno != ENOENT, errno != ENOTDIR {
+            throw StoreError.classifying(SystemError(operation: "stat", path: layout.directory, errno: errno))
+        }
         if !FileSystem.exists(layout.directory) {
             guard configuration.createIfMissing, !configuration.readOnly else {
                 throw StoreError.notAStore(path: layout.directory, reason: "no such directory")
