@@ -220,7 +220,7 @@ extension Store {
                 throw StoreError.ioError(
                     path: old.metadata,
                     reason: "the store was switched to its new copy (\(target.outcome)), "
-                        + "but the switch could not be made durable: \(error.localizedDescription)")
+                        + "but the switch could not be made durable: \(StoreError.cause(of: error))")
             case .some(old.generation):
                 store.close(beforeReleasingLock: { try? Store.removeOtherGenerations(layout: old) })
             default:

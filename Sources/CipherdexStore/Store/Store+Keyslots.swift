@@ -110,7 +110,7 @@ extension Store {
                     throw StoreError.ioError(
                         path: layout.metadata,
                         reason: "the key change is in effect, but could not be made durable: "
-                            + error.localizedDescription)
+                            + StoreError.cause(of: error))
                 }
                 throw error
             }

@@ -3,6 +3,14 @@
 #endif
 
 extension StoreError {
+    /// What went wrong in `error`, for the reason of another error that wraps it: an `ioError`'s
+    /// own path and reason, without the advice its description ends with (the wrapping error's
+    /// description adds it once).
+    static func cause(of error: Error) -> String {
+        if case .ioError(let path, let reason)? = error as? StoreError { return "\(path): \(reason)" }
+        return error.localizedDescription
+    }
+
     /// The typed form of a failed system call: no permission (or a read-only file system), a
     /// full disk (or quota), a file-size limit (`EFBIG`) and a device's input/output error get
     /// their own cases, naming the path; anything else stays `system`.

@@ -39,6 +39,8 @@ final class StoreSwitchFaultTests: XCTestCase {
     private func assertIOError<T>(_ expression: @autoclosure () throws -> T, saying text: String?) {
         XCTAssertThrowsError(try expression()) { error in
             guard case StoreError.ioError(_, let reason) = error else { return XCTFail("\(error)") }
+            // The advice is said once, by the outer error's description, never inside its reason.
+            XCTAssertFalse(reason.contains("the disk or file system is failing"), reason)
             if let text {
                 XCTAssertTrue(reason.contains(text), reason)
             } else {

@@ -132,7 +132,7 @@ extension Store {
                 throw StoreError.ioError(
                     path: destinationPath,
                     reason: "the copy is complete and in place, but could not be made durable: "
-                        + error.localizedDescription)
+                        + StoreError.cause(of: error))
             } else {
                 destination.discard()
             }
