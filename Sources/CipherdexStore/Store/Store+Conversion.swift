@@ -240,7 +240,6 @@ extension Store {
             throw StoreError.storeCorrupted(reason: "the store has no data generation left")
         }
         try refuseInsideTransaction("conversion")
-        try refuseWhenReadOnly()
         for folder in [layout.attachments, layout.staging] where Self.isElsewhere(folder, from: layout.directory) {
             throw StoreConversionError.dataFolderElsewhere(path: folder)
         }

@@ -114,16 +114,17 @@ extension Store {
                 checked += 1
             }
         }
-        // A removal whose unlink a kill interrupted is finished by a writable open's `reconcile`
-        // (a read-only open leaves it): its file is on its way out, not unrecorded.
-        let removing = Set(
-            try Store.mappingDatabaseErrors {
-                try read { db in
-                    try db.rows("SELECT id FROM attachment_removals").compactMap { $0.first?.textValue }
-                }
-            })
-        var unrecorded = FileSystem.contents(of: layout.attachments).filter {
-            !ids.contains($0) && !removing.contains($0)
+        var unrecorded = FileSystem.contents(of: layout.attachments).filter { !ids.contains($0) }
+        if !unrecorded.isEmpty {
+            // A removal whose unlink a kill interrupted is finished by a writable open's
+            // `reconcile` (a read-only open leaves it): its file is on its way out, not unrecorded.
+            let removing = Set(
+                try Store.mappingDatabaseErrors {
+                    try read { db in
+                        try db.rows("SELECT id FROM attachment_removals").compactMap { $0.first?.textValue }
+                    }
+                })
+            unrecorded.removeAll { removing.contains($0) }
         }
         if !problems.isEmpty || !unrecorded.isEmpty {
             // Looked at again holding the writer (no write in progress); a read-only store has

@@ -187,10 +187,11 @@ public final class Store: Sendable {
     /// Refuses to create a store in a folder holding anything that is not provably ours: a create
     /// makes its lock file before anything else, so what a killed create (or an interrupted
     /// delete) left comes with it; the half-built database (`store.db.creating…`) and metadata
-    /// (`metadata.json.tmp-…`) are ours by their names alone. Names any program might use (`attachments/`, `staging/`) without the lock file
-    /// are someone else's files, never adopted or removed.
+    /// (`metadata.json.tmp-…`) are ours by their names alone. Names any program might use
+    /// (`attachments/`, `staging/`) without the lock file are someone else's files, never adopted
+    /// or removed. A folder that cannot be listed is an error, never taken for an empty one.
     static func checkEmptyOrOurLeftovers(_ layout: StoreLayout) throws {
-        let entries = FileSystem.contents(of: layout.directory)
+        let entries = try wrapSystem { try FileSystem.entries(of: layout.directory) }
         guard !entries.isEmpty else { return }
         let creatingName = String(layout.creatingDatabase.dropFirst(layout.directory.count + 1))
         let onlyHalfBuiltStore = entries.allSatisfy {
