@@ -176,6 +176,14 @@ extension Store {
         case encrypted(KeyProvider)
         case plaintext
 
+        /// The name of the call converting a store (encrypted or not) to this target.
+        func operation(encrypted: Bool) -> String {
+            switch self {
+            case .encrypted: return encrypted ? "reencrypt" : "encrypt"
+            case .plaintext: return "decrypt"
+            }
+        }
+
         /// What a switch to it means for the caller, for an error message.
         var outcome: String {
             switch self {
@@ -196,6 +204,15 @@ extension Store {
             // Refused before anything (the clean-up of a failure included) could write.
             defer { store.close() }
             try store.refuseWhenReadOnly()
+        }
+        do {
+            // A feature's tables this caller did not load (search, opened with `CipherdexStore`
+            // alone) keep what the new key must key again (its content hashes): refused before
+            // anything is written.
+            try store.refuseWithForeignFeatures(target.operation(encrypted: store.isEncrypted))
+        } catch {
+            store.close()
+            throw error
         }
         let old = store.layout
         let next = old.withGeneration(old.generation + 1)

@@ -91,7 +91,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .featureUnavailable(let operation, let versions):
             let list = versions.map(String.init).joined(separator: ", ")
             return
-                "\(operation) needs a feature this program does not include: the store holds its tables (schema versions \(list); search, with the Cipherdex product), which may keep attachments"
+                "\(operation) needs a feature this program does not include: the store holds its tables (schema versions \(list); search, with the Cipherdex product), which it would have to change (they may keep attachments, and hold content hashes keyed with the data key); the store is unchanged"
         }
     }
 }

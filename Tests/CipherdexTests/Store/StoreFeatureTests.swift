@@ -176,6 +176,31 @@ final class StoreFeatureTests: XCTestCase {
         XCTAssertFalse(Store.exists(at: path))
     }
 
+    /// A conversion keys search's content hashes again (FORMAT.md 5); a program without search
+    /// cannot, so a store-only conversion of a store with an index is refused before anything is
+    /// written, and the `Cipherdex` product's conversion still works afterwards.
+    func testStoreOnlyConversionOfAStoreWithSearchIsRefused() throws {
+        let path = TestSupport.temporaryPath()
+        try makeStoreWithSearch(path)
+        // (An open's own tidying, an empty staging folder removed, is not the conversion's.)
+        try openStoreOnly(path).close()
+        let before = TestSupport.snapshot(path)
+        let versions = [4, 7, 8, 1000, 1001, 1002, 1003, 1004, 1005, 1006]
+        XCTAssertThrowsError(try Store.reencrypt(configuration(path), features: [], newKey: TestSupport.rawKey(6))) {
+            XCTAssertEqual($0 as? StoreError, .featureUnavailable(operation: "reencrypt", versions: versions))
+        }
+        XCTAssertThrowsError(try Store.decrypt(configuration(path), features: [])) {
+            XCTAssertEqual($0 as? StoreError, .featureUnavailable(operation: "decrypt", versions: versions))
+        }
+        let after = TestSupport.snapshot(path)
+        XCTAssertEqual(after.keys.sorted(), before.keys.sorted())
+        XCTAssertEqual(after.keys.filter { after[$0] != before[$0] }, [])
+        try Store.reencrypt(configuration(path), newKey: TestSupport.rawKey(6))
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(6)))
+        defer { store.close() }
+        XCTAssertEqual(try store.library.search("algebraic").documents.keys.sorted(), ["ada.txt"])
+    }
+
     func testStoreOnlyProgramOnAStoreWithSearch() throws {
         let path = TestSupport.temporaryPath()
         try makeStoreWithSearch(path)
