@@ -41,7 +41,7 @@ struct RestoreCommand: Command {
             summary = try Store.restore(
                 configuration, to: destination, replacingExistingStore: confirmed, progress: line.update)
         } catch BackupError.destinationNotAStore(let path, let reason) {
-            // The library's wording is a backup's ("cannot hold a backup"); say it as a restore.
+            // The library words it for either; say it as a restore.
             throw CLIError.failed(
                 code: BackupError.destinationNotAStore(path: path, reason: reason).name,
                 message: "cannot restore to \(path): \(reason) (give a new path, an empty directory, "

@@ -56,6 +56,10 @@ struct BackupDestination {
                 try Store.checkAccess(path, mode: R_OK | W_OK | X_OK)
                 return try newDestination(path: path)
             }
+            if holdsOnlyALockFile(path, names: names) {
+                // What a killed `create` leaves: ours, and no store in it to keep or confirm.
+                return try existingStore(path: path, source: source, dataKey: dataKey, replacing: true)
+            }
             // Only what is provably a Cipherdex store is ever written into or replaced: a
             // `store.db` or `attachments/` alone may be another program's.
             guard Store.isProvablyCipherdexStore(StoreLayout(directory: path)) else {
@@ -123,6 +127,13 @@ struct BackupDestination {
                 if attempts >= 8 { throw error }
             }
         }
+    }
+
+    /// Whether the folder at `path` (listed as `names`) holds nothing but a store's lock file, a
+    /// regular file: no store, only what an interrupted `create` leaves.
+    static func holdsOnlyALockFile(_ path: String, names: [String]) -> Bool {
+        let layout = StoreLayout(directory: path)
+        return names == ["cipherdex.lock"] && FileKind.of(layout.lockFile).isRegular
     }
 
     /// Whether `name` is what `newDestination` names a sibling: `prefix` and 12 lowercase hex

@@ -46,7 +46,8 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
     public var errorDescription: String? {
         switch self {
         case .destinationNotAStore(let path, let reason):
-            return "\(path) cannot hold a backup: \(reason) (give a new path, an empty directory or an earlier backup)"
+            return "\(path) cannot receive the copy: \(reason) (a backup goes to a new path, an empty directory "
+                + "or an earlier backup; a restore to a new path, an empty directory or a store it may replace)"
         case .destinationIsAnotherStore(let path):
             return "\(path) holds a store that is not a backup of this one; it is left as it is"
         case .destinationExists(let path):

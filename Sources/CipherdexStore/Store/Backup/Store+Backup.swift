@@ -70,7 +70,9 @@ extension Store {
         _ backup: StoreConfiguration, to path: String, replacingExistingStore: Bool,
         progress: BackupProgressHandler?, cancellation: WorkCancellation?
     ) throws -> BackupSummary {
-        if !replacingExistingStore && Store.isProvablyCipherdexStore(StoreLayout(directory: path)) {
+        if !replacingExistingStore && Store.isProvablyCipherdexStore(StoreLayout(directory: path))
+            && !BackupDestination.holdsOnlyALockFile(path, names: (try? FileSystem.entries(of: path)) ?? [])
+        {
             throw BackupError.destinationExists(path: path)
         }
         var configuration = backup

@@ -258,6 +258,31 @@ final class StoreBackupTests: XCTestCase {
         }
     }
 
+    /// A folder holding only a lock file (what a killed `create` leaves) holds no store: a
+    /// restore or a backup builds there without a confirmation, rather than saying it "already
+    /// holds a store" or "a store that is not a backup of this one".
+    func testRestoreAndBackupIntoAFolderHoldingOnlyALockFile() throws {
+        let destination = try Self.populatedBackup()
+        for operation in ["restore", "backup"] {
+            let folder = TestSupport.temporaryPath("lock-only")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/cipherdex.lock", contents: Data()))
+            if operation == "restore" {
+                _ = try Store.restore(TestSupport.configuration(destination, key: TestSupport.rawKey(1)), to: folder)
+            } else {
+                let store = try Store.open(TestSupport.configuration(destination, key: TestSupport.rawKey(1)))
+                defer { store.close() }
+                _ = try store.backup(to: folder)
+            }
+            let restored = try Store.open(TestSupport.configuration(folder, key: TestSupport.rawKey(1)))
+            defer { restored.close() }
+            XCTAssertEqual(
+                try restored.collection("notes").get(id: "a")?.value.objectValue?["text"]?.stringValue,
+                Self.secretText, operation)
+            XCTAssertTrue(try restored.verify().isHealthy, operation)
+        }
+    }
+
     func testAsyncBackupCancelsAndLeavesNoDestination() async throws {
         let path = TestSupport.temporaryPath()
         _ = try Self.populate(path, key: TestSupport.rawKey(1))
