@@ -34,6 +34,71 @@ final class DeleteCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: store))
     }
 
+    /// A mount point inside the store (a folder bound onto `staging/x`) stops `delete` with
+    /// `mountPoint` (exit 20) naming it, never an untyped `EBUSY` (exit 1); what is on it stays,
+    /// and once it is unmounted `delete` finishes.
+    func testAMountPointInsideTheStoreIsMountPointNamingIt() throws {
+        try makeStore()
+        let point = store + "/staging/x"
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        let elsewhere = cli.directory + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        XCTAssertTrue(FileManager.default.createFile(atPath: elsewhere + "/precious", contents: Data("p".utf8)))
+        guard run("/bin/mount", ["--bind", elsewhere, point]) == 0 else { throw XCTSkip("cannot bind-mount here") }
+        var mounted = true
+        defer { if mounted { run("/bin/umount", [point]) } }
+        let refused = try cli.run(["delete", store, "--yes"])
+        XCTAssertEqual(refused.status, 20, refused.stderr)
+        XCTAssertEqual(
+            refused.stderr,
+            "cipherdex: error: mountPoint: cannot remove \(point): it is a mount point inside the store; unmount it, "
+                + "then delete again to finish (the store is already gone; nothing on the mount, nor outside the "
+                + "store, was removed)\n")
+        XCTAssertEqual(refused.stdout, "")
+        XCTAssertEqual(FileManager.default.contents(atPath: elsewhere + "/precious"), Data("p".utf8))
+        XCTAssertEqual(run("/bin/umount", [point]), 0)
+        mounted = false
+        let deleted = try cli.run(["delete", store, "--yes"])
+        XCTAssertEqual(deleted.status, 0, deleted.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+        XCTAssertEqual(FileManager.default.contents(atPath: elsewhere + "/precious"), Data("p".utf8))
+    }
+
+    /// `EBUSY` on an unlink of the deletion (injected with strace: what a file bind-mounted over
+    /// a store file gives) is `mountPoint` (exit 20) naming the file; `delete` run again
+    /// finishes.
+    func testEBUSYOnAnUnlinkIsMountPointNamingTheFile() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.strace) else {
+            throw XCTSkip("strace is not installed (scripts/bootstrap installs it)")
+        }
+        try makeStore()
+        let launcher = [
+            Self.strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlink,unlinkat", "-e",
+            "inject=unlink,unlinkat:error=EBUSY:when=1",
+        ]
+        let refused = try cli.run(["delete", store, "--yes"], launcher: launcher)
+        XCTAssertEqual(refused.status, 20, refused.stderr)
+        XCTAssertTrue(refused.stderr.hasPrefix("cipherdex: error: mountPoint: cannot remove \(store)/"), refused.stderr)
+        let deleted = try cli.run(["delete", store, "--yes"])
+        XCTAssertEqual(deleted.status, 0, deleted.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+    }
+
+    private static let strace = "/usr/bin/strace"
+
+    /// Runs a command, returning its exit status.
+    @discardableResult
+    private func run(_ executable: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// Makes `path` and a chain of `depth` folders `d` below it with `mkdirat` (no path given to
     /// a system call is longer than one name).
     private func makeDeepTree(_ path: String, depth: Int) throws {

@@ -2,7 +2,10 @@ import Foundation
 
 extension Store {
     /// Deletes the store at `path`: every file it owns, then the directory if nothing else is in
-    /// it. Refuses with `storeLocked` while the store is open anywhere.
+    /// it. Refuses with `storeLocked` while the store is open anywhere. A mount point inside the
+    /// store (`staging/x` another file system's, or a folder bound there) is never entered:
+    /// the deletion stops there with `StoreError.mountPoint` naming it, and finishes when run
+    /// again after it is unmounted.
     ///
     /// Crash-safe: the first step atomically renames the metadata to a tombstone, after which the
     /// store no longer exists (opening the path finishes the deletion and creates a new store);
@@ -34,7 +37,16 @@ extension Store {
                 try FileSystem.rename(layout.metadata, to: layout.deletionTombstone)
                 try FileSystem.syncDirectory(layout.directory)
             }
-            try removeStoreFiles(layout: layout)
+            do {
+                try removeStoreFiles(layout: layout)
+            } catch let error as SystemError where error.errno == EBUSY {
+                // A mount point deeper inside (`staging/x`, `attachments/sub`): never entered
+                // nor removed; the tombstone and lock file stay, so a later `delete` finishes.
+                throw StoreError.mountPoint(
+                    path: error.path, operation: "remove",
+                    reason: "it is a mount point inside the store; unmount it, then delete again to finish "
+                        + "(the store is already gone; nothing on the mount, nor outside the store, was removed)")
+            }
         }
         lock.release()
         _ = rmdir(path)
