@@ -84,6 +84,31 @@ final class DeleteCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: store))
     }
 
+    /// A store folder that is kept says so on the "deleted" line (exit 0: the store is gone):
+    /// one holding a file of the user's, and one that cannot be removed once emptied (a mount
+    /// point), with the reason.
+    func testTheDeletedLineSaysWhenTheFolderStays() throws {
+        try makeStore()
+        XCTAssertTrue(FileManager.default.createFile(atPath: store + "/mine.txt", contents: Data("mine".utf8)))
+        let kept = try cli.run(["delete", store, "--yes"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        XCTAssertEqual(
+            kept.stdout, "deleted \(store) (its folder was kept: it holds what is not the store's: mine.txt)\n")
+
+        let point = cli.directory + "/mounted"
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: false)
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", point]) == 0 else {
+            throw XCTSkip("cannot mount a tmpfs here")
+        }
+        defer { run("/bin/umount", [point]) }
+        XCTAssertEqual(try cli.run(["create", point, "--plaintext"]).status, 0)
+        let left = try cli.run(["delete", point, "--yes"])
+        XCTAssertEqual(left.status, 0, left.stderr)
+        XCTAssertEqual(left.stdout, "deleted \(point) (its folder was left: it is an empty mount point)\n")
+        XCTAssertEqual(left.stderr, "")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: point), [])
+    }
+
     private static let strace = "/usr/bin/strace"
 
     /// Runs a command, returning its exit status.
