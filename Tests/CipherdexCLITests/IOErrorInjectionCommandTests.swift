@@ -227,6 +227,24 @@ final class IOErrorInjectionCommandTests: XCTestCase {
         print("EIO injection: \(runs) runs, \(failedWithIOError) exited with ioError")
     }
 
+    /// `EXDEV` or `EBUSY` on the rename that replaces the metadata (a mount point in the way) is
+    /// `mountPoint` (exit 20) naming the file, never an untyped `system` error; the old key still
+    /// opens the store.
+    func testEXDEVOrEBUSYOnARenameIsMountPointNamingThePath() throws {
+        for code in ["EXDEV", "EBUSY"] {
+            let renames = "rename,renameat,renameat2"
+            // Every rename (a `-P` filter on the metadata's path did not catch its rename here).
+            let launcher = straced([], ["-e", "trace=" + renames, "-e", "inject=\(renames):error=\(code)"])
+            let result = try run(["rekey", store, "--new-key-env", other], launcher: launcher)
+            XCTAssertEqual(result.status, 20, "\(code): \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.hasPrefix("cipherdex: error: mountPoint: cannot move a file to \(store)/metadata.json: "),
+                "\(code): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+            XCTAssertEqual(try run(["verify", store]).status, 0, "\(code): the old key still opens the store")
+        }
+    }
+
     /// A store folder that cannot even be looked at (every `stat` of it fails with EIO) is the
     /// device's error, exit 19, not "no such directory".
     func testAFolderThatCannotBeLookedAtIsAnIOError() throws {

@@ -149,7 +149,12 @@ final class StoreFaultCommandTests: XCTestCase {
         XCTAssertEqual(chmod(store + "/attachments", 0o700), 0)
         let deleted = try cli.run(["delete", store, "--yes"], launcher: Self.nobody)
         XCTAssertEqual(deleted.status, 0, deleted.stderr)
-        // The folder itself stays: nobody may not remove entries of its root-owned parent.
+        // The folder itself stays: nobody may not remove entries of its root-owned parent; the
+        // store is gone, and the line says so.
+        XCTAssertEqual(
+            deleted.stdout,
+            "deleted \(store) (its folder was left: it is empty but removing it failed: Permission denied (errno 13))\n"
+        )
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store), [])
     }
 

@@ -36,6 +36,8 @@ final class ErrorMessageStyleTests: XCTestCase {
         StoreError.storeCorrupted(reason: "bad page"), StoreError.storeLocked(path: "/s"), StoreError.closed,
         StoreError.notAStore(path: "/s", reason: "empty"), StoreError.diskFull(path: "/s"),
         StoreError.insideTransaction(operation: "verify()"),
+        StoreError.classifying(SystemError(operation: "rmdir", path: "/s/staging/x", errno: EBUSY)),
+        StoreError.classifying(SystemError(operation: "rename", path: "/s/attachments/a", errno: EXDEV)),
         EncryptionError.keyRequired, EncryptionError.keyUnexpected, EncryptionError.keyInvalid,
         EncryptionError.unsupportedScheme(found: 9, supported: 8), EncryptionError.metadataCorrupt(reason: "bad"),
         DocumentError.notAnObject, DocumentError.unknownCollection("c"), DocumentError.transactionNotActive,

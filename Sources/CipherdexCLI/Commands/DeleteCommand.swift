@@ -14,7 +14,9 @@ struct DeleteCommand: Command {
 
         Removes every file the store owns (and its directory when nothing else is in it). Refuses
         while the store is open. Asks for confirmation on a terminal unless --yes is given; without
-        a terminal, --yes is required.
+        a terminal, --yes is required. Prints "deleted STORE" (exit 0) once the store is gone; when
+        its folder stays, the same line says why: it holds files that are not the store's, or it
+        could not be removed (left empty: its parent not writable, a mount point…).
 
         OPTIONS:
           --yes    do not ask
@@ -39,7 +41,9 @@ struct DeleteCommand: Command {
                 return
             }
         }
-        try Store.delete(at: path)
-        try Output.print("deleted \(path)")
+        // The store is gone whatever became of its folder: exit 0, and the line says when the
+        // folder stays (holding other files, or left empty with the reason).
+        let folder = try Store.delete(at: path)
+        try Output.print(SearchCLI.singleLine("deleted \(path)" + (folder.note.map { " (\($0))" } ?? "")))
     }
 }

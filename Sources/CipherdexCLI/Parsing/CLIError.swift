@@ -37,6 +37,7 @@ enum ExitStatus {
     static let permissionDenied: Int32 = 17
     static let diskFull: Int32 = 18
     static let ioError: Int32 = 19
+    static let mountPoint: Int32 = 20
     static let usage: Int32 = 64
 
     /// The error line's code and the exit status for any error.
@@ -59,6 +60,7 @@ enum ExitStatus {
             case .permissionDenied: return (error.name, permissionDenied)
             case .diskFull, .fileTooLarge: return (error.name, diskFull)
             case .ioError: return (error.name, ioError)
+            case .mountPoint: return (error.name, mountPoint)
             default: return (error.name, failure)
             }
         case let error as CLIError:

@@ -33,7 +33,8 @@ enum CipherdexCommandLine {
             Run `cipherdex COMMAND --help` for a command's options, `cipherdex --version` for versions.
             Exit status: 0 ok, 10 keyRequired, 11 keyUnexpected, 12 keyInvalid, 13 unsupportedScheme,
             14 metadataCorrupt, 15 storeCorrupted, 16 storeLocked, 17 permissionDenied, 18 diskFull
-            (or fileTooLarge: past the file-size limit), 19 ioError, 64 usage, 1 anything else.
+            (or fileTooLarge: past the file-size limit), 19 ioError, 20 mountPoint, 64 usage,
+            1 anything else.
             """
         return text
     }

@@ -2,12 +2,20 @@ import Foundation
 
 extension Store {
     /// Deletes the store at `path`: every file it owns, then the directory if nothing else is in
-    /// it. Refuses with `storeLocked` while the store is open anywhere.
+    /// it. Refuses with `storeLocked` while the store is open anywhere. A mount point inside the
+    /// store (`staging/x` another file system's, or a folder bound there) is never entered:
+    /// the deletion stops there with `StoreError.mountPoint` naming it, and finishes when run
+    /// again after it is unmounted.
     ///
     /// Crash-safe: the first step atomically renames the metadata to a tombstone, after which the
     /// store no longer exists (opening the path finishes the deletion and creates a new store);
     /// before it, the store is intact.
-    public static func delete(at path: String) throws {
+    ///
+    /// Returns what became of the folder once the store is gone: removed, kept because it holds
+    /// what is not the store's, or left empty because it could not be removed (its parent not
+    /// writable, a mount point), with the reason. None of these is an error: the store is deleted.
+    @discardableResult
+    public static func delete(at path: String) throws -> StoreFolderOutcome {
         let layout = StoreLayout(directory: path)
         guard FileSystem.isDirectory(path) else {
             throw StoreError.notAStore(
@@ -34,10 +42,38 @@ extension Store {
                 try FileSystem.rename(layout.metadata, to: layout.deletionTombstone)
                 try FileSystem.syncDirectory(layout.directory)
             }
-            try removeStoreFiles(layout: layout)
+            do {
+                try removeStoreFiles(layout: layout)
+            } catch let error as SystemError where error.errno == EBUSY {
+                // A mount point deeper inside (`staging/x`, `attachments/sub`): never entered
+                // nor removed; the tombstone and lock file stay, so a later `delete` finishes.
+                throw StoreError.mountPoint(
+                    path: error.path, operation: "remove",
+                    reason: "it is a mount point inside the store; unmount it, then delete again to finish "
+                        + "(the store is already gone; nothing on the mount, nor outside the store, was removed)")
+            }
         }
         lock.release()
-        _ = rmdir(path)
+        return removeFolder(path)
+    }
+
+    /// Removes the store's folder, emptied of the store's files, or says why it stays.
+    static func removeFolder(_ path: String) -> StoreFolderOutcome {
+        guard rmdir(path) != 0 else { return .removed }
+        let code = errno
+        if code == ENOENT { return .removed }
+        let failure = "removing it failed: \(String(cString: strerror(code))) (errno \(code))"
+        let names: [String]
+        do {
+            names = try FileSystem.entries(of: path)
+        } catch {
+            return .notRemoved(reason: "\(failure); it cannot be listed: \(error.localizedDescription)")
+        }
+        if !names.isEmpty { return .kept(remaining: names.sorted()) }
+        if code == EBUSY && MountPoints.isMountPoint(FileSystem.resolvedPath(path)) {
+            return .notRemoved(reason: "it is an empty mount point")
+        }
+        return .notRemoved(reason: "it is empty but \(failure)")
     }
 
     /// Whether the directory provably holds a Cipherdex store (or what is left of one): a
@@ -59,8 +95,10 @@ extension Store {
     }
 
     /// Deletes this store's files after closing it. Inside a transaction or a read (on its
-    /// thread) this throws `StoreError.insideTransaction` and changes nothing.
-    public func closeAndDelete() throws {
+    /// thread) this throws `StoreError.insideTransaction` and changes nothing. Returns what
+    /// became of the folder, as `delete(at:)` does.
+    @discardableResult
+    public func closeAndDelete() throws -> StoreFolderOutcome {
         // A closed handle no longer owns the path: another store may be there now.
         guard isOpen else { throw StoreError.closed }
         try refuseInsideTransaction("closeAndDelete()")
@@ -70,7 +108,7 @@ extension Store {
         if pool.holdsReaderOrWriter { throw StoreError.insideTransaction(operation: "closeAndDelete()") }
         // Queued work is not finished: the store is going.
         close(finishingQueuedWork: false, beforeReleasingLock: {})
-        try Store.delete(at: path)
+        return try Store.delete(at: path)
     }
 
     /// Removes every owned file, the tombstone and the lock file last: only once the folder,

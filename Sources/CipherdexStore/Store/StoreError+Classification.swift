@@ -12,8 +12,9 @@ extension StoreError {
     }
 
     /// The typed form of a failed system call: no permission (or a read-only file system), a
-    /// full disk (or quota), a file-size limit (`EFBIG`) and a device's input/output error get
-    /// their own cases, naming the path; anything else stays `system`.
+    /// full disk (or quota), a file-size limit (`EFBIG`), a device's input/output error and a
+    /// mount point in the way (`EBUSY` on removing or replacing it, `EXDEV` on a rename across
+    /// one) get their own cases, naming the path; anything else stays `system`.
     package static func classifying(_ error: SystemError) -> StoreError {
         switch error.errno {
         case EACCES, EPERM, EROFS:
@@ -24,8 +25,31 @@ extension StoreError {
             return .fileTooLarge(path: error.path)
         case EIO:
             return .ioError(path: error.path, reason: "\(error.operation) failed: \(String(cString: strerror(EIO)))")
+        case EBUSY:
+            return .mountPoint(
+                path: error.path, operation: action(of: error.operation),
+                reason: "it is a mount point or in use by the system (\(String(cString: strerror(EBUSY)))); "
+                    + "unmount it, then retry")
+        case EXDEV:
+            return .mountPoint(
+                path: error.path, operation: action(of: error.operation),
+                reason:
+                    "it and its source are on different mounts (\(String(cString: strerror(EXDEV)))): a file or folder "
+                    + "of the store is on another file system or a bind mount; keep the store's folders on one file system, "
+                    + "then retry")
         default:
             return .system(error)
+        }
+    }
+
+    /// What a system call named `operation` was doing to its path, in words (the path of a
+    /// `rename` or `link` is its destination).
+    private static func action(of operation: String) -> String {
+        switch operation {
+        case "rename": return "move a file to"
+        case "link": return "link a file as"
+        case "unlink", "rmdir", "remove": return "remove"
+        default: return operation
         }
     }
 

@@ -28,6 +28,11 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// file system is failing, not the data's encryption. What was committed before is kept;
     /// check the disk, then retry.
     case ioError(path: String, reason: String)
+    /// A mount point is in the way at `path` (another file system, or a folder bound there):
+    /// `operation` (`remove`, `move a file to`) was refused, `EBUSY` (a mount point cannot be
+    /// removed or replaced) or `EXDEV` (a rename cannot cross one); `reason` says which and what
+    /// to do. Nothing on the mounted file system, nor outside the store, was changed.
+    case mountPoint(path: String, operation: String, reason: String)
     /// A file operation failed.
     case system(SystemError)
     /// The database reported an error.
@@ -52,6 +57,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .diskFull: return "diskFull"
         case .fileTooLarge: return "fileTooLarge"
         case .ioError: return "ioError"
+        case .mountPoint: return "mountPoint"
         case .system: return "system"
         case .database: return "database"
         case .insideTransaction: return "insideTransaction"
@@ -82,6 +88,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .ioError(let path, let reason):
             return
                 "input/output error on \(path): \(reason) (the disk or file system is failing; nothing committed is lost)"
+        case .mountPoint(let path, let operation, let reason):
+            return "cannot \(operation) \(path): \(reason)"
         case .system(let error):
             return error.errorDescription
         case .database(let error):

@@ -80,11 +80,16 @@ package enum FileSystem {
     }
 
     /// Removes a directory tree if present, never following a symbolic link: a link, at `path`
-    /// or anywhere inside, is removed itself, never what it points to. The walk opens each
-    /// folder with `openat(O_NOFOLLOW)` and removes with `unlinkat`, so a failure is a
-    /// `SystemError` with the real `errno` (`EACCES` for a folder this process may not empty,
-    /// `EIO`…) naming the entry it failed on; what was removed before it stays removed.
-    static func removeTree(_ path: String) throws {
+    /// or anywhere inside, is removed itself, never what it points to. The walk (`TreeRemoval`)
+    /// opens each folder with `openat(O_NOFOLLOW)` and removes with `unlinkat`, so a failure is
+    /// a `SystemError` with the real `errno` (`EACCES` for a folder this process may not empty,
+    /// `EIO`…) naming the entry it failed on; what was removed before it stays removed. At most
+    /// `openLimit` directory descriptors are open at once, however deep the tree (a deeper
+    /// folder's ancestors are opened again on the way back up, and must be the very folders
+    /// entered). A folder mounted inside (another file system, or a bind mount) stops the walk
+    /// with `EBUSY` naming it, and nothing on it is touched. `entered` is called after each
+    /// folder is entered (for tests).
+    static func removeTree(_ path: String, openLimit: Int = 32, entered: () -> Void = {}) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { return }
@@ -102,55 +107,18 @@ package enum FileSystem {
         let resolved = resolvedPath(path)
         let mounts = MountPoints.atOrBelow(resolved)
         if mounts.contains(resolved) { return }
-        let directory = try FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
-        try removeContents(of: directory, device: info.st_dev, resolved: resolved, mounts: mounts)
+        var walk = try TreeRemoval(
+            top: FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW), expected: info, path: path,
+            resolved: resolved, mounts: mounts, openLimit: openLimit)
+        try walk.removeContents(entered: entered)
         if rmdir(path) != 0 && errno != ENOENT {
             throw SystemError(operation: "rmdir", path: path, errno: errno)
         }
     }
 
-    /// Removes everything inside the open directory `directory` (depth first, links not
-    /// followed); an entry that vanished meanwhile is skipped.
-    private static func removeContents(
-        of directory: FileDescriptor, device: dev_t, resolved: String, mounts: Set<String>
-    ) throws {
-        for name in try entryNames(of: directory) {
-            let path = directory.path + "/" + DirectoryEntries.escaped(name)
-            let resolvedEntry = resolved + "/" + String(decoding: name, as: UTF8.self)
-            try (name + [0]).withUnsafeBufferPointer { bytes in
-                try bytes.withMemoryRebound(to: CChar.self) { raw in
-                    let name = raw.baseAddress!
-                    var info = stat()
-                    guard fstatat(directory.rawValue, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-                        if errno == ENOENT { return }
-                        throw SystemError(operation: "fstatat", path: path, errno: errno)
-                    }
-                    let isDirectory = info.st_mode & S_IFMT == S_IFDIR
-                    // Never into another file system mounted inside (its mount point stays, and
-                    // so the folders holding it).
-                    if isDirectory && (info.st_dev != device || mounts.contains(resolvedEntry)) {
-                        throw SystemError(operation: "rmdir", path: path, errno: EBUSY)
-                    }
-                    if isDirectory {
-                        let fd = try FileDescriptor.retrying(operation: "open", path: path) {
-                            openat(directory.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                        }
-                        try removeContents(
-                            of: FileDescriptor(adopting: fd, path: path), device: device, resolved: resolvedEntry,
-                            mounts: mounts)
-                    }
-                    guard unlinkat(directory.rawValue, name, isDirectory ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT
-                    else {
-                        throw SystemError(operation: isDirectory ? "rmdir" : "unlink", path: path, errno: errno)
-                    }
-                }
-            }
-        }
-    }
-
     /// The names (raw bytes, without `.` and `..`) in the open directory `directory`, read
     /// through a duplicate of its descriptor so that `directory` stays open and unmoved.
-    private static func entryNames(of directory: FileDescriptor) throws -> [[UInt8]] {
+    static func entryNames(of directory: FileDescriptor) throws -> [[UInt8]] {
         let copy = try FileDescriptor.retrying(operation: "dup", path: directory.path) {
             fcntl(directory.rawValue, F_DUPFD_CLOEXEC, 0)
         }

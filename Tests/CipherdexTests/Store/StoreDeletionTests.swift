@@ -11,7 +11,7 @@ final class StoreDeletionTests: XCTestCase {
         try store.write { try $0.execute("CREATE TABLE t (x)") }
         XCTAssertThrowsCase("storeLocked", try Store.delete(at: path))
         store.close()
-        try Store.delete(at: path)
+        XCTAssertEqual(try Store.delete(at: path), .removed)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
         XCTAssertFalse(Store.exists(at: path))
         XCTAssertThrowsCase("notAStore", try Store.delete(at: path))
@@ -43,8 +43,24 @@ final class StoreDeletionTests: XCTestCase {
         let path = TestSupport.temporaryPath()
         try Store.open(TestSupport.configuration(path, key: nil)).close()
         _ = FileManager.default.createFile(atPath: path + "/mine.txt", contents: Data("user file".utf8))
-        try Store.delete(at: path)
+        let folder = try Store.delete(at: path)
+        XCTAssertEqual(folder, .kept(remaining: ["mine.txt"]))
+        XCTAssertEqual(folder.note, "its folder was kept: it holds what is not the store's: mine.txt")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path), ["mine.txt"])
+    }
+
+    /// A store folder that cannot itself be removed once emptied (here a mount point: `rmdir`
+    /// fails with `EBUSY`) is not hidden: the deletion succeeds (the store is gone) and says the
+    /// folder was left empty, and why.
+    func testDeleteSaysWhenTheEmptiedFolderCannotBeRemoved() throws {
+        let disk = try Mounts.tmpfs(size: 4 << 20)
+        defer { Mounts.unmount(disk) }
+        try Store.open(TestSupport.configuration(disk, key: TestSupport.rawKey(1))).close()
+        let folder = try Store.delete(at: disk)
+        XCTAssertEqual(folder, .notRemoved(reason: "it is an empty mount point"))
+        XCTAssertEqual(folder.note, "its folder was left: it is an empty mount point")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk), [])
+        XCTAssertFalse(Store.exists(at: disk))
     }
 
     func testInterruptedDeleteIsFinishedByNextOpen() throws {

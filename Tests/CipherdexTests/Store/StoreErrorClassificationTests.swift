@@ -41,4 +41,20 @@ final class StoreErrorClassificationTests: XCTestCase {
             path: "/s/store.db")
         XCTAssertEqual(StoreError.classifying(database), .fileTooLarge(path: "/s/store.db"))
     }
+
+    /// A mount point in the way (`EBUSY` removing or replacing it, `EXDEV` renaming across one)
+    /// is `mountPoint` naming the path and what was being done, never an untyped `system`.
+    func testEBUSYAndEXDEVAreMountPointNamingThePathAndTheOperation() {
+        let busy = StoreError.classifying(SystemError(operation: "unlink", path: "/s/staging/x", errno: EBUSY))
+        XCTAssertEqual(busy.name, "mountPoint")
+        XCTAssertTrue(busy.errorDescription!.hasPrefix("cannot remove /s/staging/x: it is a mount point"), "\(busy)")
+        let renamed = StoreError.classifying(SystemError(operation: "rename", path: "/s/metadata.json", errno: EBUSY))
+        XCTAssertTrue(renamed.errorDescription!.hasPrefix("cannot move a file to /s/metadata.json: "), "\(renamed)")
+        let crossing = StoreError.classifying(SystemError(operation: "rename", path: "/s/attachments/a", errno: EXDEV))
+        XCTAssertEqual(crossing.name, "mountPoint")
+        XCTAssertTrue(
+            crossing.errorDescription!.hasPrefix("cannot move a file to /s/attachments/a: it and its source are on "),
+            "\(crossing)")
+        XCTAssertTrue(crossing.errorDescription!.contains("one file system"), "\(crossing)")
+    }
 }

@@ -193,8 +193,9 @@ final class StoreLinkedFolderTests: XCTestCase {
         XCTAssertEqual(FileSystem.contents(of: elsewhere), ["precious.txt"])
     }
 
-    /// A deletion that cannot remove everything (a mount point inside `staging/`) fails, and
-    /// keeps its tombstone and lock file, which prove the rest ours: a later `delete` finishes.
+    /// A deletion that cannot remove everything (a mount point inside `staging/`) fails with
+    /// `mountPoint` naming it (not an untyped `EBUSY`), and keeps its tombstone and lock file,
+    /// which prove the rest ours: a later `delete` finishes.
     func testADeletionThatCannotFinishKeepsWhatProvesTheRestOurs() throws {
         _ = try makeStore()
         try FileManager.default.createDirectory(atPath: path + "/staging/x", withIntermediateDirectories: true)
@@ -204,7 +205,14 @@ final class StoreLinkedFolderTests: XCTestCase {
         guard Mounts.run(["mount", "--bind", elsewhere, path + "/staging/x"]) == 0 else {
             throw XCTSkip("cannot bind-mount here")
         }
-        XCTAssertThrowsError(try Store.delete(at: path))
+        XCTAssertThrowsError(try Store.delete(at: path)) { error in
+            guard case .mountPoint(let point, "remove", let reason)? = error as? StoreError else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertEqual(point, path + "/staging/x")
+            XCTAssertTrue(
+                reason.hasPrefix("it is a mount point inside the store; unmount it, then delete again"), reason)
+        }
         XCTAssertEqual(FileSystem.contents(of: elsewhere), ["precious.txt"])
         XCTAssertTrue(FileSystem.exists(path + "/metadata.json.deleted"))
         XCTAssertTrue(FileSystem.exists(path + "/cipherdex.lock"))

@@ -93,6 +93,87 @@ final class RemoveTreeTests: XCTestCase {
         XCTAssertTrue(FileSystem.exists(elsewhere + "/precious"))
     }
 
+    /// A tree deeper than any descriptor limit (3,000 levels, past `PATH_MAX` too) is removed
+    /// completely with at most `openLimit` folders open at once: the count of this process's
+    /// open descriptors, taken each time a folder is entered, never grows by more than that.
+    /// What a link deep inside points to is kept.
+    func testADeepTreeIsRemovedWithABoundedNumberOfOpenDescriptors() throws {
+        let outside = directory + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: false)
+        XCTAssertTrue(FileManager.default.createFile(atPath: outside + "/kept", contents: Data("keep".utf8)))
+        let tree = directory + "/tree"
+        try makeDeepTree(tree, depth: 3_000) { level, folder in
+            if level % 500 == 0 { XCTAssertEqual(symlinkat(outside, folder, "link"), 0) }
+            if level % 7 == 0 {
+                let file = openat(folder, "file", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                XCTAssertGreaterThanOrEqual(file, 0)
+                close(file)
+            }
+        }
+        let baseline = openDescriptorCount()
+        var most = baseline
+        var entered = 0
+        try FileSystem.removeTree(tree, openLimit: 16) {
+            entered += 1
+            most = max(most, openDescriptorCount())
+        }
+        XCTAssertEqual(entered, 3_000)
+        XCTAssertFalse(FileSystem.exists(tree))
+        XCTAssertLessThanOrEqual(most - baseline, 16, "descriptors open at once while removing")
+        XCTAssertEqual(openDescriptorCount(), baseline, "every descriptor closed afterwards")
+        XCTAssertEqual(FileManager.default.contents(atPath: outside + "/kept"), Data("keep".utf8))
+    }
+
+    /// A folder whose descriptor was closed (deeper than `openLimit`) and that was replaced
+    /// meanwhile is never removed: the walk stops with `ESTALE` naming it, and what was moved in
+    /// is kept.
+    func testAFolderReplacedWhileItsDescriptorWasClosedIsNeverRemoved() throws {
+        let tree = directory + "/tree"
+        try FileManager.default.createDirectory(atPath: tree + "/a/b/c/d", withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: tree + "/a/b/c/d/file", contents: Data("x".utf8)))
+        var entered = 0
+        var replaced = false
+        XCTAssertThrowsError(
+            try FileSystem.removeTree(tree, openLimit: 2) {
+                // Once inside d (a, b closed): b is moved away and another folder put in its place.
+                entered += 1
+                guard entered == 4 else { return }
+                replaced = true
+                XCTAssertEqual(rename(tree + "/a/b", directory + "/moved-b"), 0)
+                XCTAssertEqual(mkdir(tree + "/a/b", 0o700), 0)
+                XCTAssertTrue(FileManager.default.createFile(atPath: tree + "/a/b/precious", contents: Data("p".utf8)))
+            }
+        ) { error in
+            XCTAssertEqual((error as? SystemError)?.errno, ESTALE, "\(error)")
+        }
+        XCTAssertTrue(replaced)
+        XCTAssertEqual(FileManager.default.contents(atPath: tree + "/a/b/precious"), Data("p".utf8))
+    }
+
+    /// Makes `path` and a chain of `depth` folders `d` below it with `mkdirat` (no path is ever
+    /// longer than one name); `visit` gets each folder's level and open descriptor.
+    private func makeDeepTree(_ path: String, depth: Int, visit: (Int, Int32) -> Void) throws {
+        XCTAssertEqual(mkdir(path, 0o700), 0)
+        var folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(folder, 0)
+        for level in 1...depth {
+            guard mkdirat(folder, "d", 0o700) == 0 else {
+                throw SystemError(operation: "mkdirat", path: path, errno: errno)
+            }
+            let next = openat(folder, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            close(folder)
+            guard next >= 0 else { throw SystemError(operation: "openat", path: path, errno: errno) }
+            folder = next
+            visit(level, folder)
+        }
+        close(folder)
+    }
+
+    /// How many descriptors this process has open.
+    private func openDescriptorCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+
     private func assertFails(_ path: String, errno code: Int32, naming entry: String, line: UInt = #line) {
         XCTAssertThrowsError(try FileSystem.removeTree(path), line: line) { error in
             XCTAssertEqual((error as? SystemError)?.errno, code, "\(error)", line: line)

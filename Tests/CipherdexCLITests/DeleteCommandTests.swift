@@ -1,0 +1,142 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `cipherdex delete` end to end on stores whose folders are unusual: very deep, holding a mount
+/// point, or a folder that cannot itself be removed.
+final class DeleteCommandTests: XCTestCase {
+    private var cli = CLIRunner.unassigned
+    private var store = ""
+
+    override func setUp() {
+        cli = CLIRunner.temporary()
+        store = cli.directory + "/s"
+    }
+
+    private func makeStore() throws {
+        let created = try cli.run(["create", store, "--plaintext"])
+        XCTAssertEqual(created.status, 0, created.stderr)
+    }
+
+    /// A folder tree 1,500 levels deep inside `attachments/` is deleted under a descriptor limit
+    /// far below its depth (`ulimit -n 256`): the removal keeps a bounded number of folders open.
+    func testATreeDeeperThanTheDescriptorLimitIsDeleted() throws {
+        try makeStore()
+        try FileManager.default.createDirectory(atPath: store + "/attachments", withIntermediateDirectories: true)
+        try makeDeepTree(store + "/attachments/deep", depth: 1_500)
+        let limited = ["/bin/sh", "-c", "ulimit -n 256 && exec \"$@\"", "sh"]
+        let deleted = try cli.run(["delete", store, "--yes"], launcher: limited)
+        XCTAssertEqual(deleted.status, 0, deleted.stderr)
+        XCTAssertEqual(deleted.stdout, "deleted \(store)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+    }
+
+    /// A mount point inside the store (a folder bound onto `staging/x`) stops `delete` with
+    /// `mountPoint` (exit 20) naming it, never an untyped `EBUSY` (exit 1); what is on it stays,
+    /// and once it is unmounted `delete` finishes.
+    func testAMountPointInsideTheStoreIsMountPointNamingIt() throws {
+        try makeStore()
+        let point = store + "/staging/x"
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        let elsewhere = cli.directory + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        XCTAssertTrue(FileManager.default.createFile(atPath: elsewhere + "/precious", contents: Data("p".utf8)))
+        guard run("/bin/mount", ["--bind", elsewhere, point]) == 0 else { throw XCTSkip("cannot bind-mount here") }
+        var mounted = true
+        defer { if mounted { run("/bin/umount", [point]) } }
+        let refused = try cli.run(["delete", store, "--yes"])
+        XCTAssertEqual(refused.status, 20, refused.stderr)
+        XCTAssertEqual(
+            refused.stderr,
+            "cipherdex: error: mountPoint: cannot remove \(point): it is a mount point inside the store; unmount it, "
+                + "then delete again to finish (the store is already gone; nothing on the mount, nor outside the "
+                + "store, was removed)\n")
+        XCTAssertEqual(refused.stdout, "")
+        XCTAssertEqual(FileManager.default.contents(atPath: elsewhere + "/precious"), Data("p".utf8))
+        XCTAssertEqual(run("/bin/umount", [point]), 0)
+        mounted = false
+        let deleted = try cli.run(["delete", store, "--yes"])
+        XCTAssertEqual(deleted.status, 0, deleted.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+        XCTAssertEqual(FileManager.default.contents(atPath: elsewhere + "/precious"), Data("p".utf8))
+    }
+
+    /// `EBUSY` on an unlink of the deletion (injected with strace: what a file bind-mounted over
+    /// a store file gives) is `mountPoint` (exit 20) naming the file; `delete` run again
+    /// finishes.
+    func testEBUSYOnAnUnlinkIsMountPointNamingTheFile() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.strace) else {
+            throw XCTSkip("strace is not installed (scripts/bootstrap installs it)")
+        }
+        try makeStore()
+        let launcher = [
+            Self.strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlink,unlinkat", "-e",
+            "inject=unlink,unlinkat:error=EBUSY:when=1",
+        ]
+        let refused = try cli.run(["delete", store, "--yes"], launcher: launcher)
+        XCTAssertEqual(refused.status, 20, refused.stderr)
+        XCTAssertTrue(refused.stderr.hasPrefix("cipherdex: error: mountPoint: cannot remove \(store)/"), refused.stderr)
+        let deleted = try cli.run(["delete", store, "--yes"])
+        XCTAssertEqual(deleted.status, 0, deleted.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+    }
+
+    /// A store folder that is kept says so on the "deleted" line (exit 0: the store is gone):
+    /// one holding a file of the user's, and one that cannot be removed once emptied (a mount
+    /// point), with the reason.
+    func testTheDeletedLineSaysWhenTheFolderStays() throws {
+        try makeStore()
+        XCTAssertTrue(FileManager.default.createFile(atPath: store + "/mine.txt", contents: Data("mine".utf8)))
+        let kept = try cli.run(["delete", store, "--yes"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        XCTAssertEqual(
+            kept.stdout, "deleted \(store) (its folder was kept: it holds what is not the store's: mine.txt)\n")
+
+        let point = cli.directory + "/mounted"
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: false)
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", point]) == 0 else {
+            throw XCTSkip("cannot mount a tmpfs here")
+        }
+        defer { run("/bin/umount", [point]) }
+        XCTAssertEqual(try cli.run(["create", point, "--plaintext"]).status, 0)
+        let left = try cli.run(["delete", point, "--yes"])
+        XCTAssertEqual(left.status, 0, left.stderr)
+        XCTAssertEqual(left.stdout, "deleted \(point) (its folder was left: it is an empty mount point)\n")
+        XCTAssertEqual(left.stderr, "")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: point), [])
+    }
+
+    private static let strace = "/usr/bin/strace"
+
+    /// Runs a command, returning its exit status.
+    @discardableResult
+    private func run(_ executable: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Makes `path` and a chain of `depth` folders `d` below it with `mkdirat` (no path given to
+    /// a system call is longer than one name).
+    private func makeDeepTree(_ path: String, depth: Int) throws {
+        XCTAssertEqual(mkdir(path, 0o700), 0)
+        var folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(folder, 0)
+        for _ in 0..<depth {
+            guard mkdirat(folder, "d", 0o700) == 0 else { return XCTFail("mkdirat: errno \(errno)") }
+            let next = openat(folder, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            close(folder)
+            guard next >= 0 else { return XCTFail("openat: errno \(errno)") }
+            folder = next
+        }
+        close(folder)
+    }
+}
