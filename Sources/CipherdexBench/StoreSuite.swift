@@ -25,7 +25,7 @@ enum StoreSuite {
         var plaintextMedian = 0.0
         for (label, provider) in kinds where includePassphrase || !label.hasPrefix("passphrase") {
             let path = Bench.scratchDirectory("open")
-            defer { _ = try? Store.delete(at: path + "/store") }
+            defer { try? Store.delete(at: path + "/store") }
             let configuration = StoreConfiguration(path: path + "/store", keyProvider: provider)
             try Store.open(configuration).close()
             var samples: [Double] = []

@@ -51,7 +51,7 @@ public struct SearchQualityEvaluation {
         let store = try Store.open(StoreConfiguration(path: storePath, keyProvider: { try EncryptionKey.raw(key) }))
         defer {
             store.close()
-            _ = try? Store.delete(at: storePath)
+            try? Store.delete(at: storePath)
         }
         let indexingStarted = Date()
         for document in corpus.documents {

@@ -34,14 +34,12 @@ extension Store {
 
     /// The async form of `closeAndDelete()`, on the store's writer queue: a task cancelled while
     /// it waits there behind another write gets `CancellationError`, and the store stays.
-    @discardableResult
-    public func closeAndDeleteAsync() async throws -> StoreFolderOutcome {
+    public func closeAndDeleteAsync() async throws {
         try await BlockingWork.run(on: writerQueue) { _ in try self.closeAndDelete() }
     }
 
     /// The async form of `delete(at:)`, on Cipherdex's own queue.
-    @discardableResult
-    public static func deleteAsync(at path: String) async throws -> StoreFolderOutcome {
+    public static func deleteAsync(at path: String) async throws {
         try await BlockingWork.run { _ in try delete(at: path) }
     }
 }

@@ -11,11 +11,17 @@ extension Store {
     /// store no longer exists (opening the path finishes the deletion and creates a new store);
     /// before it, the store is intact.
     ///
-    /// Returns what became of the folder once the store is gone: removed, kept because it holds
-    /// what is not the store's, or left empty because it could not be removed (its parent not
-    /// writable, a mount point), with the reason. None of these is an error: the store is deleted.
-    @discardableResult
-    public static func delete(at path: String) throws -> StoreFolderOutcome {
+    /// The folder stays when it holds what is not the store's, or when it cannot be removed
+    /// (its parent not writable, a mount point): not an error, since the store is deleted
+    /// (`cipherdex delete` says why the folder stays).
+    public static func delete(at path: String) throws {
+        _ = try deleteReportingFolder(at: path)
+    }
+
+    /// `delete(at:)`, returning what became of the folder once the store is gone: removed, kept
+    /// because it holds what is not the store's, or left empty because it could not be removed,
+    /// with the reason.
+    package static func deleteReportingFolder(at path: String) throws -> StoreFolderOutcome {
         let layout = StoreLayout(directory: path)
         guard FileSystem.isDirectory(path) else {
             throw StoreError.notAStore(
@@ -95,10 +101,9 @@ extension Store {
     }
 
     /// Deletes this store's files after closing it. Inside a transaction or a read (on its
-    /// thread) this throws `StoreError.insideTransaction` and changes nothing. Returns what
-    /// became of the folder, as `delete(at:)` does.
-    @discardableResult
-    public func closeAndDelete() throws -> StoreFolderOutcome {
+    /// thread) this throws `StoreError.insideTransaction` and changes nothing. The folder stays
+    /// when `delete(at:)` would keep it.
+    public func closeAndDelete() throws {
         // A closed handle no longer owns the path: another store may be there now.
         guard isOpen else { throw StoreError.closed }
         try refuseInsideTransaction("closeAndDelete()")
@@ -108,7 +113,7 @@ extension Store {
         if pool.holdsReaderOrWriter { throw StoreError.insideTransaction(operation: "closeAndDelete()") }
         // Queued work is not finished: the store is going.
         close(finishingQueuedWork: false, beforeReleasingLock: {})
-        return try Store.delete(at: path)
+        try Store.delete(at: path)
     }
 
     /// Removes every owned file, the tombstone and the lock file last: only once the folder,

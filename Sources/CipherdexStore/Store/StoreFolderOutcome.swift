@@ -1,6 +1,6 @@
-/// What `Store.delete(at:)` did with the store's folder once every file of the store was gone
+/// What `Store.deleteReportingFolder(at:)` (`Store.delete(at:)`) did with the store's folder once every file of the store was gone
 /// (the store is deleted in every case).
-public enum StoreFolderOutcome: Equatable, Sendable {
+package enum StoreFolderOutcome: Equatable, Sendable {
     /// The folder was removed.
     case removed
     /// The folder was kept, as it should be: it holds `remaining` (sorted), which are not the
@@ -14,7 +14,7 @@ public enum StoreFolderOutcome: Equatable, Sendable {
 
     /// One line saying where the folder stands, for a report after "deleted": nil when it was
     /// removed.
-    public var note: String? {
+    package var note: String? {
         switch self {
         case .removed:
             return nil

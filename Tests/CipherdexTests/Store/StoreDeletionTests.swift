@@ -11,7 +11,7 @@ final class StoreDeletionTests: XCTestCase {
         try store.write { try $0.execute("CREATE TABLE t (x)") }
         XCTAssertThrowsCase("storeLocked", try Store.delete(at: path))
         store.close()
-        XCTAssertEqual(try Store.delete(at: path), .removed)
+        XCTAssertEqual(try Store.deleteReportingFolder(at: path), .removed)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
         XCTAssertFalse(Store.exists(at: path))
         XCTAssertThrowsCase("notAStore", try Store.delete(at: path))
@@ -43,7 +43,7 @@ final class StoreDeletionTests: XCTestCase {
         let path = TestSupport.temporaryPath()
         try Store.open(TestSupport.configuration(path, key: nil)).close()
         _ = FileManager.default.createFile(atPath: path + "/mine.txt", contents: Data("user file".utf8))
-        let folder = try Store.delete(at: path)
+        let folder = try Store.deleteReportingFolder(at: path)
         XCTAssertEqual(folder, .kept(remaining: ["mine.txt"]))
         XCTAssertEqual(folder.note, "its folder was kept: it holds what is not the store's: mine.txt")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path), ["mine.txt"])
@@ -56,7 +56,7 @@ final class StoreDeletionTests: XCTestCase {
         let disk = try Mounts.tmpfs(size: 4 << 20)
         defer { Mounts.unmount(disk) }
         try Store.open(TestSupport.configuration(disk, key: TestSupport.rawKey(1))).close()
-        let folder = try Store.delete(at: disk)
+        let folder = try Store.deleteReportingFolder(at: disk)
         XCTAssertEqual(folder, .notRemoved(reason: "it is an empty mount point"))
         XCTAssertEqual(folder.note, "its folder was left: it is an empty mount point")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk), [])
