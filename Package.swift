@@ -40,6 +40,15 @@ let package = Package(
             name: "CPopplerText",
             dependencies: ["CPopplerRuntime"]
         ),
+        // The check OCR makes of a page's images before rendering it (their size from their
+        // dictionaries, and whether they decode), in C++ against poppler core's headers
+        // (libpoppler-private-dev; `shim/` puts two of them on the include path) behind a C
+        // interface, calling libpoppler's out-of-line members through dlsym (nothing links it).
+        .target(
+            name: "CPopplerImages",
+            dependencies: ["CPopplerRuntime"],
+            cxxSettings: [.headerSearchPath("shim")]
+        ),
         // Compiles CPopplerRuntime's declarations against the real headers (static assertions):
         // for the tests only, since it links poppler-glib through CPoppler.
         .target(
@@ -84,7 +93,7 @@ let package = Package(
         .target(name: "CExtractHelperEntry"),
         .target(
             name: "CipherdexExtraction",
-            dependencies: ["CPopplerRuntime", "CPopplerText", "CExtractHelperEntry", "CTesseract"]
+            dependencies: ["CPopplerRuntime", "CPopplerText", "CPopplerImages", "CExtractHelperEntry", "CTesseract"]
         ),
         .target(
             name: "CipherdexPDFWriter",

@@ -21,6 +21,12 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable
     /// A library PDF extraction loads when first used (poppler-glib, poppler-cpp, GLib, GIO or
     /// cairo) is missing or lacks a function: `reason` names the library or the function.
     case libraryUnavailable(reason: String)
+    /// A page to recognise (OCR) holds an image too large to draw: wider or taller than 32767
+    /// pixels (cairo's largest image), or needing more bytes to draw (`neededBytes`: 4 a pixel,
+    /// as cairo holds it) than the extraction helper's memory limit leaves (`availableBytes`).
+    /// Found from the image's dictionary, before anything is rendered or decoded. `page` counts
+    /// from 1.
+    case imageTooLarge(page: Int, width: Int, height: Int, neededBytes: Int, availableBytes: Int)
 
     /// A stable short name for the case, for logs, counters and UI.
     public var name: String {
@@ -33,6 +39,7 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable
         case .helperUnavailable: return "helperUnavailable"
         case .unsupportedFormat: return "unsupportedFormat"
         case .libraryUnavailable: return "libraryUnavailable"
+        case .imageTooLarge: return "imageTooLarge"
         }
     }
 
@@ -56,6 +63,11 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable
             return "unsupported document format: \(format)"
         case .libraryUnavailable(let reason):
             return "the PDF libraries could not be loaded: \(reason)"
+        case .imageTooLarge(let page, let width, let height, let needed, let available):
+            let size = "page \(page) holds an image of \(width) × \(height) pixels"
+            if width > 32767 || height > 32767 { return "\(size), larger than the 32767 pixels a side cairo can draw" }
+            return "\(size): drawing it needs \(needed) bytes, more than the \(available) the extraction helper's "
+                + "memory limit leaves"
         }
     }
 }

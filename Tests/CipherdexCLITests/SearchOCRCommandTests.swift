@@ -77,53 +77,26 @@ final class SearchOCRCommandTests: XCTestCase {
         XCTAssertEqual(files(), namesBefore)
     }
 
-    /// One page holding a gray image of `width` × `height` pixels declared, with `data` as its
-    /// stream: the smallest PDF whose image poppler must decode in full.
-    private static func imagePDF(width: Int, height: Int, data: [UInt8]) -> [UInt8] {
-        let content = Array("q 612 0 0 792 0 0 cm /Im0 Do Q".utf8)
-        let objects: [[UInt8]] = [
-            Array("<< /Type /Catalog /Pages 2 0 R >>".utf8),
-            Array("<< /Type /Pages /Kids [3 0 R] /Count 1 >>".utf8),
-            Array(
-                ("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-                    + "/Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>").utf8),
-            Array("<< /Length \(content.count) >>\nstream\n".utf8) + content + Array("\nendstream".utf8),
-            Array(
-                ("<< /Type /XObject /Subtype /Image /Width \(width) /Height \(height) /ColorSpace /DeviceGray "
-                    + "/BitsPerComponent 8 /Length \(data.count) >>\nstream\n").utf8) + data
-                + Array("\nendstream".utf8),
-        ]
-        var pdf = Array("%PDF-1.4\n".utf8)
-        var offsets: [Int] = []
-        for (index, object) in objects.enumerated() {
-            offsets.append(pdf.count)
-            pdf += Array("\(index + 1) 0 obj\n".utf8) + object + Array("\nendobj\n".utf8)
-        }
-        let xref = pdf.count
-        pdf += Array("xref\n0 \(objects.count + 1)\n0000000000 65535 f \n".utf8)
-        for offset in offsets {
-            pdf += Array((String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n").utf8)
-        }
-        pdf += Array("trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
-        return pdf
-    }
-
-    /// A scan whose image cannot be decoded within the helper's memory limit renders white
-    /// without an error from poppler: it is the page's failure, not a page recognised with no
-    /// text.
-    func testAnImageTooLargeToDecodeIsAFailedPageNotABlankOne() throws {
+    /// A scan whose image is too large to draw within the helper's memory limit would render
+    /// white without an error from poppler: it is the page's failure, named as such before
+    /// anything is rendered, not a page recognised with no text; a white image is a blank page.
+    func testAnImageTooLargeToDrawIsAFailedPageNotABlankOne() throws {
+        let huge = ImagePDFWriter.Image(width: 30000, height: 30000, data: [UInt8](repeating: 0, count: 1000))
+        let white = ImagePDFWriter.Image.gray(width: 100, height: 100, level: 255)
         XCTAssertTrue(
             FileManager.default.createFile(
-                atPath: cli.directory + "/huge.pdf",
-                contents: Data(Self.imagePDF(width: 30000, height: 30000, data: [UInt8](repeating: 0, count: 1000)))))
+                atPath: cli.directory + "/huge.pdf", contents: Data(ImagePDFWriter.make(pages: [.init(images: [huge])]))
+            ))
         XCTAssertTrue(
             FileManager.default.createFile(
                 atPath: cli.directory + "/blank.pdf",
-                contents: Data(Self.imagePDF(width: 100, height: 100, data: [UInt8](repeating: 255, count: 10000)))))
+                contents: Data(ImagePDFWriter.make(pages: [.init(images: [white])]))
+            ))
         let added = try run(["add", "s", cli.directory + "/huge.pdf", cli.directory + "/blank.pdf", "--ocr"])
         XCTAssertTrue(
             added.stdout.contains(
-                "huge.pdf: finished (1 page); OCR: 0 of 1 scanned page recognised, page 1 failed: memoryLimitExceeded"),
+                "huge.pdf: finished (1 page); OCR: 0 of 1 scanned page recognised, page 1 failed: imageTooLarge: "
+                    + "page 1 holds an image of 30000 × 30000 pixels: drawing it needs 3600000000 bytes"),
             added.stdout)
         XCTAssertTrue(
             added.stdout.contains("blank.pdf: finished (1 page); OCR: 1 of 1 scanned page recognised\n"),

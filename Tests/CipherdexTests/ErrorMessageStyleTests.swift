@@ -33,6 +33,10 @@ final class ErrorMessageStyleTests: XCTestCase {
         ExtractionError.helperCrashed(signal: nil, exitStatus: 3), ExtractionError.helperUnavailable(reason: "missing"),
         ExtractionError.unsupportedFormat("xyz"),
         ExtractionError.libraryUnavailable(reason: "libpoppler-glib.so.8 could not be loaded"),
+        ExtractionError.imageTooLarge(
+            page: 2, width: 100_000, height: 100_000, neededBytes: 1 << 40, availableBytes: 1 << 30),
+        ExtractionError.imageTooLarge(
+            page: 1, width: 25_000, height: 25_000, neededBytes: 2_500_000_000, availableBytes: 1 << 30),
         StoreError.storeCorrupted(reason: "bad page"), StoreError.storeLocked(path: "/s"), StoreError.closed,
         StoreError.notAStore(path: "/s", reason: "empty"), StoreError.diskFull(path: "/s"),
         StoreError.insideTransaction(operation: "verify()"),

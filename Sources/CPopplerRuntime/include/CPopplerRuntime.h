@@ -168,7 +168,6 @@ extern const char *const cdx_poppler_default_sonames[CDX_POPPLER_LIBRARY_COUNT];
     X(POPPLER_GLIB, void, poppler_page_free_image_mapping, (cdx_GList *))                                    \
     X(POPPLER_GLIB, cdx_GList *, poppler_page_get_annot_mapping, (cdx_PopplerPage *))                        \
     X(POPPLER_GLIB, void, poppler_page_free_annot_mapping, (cdx_GList *))                                    \
-    X(POPPLER_GLIB, cdx_cairo_surface_t *, poppler_page_get_image, (cdx_PopplerPage *, int))                 \
     X(POPPLER_GLIB, cdx_PopplerAnnotType, poppler_annot_get_annot_type, (cdx_PopplerAnnot *))                \
     X(POPPLER_GLIB, char *, poppler_annot_get_contents, (cdx_PopplerAnnot *))                                \
     X(POPPLER_GLIB, void, poppler_page_get_size, (cdx_PopplerPage *, double *, double *))                    \

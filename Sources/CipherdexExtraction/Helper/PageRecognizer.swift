@@ -21,8 +21,10 @@ final class PageRecognizer {
 
     /// The text of page `request.pageIndex` of the PDF in `data`, recognised in
     /// `request.languages`, as a one-page document (the page's `isOCR` set). Throws `.timedOut`
-    /// when recognition passes `request.deadlineSeconds`, `.damaged` when the page cannot be
-    /// rendered or the language data cannot be loaded.
+    /// when recognition passes `request.deadlineSeconds`; `.imageTooLarge` or `.damaged` when an
+    /// image of the page is too large to draw or cannot be decoded (`PageImageCheck`, before
+    /// rendering); `.damaged` when the page cannot be rendered or the language data cannot be
+    /// loaded.
     func recognize(data: [UInt8], password: String?, request: OCRPageRequest) throws -> ExtractedDocument {
         let started = ContinuousClock.now
         let poppler = try PopplerLibraries.api()
@@ -35,8 +37,13 @@ final class PageRecognizer {
             throw ExtractionError.damaged(reason: "the document has no page \(request.pageIndex + 1)")
         }
         defer { poppler.g_object_unref(UnsafeMutableRawPointer(page)) }
-        let image = try Self.render(page, dpi: request.dpi, maximumPixels: request.maximumPixels, poppler)
-        if image.pixels.allSatisfy({ $0 == 255 }) { try Self.checkImagesDecode(page, poppler) }
+        let size = try Self.renderSize(page, dpi: request.dpi, maximumPixels: request.maximumPixels, poppler)
+        // Before rendering: poppler draws an image it cannot decode, or cairo cannot allocate, as
+        // white, without an error. The render's surface and gray copy stay beside the largest
+        // image, with room for poppler's own work.
+        try PageImageCheck.check(
+            page, pageIndex: request.pageIndex, reservedBytes: size.width * size.height * 5 + Self.renderSlackBytes)
+        let image = try Self.render(page, size: size, poppler)
         let tess = try loaded()
         let api = try engine(for: request.languages, tess)
         let remaining = request.deadlineSeconds - (ContinuousClock.now - started) / .seconds(1)
@@ -62,54 +69,6 @@ final class PageRecognizer {
             title: nil, pages: [ExtractedPage(index: request.pageIndex, text: Self.tidy(text), isOCR: true)])
     }
 
-    /// The most images of an all-white page that `checkImagesDecode` decodes one by one.
-    static let maximumCheckedImages = 4
-
-    /// A page that rendered all white although it holds images: poppler skips an image it
-    /// cannot decode (one too large for the helper's memory limit) without an error, which would
-    /// be recognised as a page without text. Each image is decoded on its own: one that cannot
-    /// be is the page's failure. (Called only for an all-white render, so a page that drew
-    /// anything pays nothing.) A decode at full size needs more memory than the render, which
-    /// scales an image down as it reads it: a valid white image of more than about 400 Mpixel
-    /// (A0 at 600 dpi) is reported as `memoryLimitExceeded` too, rather than as a blank page.
-    static func checkImagesDecode(_ page: OpaquePointer, _ poppler: cdx_poppler_api) throws {
-        guard let mapping = poppler.poppler_page_get_image_mapping(page) else { return }
-        defer { poppler.poppler_page_free_image_mapping(mapping) }
-        // Each decode runs the page's content again: only a page of a few images (a scan is one,
-        // or a few strips) is checked, so a page of many tiles costs nothing more.
-        var images = 0
-        var counted: UnsafeMutablePointer<cdx_GList>? = mapping
-        while let current = counted, images <= maximumCheckedImages {
-            images += 1
-            counted = current.pointee.next
-        }
-        guard images <= maximumCheckedImages else { return }
-        var node: UnsafeMutablePointer<cdx_GList>? = mapping
-        while let current = node {
-            defer { node = current.pointee.next }
-            guard let raw = current.pointee.data else { continue }
-            let entry = raw.assumingMemoryBound(to: cdx_PopplerImageMapping.self)
-            let surface = poppler.poppler_page_get_image(page, entry.pointee.image_id)
-            defer { if let surface { poppler.cairo_surface_destroy(surface) } }
-            guard let surface else {
-                throw ExtractionError.damaged(reason: "an image of the page could not be decoded")
-            }
-            let status = poppler.cairo_surface_status(surface)
-            if status == CDX_CAIRO_STATUS_NO_MEMORY {
-                // Too large to decode within the helper's address-space limit.
-                var limit = rlimit()
-                let bytes =
-                    getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 && limit.rlim_cur < rlim_t(Int.max)
-                    ? Int(limit.rlim_cur) : 0
-                throw ExtractionError.memoryLimitExceeded(bytes: bytes)
-            }
-            guard status == CDX_CAIRO_STATUS_SUCCESS else {
-                throw ExtractionError.damaged(
-                    reason: "an image of the page could not be decoded (cairo status \(status))")
-            }
-        }
-    }
-
     /// A rendered page: 8-bit gray, one byte per pixel, rows without padding.
     struct GrayImage {
         /// Width in pixels.
@@ -122,10 +81,14 @@ final class PageRecognizer {
         var pixels: [UInt8]
     }
 
-    /// Renders `page` on white at `dpi` (lower when the image would exceed `maximumPixels`) and
-    /// converts it to gray.
-    static func render(_ page: OpaquePointer, dpi: Int, maximumPixels: Int, _ poppler: cdx_poppler_api) throws
-        -> GrayImage
+    /// Address space the image check leaves for poppler's work during the render, beside the
+    /// page's surfaces and the largest image.
+    static let renderSlackBytes = 64 << 20
+
+    /// The pixel size and resolution `page` is rendered at: `dpi`, lower when the image would
+    /// exceed `maximumPixels` or cairo's 32767 pixels a side.
+    static func renderSize(_ page: OpaquePointer, dpi: Int, maximumPixels: Int, _ poppler: cdx_poppler_api) throws
+        -> (width: Int, height: Int, resolution: Double)
     {
         var widthPoints = 0.0
         var heightPoints = 0.0
@@ -141,6 +104,15 @@ final class PageRecognizer {
         let scale = resolution / 72
         let width = max(1, Int((widthPoints * scale).rounded(.up)))
         let height = max(1, Int((heightPoints * scale).rounded(.up)))
+        return (width, height, resolution)
+    }
+
+    /// Renders `page` on white at `size` (`renderSize`) and converts it to gray.
+    static func render(
+        _ page: OpaquePointer, size: (width: Int, height: Int, resolution: Double), _ poppler: cdx_poppler_api
+    ) throws -> GrayImage {
+        let (width, height, resolution) = size
+        let scale = resolution / 72
         guard let surface = poppler.cairo_image_surface_create(CDX_CAIRO_FORMAT_RGB24, Int32(width), Int32(height))
         else {
             throw ExtractionError.memoryLimitExceeded(bytes: width * height * 4)
