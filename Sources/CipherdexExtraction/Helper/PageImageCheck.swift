@@ -13,29 +13,43 @@ internal import CPopplerImages
 /// Every image the page paints (`Do`, through Form XObjects too, and inline images) is measured
 /// from its dictionary first, so an image too large to draw fails at once (`imageTooLarge`,
 /// within a second, before any decoding); then every image object is decoded once, in full,
-/// streaming: one whose data ends before its last row, whose decoder reports errors, or whose
-/// dictionary poppler cannot use is `damaged`, naming the page and the image. A page whose
-/// images all decode, white or not, passes. Linear in the page's content and images (an image
-/// painted a thousand times is decoded once).
+/// streaming: one whose data ends before its last row, or whose dictionary poppler cannot use, is
+/// `damaged`, naming the page and the image. An image whose every row decodes although its
+/// decoder reported errors (a scan with a few bad codes) may still be mostly readable: that
+/// failure is returned, not thrown, and the caller reports it only when recognition finds no
+/// text on the page. A page whose images all decode, white or not, passes. Linear in the page's
+/// content and images (an image painted a thousand times is decoded once). Where poppler core
+/// is not the release the check was built for, the check is skipped (nil): the page is rendered
+/// and recognised as before it existed.
 enum PageImageCheck {
     /// Checks the images of `page` (a poppler-glib `PopplerPage`, number `pageIndex + 1`), leaving
     /// `reservedBytes` of the helper's address space for the render beside the largest image.
-    static func check(_ page: OpaquePointer, pageIndex: Int, reservedBytes: Int) throws(ExtractionError) {
+    /// Throws what makes the page unreadable; returns the failure to report if the page then
+    /// gives no text (decoder errors in images whose rows all decoded), else nil.
+    static func check(_ page: OpaquePointer, pageIndex: Int, reservedBytes: Int) throws(ExtractionError)
+        -> ExtractionError?
+    {
         var result = cdx_page_images_result()
         let status = cdx_poppler_check_page_images(
             UnsafeMutableRawPointer(page), Int32(pageIndex), Int64(reservedBytes), &result)
         let number = pageIndex + 1
         switch cdx_page_images_status(rawValue: UInt32(status)) {
         case CDX_PAGE_IMAGES_OK:
-            return
+            return nil
         case CDX_PAGE_IMAGES_TOO_LARGE:
             throw .imageTooLarge(
                 page: number, width: Int(result.width), height: Int(result.height),
                 neededBytes: Int(result.needed_bytes), availableBytes: Int(result.available_bytes))
         case CDX_PAGE_IMAGES_UNDECODABLE:
-            throw .damaged(reason: "page \(number): \(imageName(result)) cannot be decoded: \(problem(result))")
+            let failure = ExtractionError.damaged(
+                reason: "page \(number): \(imageName(result)) cannot be decoded: \(problem(result))")
+            if cdx_image_problem(rawValue: UInt32(result.problem)) == CDX_IMAGE_PROBLEM_DECODE_ERRORS {
+                return failure
+            }
+            throw failure
         case CDX_PAGE_IMAGES_UNAVAILABLE:
-            throw .libraryUnavailable(reason: message(result))
+            // Another poppler release than the one the check knows: OCR goes on without it.
+            return nil
         default:
             let reason = message(result)
             if reason == "out of memory" { throw .memoryLimitExceeded(bytes: addressSpaceLimit()) }

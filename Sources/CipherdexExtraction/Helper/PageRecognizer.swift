@@ -41,7 +41,7 @@ final class PageRecognizer {
         // Before rendering: poppler draws an image it cannot decode, or cairo cannot allocate, as
         // white, without an error. The render's surface and gray copy stay beside the largest
         // image, with room for poppler's own work.
-        try PageImageCheck.check(
+        let suspect = try PageImageCheck.check(
             page, pageIndex: request.pageIndex, reservedBytes: size.width * size.height * 5 + Self.renderSlackBytes)
         let image = try Self.render(page, size: size, poppler)
         let tess = try loaded()
@@ -65,8 +65,12 @@ final class PageRecognizer {
         }
         // A failed recognition is not a page without text.
         guard let text else { throw ExtractionError.damaged(reason: "Tesseract could not recognise the page") }
+        let tidied = Self.tidy(text)
+        // An image whose decoder reported errors: its text is kept when there is any; a page
+        // without text is that image's failure, not a blank page.
+        if let suspect, tidied.allSatisfy(\.isWhitespace) { throw suspect }
         return ExtractedDocument(
-            title: nil, pages: [ExtractedPage(index: request.pageIndex, text: Self.tidy(text), isOCR: true)])
+            title: nil, pages: [ExtractedPage(index: request.pageIndex, text: tidied, isOCR: true)])
     }
 
     /// A rendered page: 8-bit gray, one byte per pixel, rows without padding.
