@@ -184,7 +184,7 @@ final class StoreConversionTests: XCTestCase {
             XCTAssertThrowsCase(
                 "diskFull",
                 try Store.convert(
-                    TestSupport.configuration(path, key: TestSupport.rawKey(1)), target: target,
+                    TestSupport.searchConfiguration(path, key: TestSupport.rawKey(1)), target: target,
                     progress: { progress in
                         // The space check has passed: the disk fills up as the copy starts.
                         if progress.phase == phase, filler == nil { filler = try? Mounts.fill(mount, leaving: 0) }
@@ -207,7 +207,7 @@ final class StoreConversionTests: XCTestCase {
             TestSupport.copyDirectory(template, to: path)
             XCTAssertThrowsError(
                 try Store.convert(
-                    TestSupport.configuration(path, key: TestSupport.rawKey(1)),
+                    TestSupport.searchConfiguration(path, key: TestSupport.rawKey(1)),
                     target: .encrypted(TestSupport.rawKey(2)),
                     progress: nil, faultPoint: { if $0 == step { throw InjectedFault() } }))
             let switched: Bool

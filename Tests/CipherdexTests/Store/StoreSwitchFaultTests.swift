@@ -57,7 +57,7 @@ final class StoreSwitchFaultTests: XCTestCase {
             TestSupport.copyDirectory(template, to: path)
             assertIOError(
                 try Store.convert(
-                    TestSupport.configuration(path, key: TestSupport.rawKey(1)),
+                    TestSupport.searchConfiguration(path, key: TestSupport.rawKey(1)),
                     target: .encrypted(TestSupport.rawKey(2)), progress: nil,
                     faultPoint: { if $0 == .metadata(step) { throw self.failure } }),
                 saying: switched ? "only the new key opens it" : nil)

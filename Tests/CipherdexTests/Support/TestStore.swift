@@ -53,6 +53,14 @@ enum TestSupport {
         StoreConfiguration(path: path, keyProvider: key, passphraseCost: .minimumForTesting)
     }
 
+    /// `configuration(_:key:)` with search, as `import Cipherdex`'s conversions pass it: for the
+    /// store's internal calls (`Store.convert`) on stores that hold a search index.
+    static func searchConfiguration(_ path: String, key: KeyProvider?) -> StoreConfiguration {
+        var configuration = configuration(path, key: key)
+        configuration.features = [SearchFeature.feature]
+        return configuration
+    }
+
     /// Every regular file below `path`, relative path to exact bytes.
     static func snapshot(_ path: String) -> [String: [UInt8]] {
         var result: [String: [UInt8]] = [:]
