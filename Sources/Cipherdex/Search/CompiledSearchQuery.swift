@@ -4,6 +4,11 @@
 /// bare word: a `-` before a quoted phrase is silently ignored, turning an exclusion into a
 /// requirement. So exclusions are a second MATCH expression (their terms joined by `OR`) used in
 /// a `NOT IN` subquery; `condition(table:)` builds that SQL.
+///
+/// The library's own search compiles ends-with and inner matches and one-character CJK terms as
+/// patterns (`"*ology"`, `"*装*"`: a `*` before a token), which its own index reader reads and
+/// which it spells out for FTS4 when FTS4 runs the query; `SearchQuery.compiled(stemming:)` never
+/// writes them.
 public struct CompiledSearchQuery: Equatable, Sendable {
     /// What a row must match: clauses joined by spaces (AND), alternatives by `OR`.
     public var match: String

@@ -16,22 +16,42 @@ extension SearchQuery {
     /// when other text follows it (`装Java`). Terms without tokens are
     /// dropped. Throws `SearchQueryError.noSearchableTerms` when no positive term is left.
     public func compiled(stemming: Bool = false) throws -> CompiledSearchQuery {
+        try compiled(stemming: stemming, readingPatterns: false)
+    }
+
+    /// `compiled(stemming:)`, and with `readingPatterns` for `TopHits`, which reads what FTS4
+    /// cannot (`TermPattern`): a `*` before a token stands for the terms it ends, with a `*`
+    /// after it too for those that hold it. A word-end term is then `"*ology"` (or `"*olog*"`),
+    /// and a term whose first token is a one-character run of a bigram script `"*装*"` when
+    /// that is all of it (every token holding the character: alone, starting a pair or ending
+    /// one) and `"*装 java*"` before other text (the character must end its run there: alone,
+    /// or ending a pair). Without, a word-end term compiles as a plain word and such a character
+    /// as a prefix (`"装*"`) or an exact unigram before other text, as FTS4 reads them.
+    func compiled(stemming: Bool, readingPatterns: Bool) throws -> CompiledSearchQuery {
         var parts: [String] = []
         for clause in clauses {
-            let alternatives = clause.alternatives.compactMap { compile($0, stemming: stemming) }
+            let alternatives = clause.alternatives.compactMap {
+                compile($0, stemming: stemming, readingPatterns: readingPatterns)
+            }
             if !alternatives.isEmpty { parts.append(alternatives.joined(separator: " OR ")) }
         }
         guard !parts.isEmpty else { throw SearchQueryError.noSearchableTerms }
-        let excluded = exclusions.compactMap { compile($0, stemming: stemming) }
-        return CompiledSearchQuery(match: parts.joined(separator: " "),
-                                   exclusion: excluded.isEmpty ? nil : excluded.joined(separator: " OR "))
+        let excluded = exclusions.compactMap { compile($0, stemming: stemming, readingPatterns: readingPatterns) }
+        return CompiledSearchQuery(
+            match: parts.joined(separator: " "),
+            exclusion: excluded.isEmpty ? nil : excluded.joined(separator: " OR "))
     }
 
     /// The quoted string for one term, or nil when it has no tokens.
-    func compile(_ term: Term, stemming: Bool) -> String? {
+    func compile(_ term: Term, stemming: Bool, readingPatterns: Bool = false) -> String? {
         let tokens = SearchTokenizer.tokens(in: term.text, stemming: stemming)
         guard !tokens.isEmpty else { return nil }
         let utf8 = Array(term.text.utf8)
+        if readingPatterns && term.matchesWordEnds {
+            // One word (the parser checks it): the words it ends, or holds.
+            let piece = String(decoding: utf8[tokens[0].byteRange], as: UTF8.self)
+            return "\"*" + piece + (term.explicitPrefix ? "*" : "") + "\""
+        }
         let prefixWords: Bool
         switch term.kind {
         case .word, .hyphenated: prefixWords = !options.contains(.exactWords)
@@ -42,12 +62,16 @@ extension SearchQuery {
         for (index, token) in tokens.enumerated() {
             var piece = String(decoding: utf8[token.byteRange], as: UTF8.self)
             let isLast = index == tokens.count - 1
+            if readingPatterns && index == 0 && token.kind == .cjkUnigram {
+                // Every token of the character, or before other text those it ends.
+                piece = "*" + piece
+            }
             let prefix: Bool
             switch token.kind {
             case .word: prefix = prefixWords || (isLast && term.explicitPrefix)
             // A run of one character is a prefix (it also starts the pairs of a longer run)
             // unless other text follows it in the term: then it must end its run there, so it
-            // is matched exactly (a run of one; `RunEndExpansion` adds the pairs ending with it).
+            // is matched exactly (a run of one; with `readingPatterns`, also a pair ending with it).
             case .cjkUnigram: prefix = isLast
             case .cjkBigram: prefix = false
             }

@@ -45,8 +45,8 @@ public struct SearchQuery: Equatable, Sendable {
         /// Whether a `*` followed it.
         public var explicitPrefix: Bool
         /// Whether a `*` came before it: `*ology` matches the words that end in `ology`, and
-        /// with a trailing `*` too (`*olog*`) the words that contain `olog`. The library expands
-        /// such a term into the indexed words it matches (`SearchLibrary.search`).
+        /// with a trailing `*` too (`*olog*`) the words that contain `olog`. The library reads
+        /// every indexed word such a term matches (`SearchLibrary.search`, `TermPattern`).
         public var matchesWordEnds = false
         /// The character offset where the term (or its `-`) starts in the query.
         public var position: Int

@@ -2,13 +2,9 @@ import Dispatch
 import Foundation
 
 extension FTS4Postings {
-    /// One token of a phrase: its folded UTF-8 and whether it is a prefix.
-    struct PhraseToken: Equatable {
-        /// The token as the tokenizer writes it into the index.
-        var bytes: [UInt8]
-        /// True when the token stands for every term it begins.
-        var prefix: Bool
-    }
+    /// One token of a phrase: its folded UTF-8 and the terms it stands for (itself, those it
+    /// begins, or for a phrase's first token those it ends: `*装 java`).
+    typealias PhraseToken = TermPattern
 
     /// The rows where `tokens` stand one after the other, with how often (`matchinfo`'s 'x' of a
     /// phrase: the positions where the whole phrase starts), ascending; nil when the index holds
@@ -39,7 +35,7 @@ extension FTS4Postings {
                 return number
             }
             let read = try forEachDoclist(
-                of: token.bytes, prefix: token.prefix, table: table, db: db, fromBothEnds: true,
+                of: token, table: table, db: db, fromBothEnds: true,
                 bothEndsFrom: startBytes,
                 takeCopies: { copies in
                     // A segment a helper read: its pages moved in, not copied again.

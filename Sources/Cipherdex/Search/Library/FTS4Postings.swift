@@ -20,7 +20,10 @@
 ///   row whose list is empty is deleted from every older segment.
 /// For one term, a row's entry in the newest segment that holds the term wins; a prefix adds the
 /// hits of every term it begins. That is what FTS4 gives a query of one token (no token of it is
-/// ever deferred), so the counts are the same.
+/// ever deferred), so the counts are the same. An ends-with or inner pattern (`TermPattern`:
+/// `*ology`, `*装*`), which FTS4 cannot read, adds up the terms it stands for in the same way;
+/// they are found by reading the segments' leaves from the pattern's `lowestTerm` on, those a
+/// Han or Hangul character's pairs cannot be in skipped (`FTS4Postings+Scan`).
 ///
 /// Anything else — a segment of another index or language (level 1024 or above), a second column,
 /// a block that is missing or does not parse — returns nil, and the caller asks FTS4 (which then
@@ -48,8 +51,18 @@ enum FTS4Postings {
         of term: [UInt8], prefix: Bool, table: String = "search_text", denseFrom divisor: Int = 2,
         handOffBytes: Int = DoclistPipeline.defaultHandOffBytes, db: Connection
     ) throws -> Matches? {
-        try rows(of: term, prefix: prefix, table: table, denseFrom: divisor, handOffBytes: handOffBytes, db: db)?
-            .matches
+        try matches(
+            of: TermPattern(bytes: term, prefix: prefix), table: table, denseFrom: divisor, handOffBytes: handOffBytes,
+            db: db)
+    }
+
+    /// `matches` of every term `pattern` stands for (an ends-with or inner pattern's terms are
+    /// added up as a prefix's are, the terms past the 32nd in lists: `DenseTermHits`).
+    static func matches(
+        of pattern: TermPattern, table: String = "search_text", denseFrom divisor: Int = 2,
+        handOffBytes: Int = DoclistPipeline.defaultHandOffBytes, db: Connection
+    ) throws -> Matches? {
+        try rows(of: pattern, table: table, denseFrom: divisor, handOffBytes: handOffBytes, db: db)?.matches
     }
 
     /// A term's rows as `matches` reads them: in lists, or in slots (`DenseTermHits`) with the
@@ -69,15 +82,17 @@ enum FTS4Postings {
         }
     }
 
-    /// `matches`, without gathering slots into lists. Doclists of `handOffBytes` or more (and
-    /// those after them) are decoded on a helper thread while the next are read
-    /// (`DoclistPipeline`; 0 hands off every one, `Int.max` none, in tests).
+    /// `matches` of `pattern`, without gathering slots into lists. Doclists of `handOffBytes` or
+    /// more (and those after them) are decoded on a helper thread while the next are read
+    /// (`DoclistPipeline`; 0 hands off every one, `Int.max` none, in tests). A scan, whose time
+    /// is reading leaves rather than decoding the few doclists it keeps, reads the segments from
+    /// both ends on a one-shot search process (`SegmentsFromBothEnds`).
     ///
     /// When the rows go into slots, `whileDecoding` is called with the slots' first docid and
     /// number once every doclist is read, on this thread, while the helper may still be decoding
     /// (`TopHits` reads the slots' page lengths then).
     static func rows(
-        of term: [UInt8], prefix: Bool, table: String = "search_text", denseFrom divisor: Int = 2,
+        of pattern: TermPattern, table: String = "search_text", denseFrom divisor: Int = 2,
         handOffBytes: Int = DoclistPipeline.defaultHandOffBytes, db: Connection,
         whileDecoding: (_ low: Int64, _ span: Int) throws -> Void = { _, _ in }
     ) throws -> TermRows? {
@@ -115,7 +130,8 @@ enum FTS4Postings {
         // Every doclist handed off is decoded before this returns, or throws.
         defer { _ = pipeline.finish() }
         var delivered = 0
-        let read = try forEachDoclist(of: term, prefix: prefix, table: table, db: db) { found, doclist in
+        let read = try forEachDoclist(of: pattern, table: table, db: db, fromBothEnds: pattern.scans) {
+            found, doclist in
             delivered &+= doclist.count
             return pipeline.deliver(found, doclist)
         }
@@ -162,6 +178,18 @@ enum FTS4Postings {
         takeCopies: ((SegmentsFromBothEnds.Copies) -> Bool)? = nil,
         _ body: ([UInt8], UnsafeRawBufferPointer) -> Bool
     ) throws -> Bool {
+        try forEachDoclist(
+            of: TermPattern(bytes: term, prefix: prefix), table: table, db: db, fromBothEnds: fromBothEnds,
+            bothEndsFrom: startBytes, takeCopies: takeCopies, body)
+    }
+
+    /// `forEachDoclist` of every term `pattern` stands for, in every segment.
+    static func forEachDoclist(
+        of pattern: TermPattern, table: String, db: Connection, fromBothEnds: Bool = false,
+        bothEndsFrom startBytes: Int = SegmentsFromBothEnds.fromBytes,
+        takeCopies: ((SegmentsFromBothEnds.Copies) -> Bool)? = nil,
+        _ body: ([UInt8], UnsafeRawBufferPointer) -> Bool
+    ) throws -> Bool {
         var segments: [[UInt8]] = []
         var unsupported = false
         try db.forEachRowView("SELECT level, root FROM \(table)_segdir ORDER BY level ASC, idx DESC") { row in
@@ -172,41 +200,56 @@ enum FTS4Postings {
         if unsupported { return false }
         if fromBothEnds, let (companion, read) = db.readCompanion, segments.count >= 2 {
             return try SegmentsFromBothEnds(segments: segments, companion: companion, read: read).forEachDoclist(
-                of: term, prefix: prefix, table: table, db: db, startBytes: startBytes, takeCopies: takeCopies, body)
+                of: pattern, table: table, db: db, startBytes: startBytes, takeCopies: takeCopies, body)
         }
         for root in segments {
-            guard try forEachDoclist(of: term, prefix: prefix, inSegment: root, table: table, db: db, body) else {
+            guard try forEachDoclist(of: pattern, inSegment: root, table: table, db: db, body) else {
                 return false
             }
         }
         return true
     }
 
-    /// `forEachDoclist` in the one segment whose root node is `root`.
+    /// `forEachDoclist` in the one segment whose root node is `root`: the leaves a term or prefix
+    /// may be in (`leafRange`), or for an ends-with or inner pattern those a scan reads
+    /// (`scannedLeaves`). `leafRead` is called with the size of each leaf block read.
     static func forEachDoclist(
-        of term: [UInt8], prefix: Bool, inSegment root: [UInt8], table: String, db: Connection,
-        _ body: ([UInt8], UnsafeRawBufferPointer) -> Bool
+        of pattern: TermPattern, inSegment root: [UInt8], table: String, db: Connection,
+        leafRead: (Int) -> Void = { _ in }, _ body: ([UInt8], UnsafeRawBufferPointer) -> Bool
     ) throws -> Bool {
-        guard let leaves = try leafRange(of: term, prefix: prefix, node: root, table: table, db: db) else {
-            return false
+        let ranges: [ClosedRange<Int64>]
+        if pattern.scans {
+            switch try scannedLeaves(of: pattern, node: root, table: table, db: db) {
+            case nil: return false
+            case .root: return root.withUnsafeBytes { readLeaf($0, pattern: pattern, found: body) }
+            case .blocks(let blocks)?: ranges = blocks
+            }
+        } else {
+            switch try leafRange(of: pattern.bytes, prefix: pattern.prefix, node: root, table: table, db: db) {
+            case nil: return false
+            case .root: return root.withUnsafeBytes { readLeaf($0, pattern: pattern, found: body) }
+            case .blocks(let first, let last)?: ranges = [first...last]
+            }
         }
-        var parsed = true
-        switch leaves {
-        case .root:
-            parsed = root.withUnsafeBytes { readLeaf($0, term: term, prefix: prefix, found: body) }
-        case .blocks(let first, let last):
-            var expected = first
+        for range in ranges {
+            var parsed = true
+            var expected = range.lowerBound
             try db.forEachRowView(
                 "SELECT blockid, block FROM \(table)_segments WHERE blockid BETWEEN ? AND ? ORDER BY blockid",
-                [.integer(first), .integer(last)]
+                [.integer(range.lowerBound), .integer(range.upperBound)]
             ) { row in
                 if row.integer(0) != expected { parsed = false }
                 expected &+= 1
-                if parsed { parsed = row.withBytes(1) { readLeaf($0, term: term, prefix: prefix, found: body) } }
+                if parsed {
+                    parsed = row.withBytes(1) { leaf in
+                        leafRead(leaf.count)
+                        return readLeaf(leaf, pattern: pattern, found: body)
+                    }
+                }
             }
-            if expected != last &+ 1 { parsed = false }
+            guard parsed, expected == range.upperBound &+ 1 else { return false }
         }
-        return parsed
+        return true
     }
 
     /// Each term's newest entry per row (its lists newest first), then the terms' hits added up:
@@ -313,115 +356,6 @@ enum FTS4Postings {
         let ranges = lists.compactMap { list in list.docids.first.map { ($0, list.docids[list.docids.count - 1]) } }
             .sorted { $0.0 < $1.0 }
         for index in ranges.indices.dropFirst() where ranges[index].0 <= ranges[index - 1].1 { return false }
-        return true
-    }
-
-    /// Where a term's leaves are: the root itself, or the blocks `first...last`.
-    enum LeafRange: Equatable {
-        case root
-        case blocks(first: Int64, last: Int64)
-    }
-
-    /// The leaves of the segment whose root is `node` that may hold `term` (or, with `prefix`,
-    /// a term it begins), as FTS4's `fts3SelectLeaf` finds them; nil when a node does not parse
-    /// or a child is not lower than its parent (`below`: the parent's height).
-    static func leafRange(
-        of term: [UInt8], prefix: Bool, node: [UInt8], table: String, db: Connection, below: UInt64 = .max
-    ) throws -> LeafRange? {
-        guard
-            let height = node.withUnsafeBytes({ raw -> UInt64? in
-                var reader = VarintReader(raw)
-                return reader.next()
-            }), height < below
-        else { return nil }
-        if height == 0 { return below == .max ? .root : nil }
-        guard let (first, last) = scanInterior(node, term: term) else { return nil }
-        if height == 1 { return .blocks(first: first, last: prefix ? last : first) }
-        // Children are interior nodes too: the first leaf from the first child, the last from the last.
-        guard let firstChild = try block(first, table: table, db: db),
-            case .blocks(let firstLeaf, let lastInFirst)? = try leafRange(
-                of: term, prefix: prefix, node: firstChild, table: table, db: db, below: height)
-        else { return nil }
-        guard prefix else { return .blocks(first: firstLeaf, last: firstLeaf) }
-        if last == first { return .blocks(first: firstLeaf, last: lastInFirst) }
-        guard let lastChild = try block(last, table: table, db: db),
-            case .blocks(_, let lastLeaf)? = try leafRange(
-                of: term, prefix: true, node: lastChild, table: table, db: db, below: height)
-        else { return nil }
-        return .blocks(first: firstLeaf, last: lastLeaf)
-    }
-
-    /// `fts3ScanInteriorNode`: the child that may hold the first term at or after `term`, and the
-    /// last child that may hold a term `term` begins.
-    static func scanInterior(_ node: [UInt8], term: [UInt8]) -> (first: Int64, last: Int64)? {
-        node.withUnsafeBytes { scanInterior($0, term: term) }
-    }
-
-    private static func scanInterior(_ node: UnsafeRawBufferPointer, term: [UInt8]) -> (first: Int64, last: Int64)? {
-        var reader = VarintReader(node)
-        guard reader.next() != nil, var child = reader.next().map({ Int64(bitPattern: $0) }) else { return nil }
-        var first: Int64?
-        var last: Int64?
-        var buffer: [UInt8] = []
-        var isFirstTerm = true
-        while !reader.atEnd && (first == nil || last == nil) {
-            var shared = 0
-            if !isFirstTerm {
-                guard let value = reader.next(), value <= UInt64(buffer.count) else { return nil }
-                shared = Int(value)
-            }
-            isFirstTerm = false
-            guard let suffixLength = reader.next(),
-                let suffix = reader.bytes(Int(clamping: suffixLength))
-            else { return nil }
-            buffer.removeSubrange(shared...)
-            buffer.append(contentsOf: suffix)
-            let compared = compare(term, buffer.prefix(min(buffer.count, term.count)))
-            if first == nil && (compared < 0 || (compared == 0 && buffer.count > term.count)) { first = child }
-            if last == nil && compared < 0 { last = child }
-            guard child < Int64.max - 1 else { return nil }
-            child += 1
-        }
-        return (first ?? child, last ?? child)
-    }
-
-    /// `memcmp` of `term` with `other` over the shorter length: negative, 0 or positive.
-    private static func compare(_ term: [UInt8], _ other: ArraySlice<UInt8>) -> Int {
-        for (a, b) in zip(term, other) where a != b { return a < b ? -1 : 1 }
-        return 0
-    }
-
-    /// Block `id` of `table`'s segments, nil when there is none.
-    private static func block(_ id: Int64, table: String, db: Connection) throws -> [UInt8]? {
-        var found: [UInt8]?
-        try db.forEachRowView("SELECT block FROM \(table)_segments WHERE blockid = ?", [.integer(id)]) { row in
-            found = row.withBytes(0) { Array($0) }
-        }
-        return found
-    }
-
-    /// Calls `found` with each term of the leaf that is `term` (or that `term` begins, with
-    /// `prefix`) and its doclist; false when the leaf does not parse or `found` returned false.
-    static func readLeaf(
-        _ leaf: UnsafeRawBufferPointer, term: [UInt8], prefix: Bool,
-        found: ([UInt8], UnsafeRawBufferPointer) -> Bool
-    ) -> Bool {
-        var reader = VarintReader(leaf)
-        var current: [UInt8] = []
-        while !reader.atEnd {
-            guard let shared = reader.next(), let suffixLength = reader.next(), shared <= current.count,
-                let suffix = reader.bytes(Int(clamping: suffixLength))
-            else { return false }
-            current.removeSubrange(Int(shared)...)
-            current.append(contentsOf: suffix)
-            guard let length = reader.next(), let doclist = reader.raw(Int(clamping: length)) else { return false }
-            let wanted = prefix ? current.starts(with: term) : current == term
-            if wanted {
-                guard found(current, doclist) else { return false }
-            } else if compare(term, current[...]) < 0 && !(prefix && current.starts(with: term)) {
-                return true  // past every wanted term: terms are in order
-            }
-        }
         return true
     }
 }

@@ -6,7 +6,11 @@
 /// expression must be a `CompiledSearchQuery.match`: double-quoted strings joined by spaces (AND)
 /// and `OR`. Each quoted string is cut exactly as FTS cuts it (our tokenizer; a token directly
 /// followed by `*` is a prefix), and a phrase matches where its tokens are at consecutive
-/// positions, each equal to (or, for a prefix, beginning with the bytes of) its query token.
+/// positions, each equal to (or, for a prefix, beginning with the bytes of) its query token. A
+/// token directly preceded by `*` (which only `TopHits` reads, not FTS4: `TermPattern`) matches
+/// the page tokens that end with it, or with a `*` after it too those that hold it, as the terms
+/// `TopHits` reads for it: for an FTS4 run of such a query, the terms spelled out
+/// (`PatternExpansion`) are the page tokens this finds.
 ///
 /// For a page that matches the expression (and only those are asked about), the result equals
 /// `offsets()`'s: one range per (phrase token, occurrence), ordered by position and then by the
@@ -23,6 +27,11 @@ struct MatchLocator {
         var text: [UInt8]
         /// Whether it matches every token it begins.
         var prefix: Bool
+        /// Whether it matches every token it ends (or, with `prefix`, every token that holds it).
+        var suffix = false
+
+        /// Which tokens it matches.
+        var pattern: TermPattern.Kind { suffix ? (prefix ? .infix : .suffix) : (prefix ? .prefix : .term) }
     }
 
     /// Whether the index stems English words.
@@ -73,7 +82,7 @@ struct MatchLocator {
         }
         termPositions = Array(repeating: [], count: terms.count)
         asciiOnly =
-            allowASCIIScan && !stemming && phrases.allSatisfy { $0.count == 1 }
+            allowASCIIScan && !stemming && phrases.allSatisfy { $0.count == 1 } && terms.allSatisfy { !$0.suffix }
             && terms.allSatisfy { $0.text.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) } }
         termStarts = [Bool](repeating: false, count: 256)
         for term in terms where !term.text.isEmpty { termStarts[Int(term.text[0])] = true }
@@ -91,8 +100,10 @@ struct MatchLocator {
         var indices: [Int] = []
         while let token = scanner.next() {
             let upper = token.range.upperBound
+            let lower = token.range.lowerBound
             let term = Term(
-                text: Array(scanner.text), prefix: upper < phrase.count && phrase[upper] == UInt8(ascii: "*"))
+                text: Array(scanner.text), prefix: upper < phrase.count && phrase[upper] == UInt8(ascii: "*"),
+                suffix: lower > 0 && phrase[lower - 1] == UInt8(ascii: "*"))
             if let known = terms.firstIndex(of: term) {
                 indices.append(known)
             } else {
@@ -285,6 +296,9 @@ struct MatchLocator {
     /// Whether a page token's text matches a query token.
     @inline(__always)
     private static func matches(_ term: Term, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        if term.suffix {
+            return term.text.withUnsafeBufferPointer { TermPattern.matches(text, kind: term.pattern, token: $0) }
+        }
         let count = term.text.count
         guard term.prefix ? text.count >= count : text.count == count else { return false }
         return term.text.withUnsafeBufferPointer { query in

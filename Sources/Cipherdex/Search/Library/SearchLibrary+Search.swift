@@ -22,11 +22,12 @@ extension SearchLibrary {
         return try Store.mappingDatabaseErrors {
             try store.read { db in
                 let stemming = try SearchSchema.tokenizer(db) == .englishStemming
-                guard let words = try WordEndExpansion.expand(query, db: db) else { return empty }
-                let query = try RunEndExpansion.expand(words, db: db)
-                let compiled = try query.compiled(stemming: stemming)
+                // Ends-with and inner matches and one-character runs as patterns (`TermPattern`),
+                // every indexed term they stand for read by `TopHits`.
+                let compiled = try query.compiled(stemming: stemming, readingPatterns: true)
                 // Only the best rows are described and ranked in full (TopHits).
-                let kept = try TopHits.select(compiled, options: options, db: db).hits
+                let outcome = try TopHits.select(compiled, options: options, db: db)
+                let kept = outcome.hits
                 var previews = kept.map { hit in
                     SearchPreview(
                         uid: hit.uid, pageIndex: hit.pageIndex, preview: "", matchRanges: [], pageMatchRanges: [],
@@ -38,7 +39,8 @@ extension SearchLibrary {
                     let generation = previewGeneration.load(ordering: .acquiring)
                     let texts = try Self.bodiesAndMatches(
                         of: previewed.map { kept[$0].docid },
-                        occurrences: previewed.map { Self.phraseOccurrences(matchInfo: kept[$0].matchInfo) },
+                        occurrences: outcome.phrasesAsCompiled
+                            ? previewed.map { Self.phraseOccurrences(matchInfo: kept[$0].matchInfo) } : nil,
                         match: compiled.match, stemming: stemming,
                         windowCharacters: max(options.previewLength, 1), db: db,
                         isCancelled: {

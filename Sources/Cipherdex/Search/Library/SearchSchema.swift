@@ -98,8 +98,8 @@ enum SearchSchema {
             """)
     }
 
-    /// The vocabulary of `search_text` (an `fts4aux` view of its terms), for ends-with and inner
-    /// matches (`WordEndExpansion`); it stores nothing of its own.
+    /// The vocabulary of `search_text` (an `fts4aux` view of its terms), for the patterns of a
+    /// query left to FTS4 (`PatternExpansion`); it stores nothing of its own.
     static func createVocabulary(_ db: Connection) throws {
         try db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS search_text_terms USING fts4aux(search_text)")
     }

@@ -10,7 +10,9 @@ import Foundation
 /// authenticated and decrypted by SQLCipher) are read on two cores instead of one.
 ///
 /// The helper starts only once `fromBytes` of doclists are delivered with two segments or more
-/// left (a rare term never starts it). Each segment is claimed under the lock by one side: this
+/// left (a rare term never starts it); for a scan (`TermPattern.scans`), which delivers few
+/// doclists but reads every leaf of a part of the vocabulary, once `fromBytes` of leaves are
+/// read. Each segment is claimed under the lock by one side: this
 /// thread from the front, the helper from the back; this thread waits only for a segment the
 /// helper claimed, which it is reading, never for a helper that has not started. A segment the
 /// helper could not read (an error, a block that does not parse) is read again here, which gives
@@ -109,7 +111,7 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
     /// the helper read is handed on whole, its copies' mapping with them, instead of doclist by
     /// doclist to `body` (which still gets every other).
     func forEachDoclist(
-        of term: [UInt8], prefix: Bool, table: String, db: Connection, startBytes: Int = fromBytes,
+        of pattern: TermPattern, table: String, db: Connection, startBytes: Int = fromBytes,
         takeCopies: ((Copies) -> Bool)? = nil, _ body: ([UInt8], UnsafeRawBufferPointer) -> Bool
     ) throws -> Bool {
         defer { locked { $0.stopped = true } }
@@ -117,7 +119,8 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
         var started = false
         while let index = locked({ $0.front < $0.back ? $0.takeFront() : nil }) {
             let read = try FTS4Postings.forEachDoclist(
-                of: term, prefix: prefix, inSegment: segments[index], table: table, db: db
+                of: pattern, inSegment: segments[index], table: table, db: db,
+                leafRead: { if pattern.scans { delivered &+= $0 } }
             ) { found, doclist in
                 delivered &+= doclist.count
                 return body(found, doclist)
@@ -126,7 +129,7 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
             if !started, delivered >= startBytes, locked({ $0.back - $0.front >= 2 }) {
                 started = true
                 DispatchQueue.global(qos: .userInitiated).async {
-                    self.readFromTheBack(of: term, prefix: prefix, table: table)
+                    self.readFromTheBack(of: pattern, table: table)
                 }
             }
         }
@@ -140,7 +143,7 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
                 locked { $0.readAgain += 1 }
                 guard
                     try FTS4Postings.forEachDoclist(
-                        of: term, prefix: prefix, inSegment: segments[index], table: table, db: db, body)
+                        of: pattern, inSegment: segments[index], table: table, db: db, body)
                 else { return false }
                 continue
             }
@@ -158,13 +161,13 @@ final class SegmentsFromBothEnds: @unchecked Sendable {
 
     /// The helper: claims segments from the back and copies their doclists, on the companion,
     /// while the read runs and this thread has not stopped.
-    private func readFromTheBack(of term: [UInt8], prefix: Bool, table: String) {
+    private func readFromTheBack(of pattern: TermPattern, table: String) {
         _ = try? companion.read(during: read) { connection in
             while let index = locked({ $0.stopped || $0.back <= $0.front ? nil : $0.takeBack() }) {
                 let copies = Copies()
                 let read = try? copies.map { copies in
                     try FTS4Postings.forEachDoclist(
-                        of: term, prefix: prefix, inSegment: segments[index], table: table, db: connection
+                        of: pattern, inSegment: segments[index], table: table, db: connection
                     ) { copies.append($0, $1) }
                 }
                 let outcome: Outcome = read == true ? copies : nil

@@ -4,9 +4,11 @@
 extension TopHits {
     /// The rows `compiled` matches, ascending, each row's hits of each phrase and the values every
     /// row shares (`DirectRows`: `p` phrases, one column, `l` left to `DocumentLengths`), for the
-    /// queries `SearchQuery.compiled` writes — clauses that must all match, each one term or several joined by `OR`, a term a
-    /// word, a prefix or a phrase of them, with or without exclusions — on a reader's connection;
-    /// nil otherwise (FTS4 answers, as it does for anything this reader does not read).
+    /// queries `SearchQuery.compiled` writes — clauses that must all match, each one term or
+    /// several joined by `OR`, a term a word, a prefix, an ends-with or inner pattern
+    /// (`TermPattern`) or a phrase of them, with or without exclusions — on a reader's
+    /// connection; nil otherwise (FTS4 answers, as it does for anything this reader does not
+    /// read; `select` spells the patterns out for it).
     ///
     /// Why the values are FTS4's:
     /// - a reader (`query_only`) never holds FTS4's pending terms, which live only in the writing
@@ -279,21 +281,25 @@ extension TopHits {
         let tokens = indexTokens(piece, stemming: stemming)
         guard !tokens.isEmpty, tokens.count <= maximumPhraseTokens else { return nil }
         if tokens.count == 1 {
-            return try FTS4Postings.rows(
-                of: tokens[0].bytes, prefix: tokens[0].prefix, db: db, whileDecoding: whileDecoding)
+            return try FTS4Postings.rows(of: tokens[0], db: db, whileDecoding: whileDecoding)
         }
         return try FTS4Postings.phraseMatches(tokens, db: db).map { .listed($0) }
     }
 
     /// The tokens FTS4 looks up for a quoted piece: the tokenizer's tokens of it (folded UTF-8),
-    /// each a prefix when a `*` follows it, as FTS4's query parser reads a quoted string.
+    /// each a prefix when a `*` follows it, as FTS4's query parser reads a quoted string; and, as
+    /// only this reader reads it (`TermPattern`), a token that a `*` precedes stands for the
+    /// terms it ends, or with a `*` after it too for the terms that hold it.
     static func indexTokens(_ piece: Substring, stemming: Bool) -> [FTS4Postings.PhraseToken] {
         let text = String(piece)
         let utf8 = Array(text.utf8)
         return SearchTokenizer.tokens(in: text, stemming: stemming).map { token in
             let end = token.byteRange.upperBound
-            return FTS4Postings.PhraseToken(
-                bytes: Array(token.text.utf8), prefix: end < utf8.count && utf8[end] == UInt8(ascii: "*"))
+            let start = token.byteRange.lowerBound
+            let before = start > 0 && utf8[start - 1] == UInt8(ascii: "*")
+            let after = end < utf8.count && utf8[end] == UInt8(ascii: "*")
+            let kind: TermPattern.Kind = before ? (after ? .infix : .suffix) : (after ? .prefix : .term)
+            return TermPattern(bytes: Array(token.text.utf8), kind: kind)
         }
     }
 

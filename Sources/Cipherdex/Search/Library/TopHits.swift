@@ -21,6 +21,9 @@ package enum TopHits {
         package var matchedRows: Int
         /// Rows looked up in `search_pages` (the described candidates).
         package var describedRows: Int
+        /// False when FTS4 ran the query with its patterns spelled out (`PatternExpansion`):
+        /// the hits' matchinfo then has the phrases of that expression, not of the compiled one.
+        var phrasesAsCompiled = true
 
         /// The kept rows, best first: FTS docid and BM25 score (for comparisons in benchmarks).
         package var ranked: [(docid: Int64, score: Double)] { hits.map { ($0.docid, $0.score) } }
@@ -70,13 +73,22 @@ package enum TopHits {
                 }
             }
         }
-        let rows = try ftsRows(compiled, db: db)
-        return try rows.scores.withUnsafeBufferPointer { scores in
+        var query = compiled
+        var phrasesAsCompiled = true
+        switch try PatternExpansion.expanded(compiled, db: db) {
+        case .unchanged: break
+        case .matchesNothing: return Outcome(hits: [], matchedRows: 0, describedRows: 0, phrasesAsCompiled: false)
+        case .expanded(let expanded): (query, phrasesAsCompiled) = (expanded, false)
+        }
+        let rows = try ftsRows(query, db: db)
+        var outcome = try rows.scores.withUnsafeBufferPointer { scores in
             try choose(
                 KeptScores(scores: scores), docid: { rows.docids[$0] }, matchedRows: rows.docids.count,
                 matchInfo: { Array(rows.infos[($0 * rows.stride)..<(($0 + 1) * rows.stride)]) }, options: options,
                 db: db)
         }
+        outcome.phrasesAsCompiled = phrasesAsCompiled
+        return outcome
     }
 
     /// The rows' scores, one at a time.

@@ -248,7 +248,7 @@ final class FTS4PostingsTests: XCTestCase {
                         return true
                     }
                     let read = try reader.forEachDoclist(
-                        of: term, prefix: probe.prefix, table: "search_text", db: db, startBytes: 0,
+                        of: TermPattern(bytes: term, prefix: probe.prefix), table: "search_text", db: db, startBytes: 0,
                         takeCopies: wholeSegments ? takeCopies : nil
                     ) { found, doclist in
                         guard both.count < stopAt else { return false }
@@ -264,6 +264,48 @@ final class FTS4PostingsTests: XCTestCase {
                 XCTAssertEqual(both.map(\.1), expected.map(\.1), "\(probe), stopping at \(stopAt): doclists")
                 fromTheHelper += helped
             }
+        }
+        XCTAssertGreaterThan(fromTheHelper, 0, "the helper read segments")
+    }
+
+    /// An ends-with or inner pattern's doclists (a scan of every leaf) read from both ends are
+    /// those one connection reads, in order, and its rows the same whichever way they are read.
+    func testPatternsReadFromBothEndsAsOnOneConnection() throws {
+        try insertRows(1..<801, perTransaction: 20)
+        var fromTheHelper = 0
+        for (text, kind) in [("ent", TermPattern.Kind.suffix), ("7", .suffix), ("atie", .infix), ("w1", .infix)] {
+            let pattern = TermPattern(bytes: Array(text.utf8), kind: kind)
+            var plain: [([UInt8], [UInt8])] = []
+            let (plainRead, plainMatches) = try store.read { db in
+                (
+                    try FTS4Postings.forEachDoclist(of: pattern, table: "search_text", db: db) {
+                        plain.append(($0, Array($1.bindMemory(to: UInt8.self))))
+                        return true
+                    }, try FTS4Postings.matches(of: pattern, db: db)
+                )
+            }
+            XCTAssertTrue(plainRead)
+            XCTAssertFalse(plain.isEmpty, text)
+            var both: [([UInt8], [UInt8])] = []
+            let (read, helped, matches) = try readWithCompanion { db -> (Bool, Int, FTS4Postings.Matches?) in
+                var segments: [[UInt8]] = []
+                try db.forEachRowView("SELECT root FROM search_text_segdir ORDER BY level ASC, idx DESC") {
+                    segments.append($0.withBytes(0) { Array($0) })
+                }
+                let (companion, number) = try XCTUnwrap(db.readCompanion)
+                let reader = SegmentsFromBothEnds(segments: segments, companion: companion, read: number)
+                let read = try reader.forEachDoclist(of: pattern, table: "search_text", db: db, startBytes: 0) {
+                    both.append(($0, Array($1.bindMemory(to: UInt8.self))))
+                    usleep(2_000)
+                    return true
+                }
+                return (read, reader.segmentsFromTheHelper, try FTS4Postings.matches(of: pattern, db: db))
+            }
+            XCTAssertTrue(read, text)
+            XCTAssertEqual(both.map(\.0), plain.map(\.0), "\(text): terms")
+            XCTAssertEqual(both.map(\.1), plain.map(\.1), "\(text): doclists")
+            XCTAssertEqual(matches, plainMatches, text)
+            fromTheHelper += helped
         }
         XCTAssertGreaterThan(fromTheHelper, 0, "the helper read segments")
     }
@@ -301,7 +343,9 @@ final class FTS4PostingsTests: XCTestCase {
             }
             let (companion, number) = try XCTUnwrap(db.readCompanion)
             let reader = SegmentsFromBothEnds(segments: segments, companion: companion, read: number)
-            let read = try reader.forEachDoclist(of: term, prefix: true, table: "search_text", db: db, startBytes: 0) {
+            let read = try reader.forEachDoclist(
+                of: TermPattern(bytes: term, prefix: true), table: "search_text", db: db, startBytes: 0
+            ) {
                 both.append(Array($1.bindMemory(to: UInt8.self)))
                 usleep(2_000)
                 return true
