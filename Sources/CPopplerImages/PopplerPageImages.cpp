@@ -24,6 +24,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -93,6 +94,12 @@ public:
         object_result contents = lookup(page_dict, "Contents");
         if (contents.is(objArray)) {
             Array *array = contents.view().array;
+            // Each part stays open while the content is read: past this many the check is
+            // skipped (the page renders as it would without it), never grown without bound.
+            if (array->getLength() > maximum_parts) {
+                std::snprintf(result->message, sizeof result->message, "more than %d content streams", maximum_parts);
+                return CDX_PAGE_IMAGES_UNAVAILABLE;
+            }
             for (int index = 0; index < array->getLength(); ++index) {
                 parts.push_back(element(array, index));
             }
@@ -111,6 +118,10 @@ public:
         for (size_t next = 0; status == CDX_PAGE_IMAGES_OK && next < forms.size(); ++next) {
             current = forms[next].second.get();
             scan({forms[next].first->stream()});
+        }
+        if (too_many_forms) {
+            std::snprintf(result->message, sizeof result->message, "more than %d forms", maximum_forms);
+            return CDX_PAGE_IMAGES_UNAVAILABLE;
         }
         if (status != CDX_PAGE_IMAGES_OK) {
             return status;
@@ -191,6 +202,13 @@ private:
         if (ref != Ref::INVALID() && !seen_forms.insert({{ref.num, ref.gen}, key_resources}).second) {
             return;
         }
+        // Each queued form holds its objects (and a stream's buffer) until the check ends:
+        // past this many the check is skipped rather than grown without bound.
+        if (forms.size() >= static_cast<size_t>(maximum_forms)) {
+            too_many_forms = true;
+            status = CDX_PAGE_IMAGES_UNAVAILABLE;
+            return;
+        }
         kept.push_back(std::move(resources));
         forms.emplace_back(std::move(object), std::move(place));
     }
@@ -231,7 +249,10 @@ private:
         }
         const long long row = row_bytes(measure);
         int errors = 0;
-        reported_errors = &errors;
+        // poppler tries every JPX stream as a JP2 file first and reports an error for a raw
+        // codestream it then decodes fine: only a JPX image's missing rows count.
+        const bool counts_errors = measure.filter == nullptr || std::strcmp(measure.filter, "JPXDecode") != 0;
+        reported_errors = counts_errors ? &errors : nullptr;
         std::vector<unsigned char> buffer(1 << 16);
         long long rows_bytes = 0;
         // Sides are at most 32767 here (`too_large`), components at most 32, bits at most 30.
@@ -280,6 +301,10 @@ private:
     std::set<std::pair<std::pair<int, int>, const void *>> seen_forms;
     std::vector<pending_image> images;
     std::optional<image_measure> bad_image;
+    bool too_many_forms = false;
+    /// The most content streams and queued forms a check reads (see `run`, `add_form`).
+    static constexpr int maximum_parts = 4096;
+    static constexpr int maximum_forms = 4096;
 };
 
 /// Serialises installing the error callback (poppler keeps one, process-wide).
@@ -310,6 +335,13 @@ extern "C" int cdx_poppler_check_page_images(void *page, int page_index, long lo
     if (page == nullptr || page_index < 0 || reserved_bytes < 0) {
         std::snprintf(result->message, sizeof result->message, "invalid arguments");
         return CDX_PAGE_IMAGES_FAILED;
+    }
+    // The private layouts read below are poppler 22.12's: built against another release's
+    // headers, the check is skipped (whatever poppler runs).
+    constexpr std::string_view built_for(POPPLER_VERSION);
+    if constexpr (built_for.substr(0, 6) != std::string_view("22.12.")) {
+        std::snprintf(result->message, sizeof result->message, "built against poppler %s, not 22.12", POPPLER_VERSION);
+        return CDX_PAGE_IMAGES_UNAVAILABLE;
     }
     const char *error = nullptr;
     if (cdx_core::load(&error) == nullptr) {

@@ -92,6 +92,30 @@ final class PageImageCheckTests: XCTestCase {
         }
     }
 
+    /// A scanned page of text whose image dictionary claims two rows more than its data holds
+    /// (as a CCITT scan whose `/Height` overstates its coded rows does): poppler draws every row
+    /// it has, the text reads, and it is kept. The check still names the short image (it would
+    /// be the page's failure if nothing were read).
+    func testATextScanAFewRowsShortKeepsItsText() throws {
+        let scan = ScannedPDFWriter.make(
+            pages: ["It is a truth universally acknowledged, that a single man in possession of a good fortune."],
+            dpi: 150, degradation: .none)
+        let text = String(decoding: scan, as: UTF8.self)
+        let height = try XCTUnwrap(
+            text.range(of: #"/Height (\d+)"#, options: .regularExpression).map { String(text[$0].dropFirst(8)) })
+        let taller = String(Int(height)! + 2)
+        XCTAssertEqual(taller.count, height.count, "the same length keeps the cross-reference offsets")
+        var pdf = scan
+        let needle = Array("/Height \(height)".utf8)
+        let at = try XCTUnwrap(
+            (0...(pdf.count - needle.count)).first { Array(pdf[$0..<($0 + needle.count)]) == needle })
+        pdf.replaceSubrange(at..<(at + needle.count), with: Array("/Height \(taller)".utf8))
+        guard case .damaged(let reason)? = try Self.suspectFailure(pdf) else { return XCTFail("not found short") }
+        XCTAssertTrue(reason.contains("its data ends after \(height) of its \(taller) rows"), reason)
+        let recognised = try recognize(pdf, page: 0).get()
+        XCTAssertTrue(recognised.lowercased().contains("truth"), recognised)
+    }
+
     /// What `PageImageCheck.check` returns (does not throw) for page 1 of `pdf`.
     private static func suspectFailure(_ pdf: [UInt8]) throws -> ExtractionError? {
         let poppler = try PopplerLibraries.api()

@@ -13,11 +13,11 @@ internal import CPopplerImages
 /// Every image the page paints (`Do`, through Form XObjects too, and inline images) is measured
 /// from its dictionary first, so an image too large to draw fails at once (`imageTooLarge`,
 /// within a second, before any decoding); then every image object is decoded once, in full,
-/// streaming: one whose data ends before its last row, or whose dictionary poppler cannot use, is
-/// `damaged`, naming the page and the image. An image whose every row decodes although its
-/// decoder reported errors (a scan with a few bad codes) may still be mostly readable: that
-/// failure is returned, not thrown, and the caller reports it only when recognition finds no
-/// text on the page. A page whose images all decode, white or not, passes. Linear in the page's
+/// streaming: one whose dictionary poppler cannot use is `damaged`, naming the page and the
+/// image. One whose data ends before its last row, or whose decoder reported errors (a scan
+/// with a few bad codes, one row short), may still leave the page readable: that failure is
+/// returned, not thrown, and the caller reports it only when recognition finds no text on the
+/// page (a damaged JPEG renders white: no text). A page whose images all decode, white or not, passes. Linear in the page's
 /// content and images (an image painted a thousand times is decoded once). Where poppler core
 /// is not the release the check was built for, the check is skipped (nil): the page is rendered
 /// and recognised as before it existed.
@@ -25,7 +25,7 @@ enum PageImageCheck {
     /// Checks the images of `page` (a poppler-glib `PopplerPage`, number `pageIndex + 1`), leaving
     /// `reservedBytes` of the helper's address space for the render beside the largest image.
     /// Throws what makes the page unreadable; returns the failure to report if the page then
-    /// gives no text (decoder errors in images whose rows all decoded), else nil.
+    /// gives no text (an image cut short or with decoder errors), else nil.
     static func check(_ page: OpaquePointer, pageIndex: Int, reservedBytes: Int) throws(ExtractionError)
         -> ExtractionError?
     {
@@ -43,10 +43,13 @@ enum PageImageCheck {
         case CDX_PAGE_IMAGES_UNDECODABLE:
             let failure = ExtractionError.damaged(
                 reason: "page \(number): \(imageName(result)) cannot be decoded: \(problem(result))")
-            if cdx_image_problem(rawValue: UInt32(result.problem)) == CDX_IMAGE_PROBLEM_DECODE_ERRORS {
-                return failure
+            // Missing rows or decoder errors: the page may still be readable (a text scan one
+            // row short, a logo cut off beside it); only an image poppler will not draw at all
+            // fails it now.
+            if cdx_image_problem(rawValue: UInt32(result.problem)) == CDX_IMAGE_PROBLEM_BAD_PARAMETERS {
+                throw failure
             }
-            throw failure
+            return failure
         case CDX_PAGE_IMAGES_UNAVAILABLE:
             // Another poppler release than the one the check knows: OCR goes on without it.
             return nil
