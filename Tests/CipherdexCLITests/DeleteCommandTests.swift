@@ -44,9 +44,11 @@ final class DeleteCommandTests: XCTestCase {
         let elsewhere = cli.directory + "/elsewhere"
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
         XCTAssertTrue(FileManager.default.createFile(atPath: elsewhere + "/precious", contents: Data("p".utf8)))
-        guard run("/bin/mount", ["--bind", elsewhere, point]) == 0 else { throw XCTSkip("cannot bind-mount here") }
+        guard SmallFileSystem.run("/bin/mount", ["--bind", elsewhere, point]) == 0 else {
+            throw XCTSkip("cannot bind-mount here")
+        }
         var mounted = true
-        defer { if mounted { run("/bin/umount", [point]) } }
+        defer { if mounted { SmallFileSystem.run("/bin/umount", [point]) } }
         let refused = try cli.run(["delete", store, "--yes"])
         XCTAssertEqual(refused.status, 20, refused.stderr)
         XCTAssertEqual(
@@ -56,7 +58,7 @@ final class DeleteCommandTests: XCTestCase {
                 + "store, was removed)\n")
         XCTAssertEqual(refused.stdout, "")
         XCTAssertEqual(FileManager.default.contents(atPath: elsewhere + "/precious"), Data("p".utf8))
-        XCTAssertEqual(run("/bin/umount", [point]), 0)
+        XCTAssertEqual(SmallFileSystem.run("/bin/umount", [point]), 0)
         mounted = false
         let deleted = try cli.run(["delete", store, "--yes"])
         XCTAssertEqual(deleted.status, 0, deleted.stderr)
@@ -97,10 +99,10 @@ final class DeleteCommandTests: XCTestCase {
 
         let point = cli.directory + "/mounted"
         try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: false)
-        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", point]) == 0 else {
+        guard SmallFileSystem.run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", point]) == 0 else {
             throw XCTSkip("cannot mount a tmpfs here")
         }
-        defer { run("/bin/umount", [point]) }
+        defer { SmallFileSystem.run("/bin/umount", [point]) }
         XCTAssertEqual(try cli.run(["create", point, "--plaintext"]).status, 0)
         let left = try cli.run(["delete", point, "--yes"])
         XCTAssertEqual(left.status, 0, left.stderr)
@@ -110,19 +112,6 @@ final class DeleteCommandTests: XCTestCase {
     }
 
     private static let strace = "/usr/bin/strace"
-
-    /// Runs a command, returning its exit status.
-    @discardableResult
-    private func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
 
     /// Makes `path` and a chain of `depth` folders `d` below it with `mkdirat` (no path given to
     /// a system call is longer than one name).

@@ -59,7 +59,10 @@ final class SmallFileSystem {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    private static func run(_ executable: String, _ arguments: [String]) -> Int32 {
+    /// Runs a command (`mount`, `umount`), its output discarded: its exit status, -1 when it
+    /// could not start.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
