@@ -133,7 +133,7 @@ struct BackupDestination {
     /// regular file: no store, only what an interrupted `create` leaves.
     static func holdsOnlyALockFile(_ path: String, names: [String]) -> Bool {
         let layout = StoreLayout(directory: path)
-        return names == ["cipherdex.lock"] && FileKind.of(layout.lockFile).isRegular
+        return names == [(layout.lockFile as NSString).lastPathComponent] && FileKind.of(layout.lockFile).isRegular
     }
 
     /// Whether `name` is what `newDestination` names a sibling: `prefix` and 12 lowercase hex
