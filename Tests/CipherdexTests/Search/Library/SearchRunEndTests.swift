@@ -44,19 +44,32 @@ final class SearchRunEndTests: XCTestCase {
         XCTAssertEqual(marked, ["环境"])
     }
 
+    /// A store whose one document has a page for each of 320 pairs ending with `品` (two pages
+    /// each) and five rare ones, the pages holding the character, and options that list them all.
+    private static func storeOfManyPairs() throws -> (Store, [Int], SearchOptions) {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        let (pages, expected) = pagesEndingWith("品", pairs: 320, rare: 5)
+        do {
+            try store.library.add(
+                data: Data(pages.joined(separator: "\u{0C}").utf8), uid: "many.txt", fileExtension: "txt")
+        } catch {
+            store.close()
+            throw error
+        }
+        store.library.waitUntilIdle()
+        var options = SearchOptions()
+        options.maximumResults = 10_000
+        return (store, expected, options)
+    }
+
     /// A character that ends far more distinct pairs than any expansion of them could list
     /// (here 320, each on two pages, and five rare ones on a page each, where the character only
     /// ends a run) is found on every page: the pairs are read as one pattern (`*品*`), not
     /// listed. Before, at most the 256 most frequent pairs were added, and the five rare pages
     /// (and 64 pairs' pages) were missed.
     func testEveryPageOfACharacterThatEndsManyPairsIsFound() throws {
-        let (store, _) = try SearchLibraryTestSupport.store()
+        let (store, expected, options) = try Self.storeOfManyPairs()
         defer { store.close() }
-        let (pages, expected) = Self.pagesEndingWith("品", pairs: 320, rare: 5)
-        try store.library.add(data: Data(pages.joined(separator: "\u{0C}").utf8), uid: "many.txt", fileExtension: "txt")
-        store.library.waitUntilIdle()
-        var options = SearchOptions()
-        options.maximumResults = 10_000
         for query in ["品", "品 -zzz"] {
             let results = try store.library.search(query, options: options)
             XCTAssertEqual(results.documents["many.txt"], expected, query)
@@ -77,13 +90,8 @@ final class SearchRunEndTests: XCTestCase {
     /// FTS4 (what a query this reader leaves to it runs) gets the pairs spelled out
     /// (`PatternExpansion`), as many as its expression depth allows: all 325 here.
     func testFTS4FindsEveryPageWithThePairsSpelledOut() throws {
-        let (store, _) = try SearchLibraryTestSupport.store()
+        let (store, expected, options) = try Self.storeOfManyPairs()
         defer { store.close() }
-        let (pages, expected) = Self.pagesEndingWith("品", pairs: 320, rare: 5)
-        try store.library.add(data: Data(pages.joined(separator: "\u{0C}").utf8), uid: "many.txt", fileExtension: "txt")
-        store.library.waitUntilIdle()
-        var options = SearchOptions()
-        options.maximumResults = 10_000
         let compiled = try SearchQuery.parse("品").compiled(stemming: false, readingPatterns: true)
         XCTAssertEqual(compiled.match, "\"*品*\"")
         let (direct, fts) = try store.read { db in
