@@ -70,17 +70,31 @@ final class DeleteCommandTests: XCTestCase {
     /// a store file gives) is `mountPoint` (exit 20) naming the file; `delete` run again
     /// finishes.
     func testEBUSYOnAnUnlinkIsMountPointNamingTheFile() throws {
+        try assertInjectedUnlinkFailure("EBUSY", status: 20, prefix: "mountPoint: cannot remove")
+    }
+
+    /// `ESTALE` on an unlink of the deletion (what a file replaced meanwhile, or removed by
+    /// another machine on a network file system, gives) is `changedMeanwhile` (exit 1) naming
+    /// the file, never an untyped `system` error; `delete` run again finishes.
+    func testESTALEOnAnUnlinkIsChangedMeanwhileNamingTheFile() throws {
+        try assertInjectedUnlinkFailure("ESTALE", status: 1, prefix: "changedMeanwhile: cannot remove")
+    }
+
+    /// Deletes the store with `errnoName` injected into its first unlink: the error line must
+    /// start with `prefix` and name a file of the store, with `status`; a second `delete`
+    /// finishes.
+    private func assertInjectedUnlinkFailure(_ errnoName: String, status: Int32, prefix: String) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.strace) else {
             throw XCTSkip("strace is not installed (scripts/bootstrap installs it)")
         }
         try makeStore()
         let launcher = [
             Self.strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlink,unlinkat", "-e",
-            "inject=unlink,unlinkat:error=EBUSY:when=1",
+            "inject=unlink,unlinkat:error=\(errnoName):when=1",
         ]
         let refused = try cli.run(["delete", store, "--yes"], launcher: launcher)
-        XCTAssertEqual(refused.status, 20, refused.stderr)
-        XCTAssertTrue(refused.stderr.hasPrefix("cipherdex: error: mountPoint: cannot remove \(store)/"), refused.stderr)
+        XCTAssertEqual(refused.status, status, refused.stderr)
+        XCTAssertTrue(refused.stderr.hasPrefix("cipherdex: error: \(prefix) \(store)/"), refused.stderr)
         let deleted = try cli.run(["delete", store, "--yes"])
         XCTAssertEqual(deleted.status, 0, deleted.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: store))

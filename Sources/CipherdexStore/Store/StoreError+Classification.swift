@@ -37,6 +37,8 @@ extension StoreError {
                     "it and its source are on different mounts (\(String(cString: strerror(EXDEV)))): a file or folder "
                     + "of the store is on another file system or a bind mount; keep the store's folders on one file system, "
                     + "then retry")
+        case ESTALE:
+            return .changedMeanwhile(path: error.path, operation: action(of: error.operation))
         default:
             return .system(error)
         }
@@ -48,7 +50,8 @@ extension StoreError {
         switch operation {
         case "rename": return "move a file to"
         case "link": return "link a file as"
-        case "unlink", "rmdir", "remove": return "remove"
+        case "unlink", "rmdir", "remove", TreeRemoval.replacedOperation: return "remove"
+        case TreeRemoval.movedOperation: return "open"
         default: return operation
         }
     }

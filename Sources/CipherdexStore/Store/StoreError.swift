@@ -33,6 +33,11 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// removed or replaced) or `EXDEV` (a rename cannot cross one); `reason` says which and what
     /// to do. Nothing on the mounted file system, nor outside the store, was changed.
     case mountPoint(path: String, operation: String, reason: String)
+    /// The folder or file at `path` was moved or replaced by another process while `operation`
+    /// ran on it (`ESTALE`; on a network file system also: removed by another machine). The
+    /// operation stopped there: nothing moved in meanwhile, nor outside the store, was changed.
+    /// Run it again.
+    case changedMeanwhile(path: String, operation: String)
     /// A file operation failed.
     case system(SystemError)
     /// The database reported an error.
@@ -58,6 +63,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .fileTooLarge: return "fileTooLarge"
         case .ioError: return "ioError"
         case .mountPoint: return "mountPoint"
+        case .changedMeanwhile: return "changedMeanwhile"
         case .system: return "system"
         case .database: return "database"
         case .insideTransaction: return "insideTransaction"
@@ -90,6 +96,9 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
                 "input/output error on \(path): \(reason) (the disk or file system is failing; nothing committed is lost)"
         case .mountPoint(let path, let operation, let reason):
             return "cannot \(operation) \(path): \(reason)"
+        case .changedMeanwhile(let path, let operation):
+            return
+                "cannot \(operation) \(path): another process moved or replaced it while this ran (or, on a network file system, another machine removed it); nothing moved in meanwhile, nor outside the store, was changed; run the command again"
         case .system(let error):
             return error.errorDescription
         case .database(let error):

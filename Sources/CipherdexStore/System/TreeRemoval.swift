@@ -15,6 +15,12 @@ import Foundation
 /// error, and nothing is ever removed elsewhere. A symbolic link is removed itself, never
 /// followed; a folder on another file system, or listed as a mount point, is never entered.
 struct TreeRemoval {
+    /// The operation named by the `ESTALE` error for a folder replaced, at its name, once emptied.
+    static let replacedOperation = "rmdir (the folder was replaced meanwhile)"
+    /// The operation named by the `ESTALE` error for an ancestor moved or replaced while the walk
+    /// was below it.
+    static let movedOperation = "open (the folder was moved or replaced meanwhile)"
+
     /// One folder on the path from the top to where the walk is.
     private struct Level {
         /// Its descriptor; nil while closed to keep the number of open descriptors bounded.
@@ -159,7 +165,7 @@ struct TreeRemoval {
         var info = stat()
         if Self.withName(level.name, { fstatat(parent.rawValue, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 {
             guard info.st_dev == level.device && info.st_ino == level.inode else {
-                throw SystemError(operation: "rmdir (the folder was replaced meanwhile)", path: path, errno: ESTALE)
+                throw SystemError(operation: Self.replacedOperation, path: path, errno: ESTALE)
             }
             guard Self.withName(level.name, { unlinkat(parent.rawValue, $0, AT_REMOVEDIR) }) == 0 || errno == ENOENT
             else {
@@ -179,8 +185,7 @@ struct TreeRemoval {
         var info = stat()
         try FileDescriptor.retrying(operation: "fstat", path: directory.path) { fstat(directory.rawValue, &info) }
         guard info.st_dev == device && info.st_ino == inode else {
-            throw SystemError(
-                operation: "open (the folder was moved or replaced meanwhile)", path: directory.path, errno: ESTALE)
+            throw SystemError(operation: Self.movedOperation, path: directory.path, errno: ESTALE)
         }
     }
 

@@ -145,6 +145,12 @@ final class RemoveTreeTests: XCTestCase {
             }
         ) { error in
             XCTAssertEqual((error as? SystemError)?.errno, ESTALE, "\(error)")
+            // Typed for the caller: the store's deletion reports it as changedMeanwhile.
+            guard let systemError = error as? SystemError,
+                case .changedMeanwhile(let path, let operation) = StoreError.classifying(systemError)
+            else { return XCTFail("not changedMeanwhile: \(error)") }
+            XCTAssertEqual(path, tree + "/a", "b, below it, was moved away: a is not reached from it")
+            XCTAssertEqual(operation, "open")
         }
         XCTAssertTrue(replaced)
         XCTAssertEqual(FileManager.default.contents(atPath: tree + "/a/b/precious"), Data("p".utf8))
