@@ -55,13 +55,22 @@ void count_error(ErrorCategory category, Goffset, const char *) {
     }
 }
 
-/// A place where the page's content refers to XObjects: its resources and the names already
-/// looked up there (a name painted again is not fetched again).
+/// A place where the page's content refers to XObjects: its resources, the place whose
+/// resources poppler looks in next for a name these lack (`GfxResources::next`), and the names
+/// already looked up here (a name painted again is not fetched again).
 struct context {
     Dict *resources = nullptr;
+    context *parent = nullptr;
     int depth = 0;
     std::unique_ptr<object_result> xobjects;
     std::unordered_set<std::string> seen;
+
+    /// The `/XObject` dictionary of these resources, or nullptr.
+    Dict *xobject_dictionary() {
+        if (resources == nullptr) return nullptr;
+        if (!xobjects) xobjects = std::make_unique<object_result>(lookup(resources, "XObject"));
+        return xobjects->is(objDict) ? xobjects->dict() : nullptr;
+    }
 };
 
 /// An image object to decode: its reference (fetched again then, so that a page of many images
@@ -141,18 +150,24 @@ public:
 
     bool paint(const std::string &name) override {
         context &place = *current;
-        if (place.resources == nullptr || !place.seen.insert(name).second) {
+        if (!place.seen.insert(name).second) {
             return true;
         }
-        if (!place.xobjects) {
-            place.xobjects = std::make_unique<object_result>(lookup(place.resources, "XObject"));
-        }
-        Dict *xobjects = place.xobjects->dict();
-        if (xobjects == nullptr || !place.xobjects->is(objDict)) {
-            return true;
-        }
+        // As poppler's `GfxResources::lookupXObject`: the first resources, from the innermost
+        // outwards, whose `/XObject` lists the name (a form's own resources that lack it fall
+        // back on those of the content painting the form).
         Ref ref = Ref::INVALID();
-        auto object = std::make_unique<object_result>(lookup(xobjects, name.c_str(), &ref));
+        std::unique_ptr<object_result> object;
+        for (context *where = &place; where != nullptr && !object; where = where->parent) {
+            Dict *xobjects = where->xobject_dictionary();
+            if (xobjects == nullptr) continue;
+            ref = Ref::INVALID();
+            auto found = std::make_unique<object_result>(lookup(xobjects, name.c_str(), &ref));
+            if (!found->is(objNull)) object = std::move(found);
+        }
+        if (!object) {
+            return true;
+        }
         Dict *dict = object->stream() != nullptr ? object->dict() : nullptr;
         if (dict == nullptr) {
             return true;
@@ -187,8 +202,10 @@ private:
     }
 
     /// Queues a painted form once per object and resources (a form without its own resources
-    /// uses those of the content that paints it), up to poppler's nesting depth.
-    void add_form(std::unique_ptr<object_result> object, Ref ref, Dict *dict, const context &parent) {
+    /// uses those of the content that paints it; one with its own falls back on those for a
+    /// name they lack), up to poppler's nesting depth. A form with its own resources painted from
+    /// several places is read once, falling back on the first place's resources.
+    void add_form(std::unique_ptr<object_result> object, Ref ref, Dict *dict, context &parent) {
         if (parent.depth >= 100) {
             return;
         }
@@ -198,6 +215,8 @@ private:
         object_result own = lookup(dict, "Resources");
         auto resources = std::make_unique<object_result>(std::move(own));
         place->resources = resources->is(objDict) ? resources->dict() : parent.resources;
+        // Poppler pushes a form's own resources above the painter's, and nothing otherwise.
+        place->parent = resources->is(objDict) ? &parent : parent.parent;
         const void *key_resources = resources->is(objDict) ? nullptr : parent.resources;
         if (ref != Ref::INVALID() && !seen_forms.insert({{ref.num, ref.gen}, key_resources}).second) {
             return;

@@ -52,6 +52,9 @@ public enum ImagePDFWriter {
         case xobjects
         /// `/Fm0 Do` in the page's content, the Form XObject painting `/ImN Do`.
         case form
+        /// As `form`, but the form's own `/Resources` is empty: `/ImN` are found in the page's
+        /// resources, where a PDF reader looks next for a name a form's resources lack.
+        case formUsingThePageResources
         /// BI … ID … EI in the page's content (the data must not hold "EI" between white space).
         case inline
     }
@@ -102,12 +105,14 @@ public enum ImagePDFWriter {
             case .inline:
                 resources = "<< >>"
                 content = inlineContent
-            case .form:
+            case .form, .formUsingThePageResources:
+                let own = page.painting == .form ? resources : "<< >>"
                 objects.append(
                     stream(
-                        dictionary: "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources \(resources)",
+                        dictionary: "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources \(own)",
                         data: content))
-                resources = "<< /XObject << /Fm0 \(objects.count) 0 R >> >>"
+                let listed = page.painting == .form ? [] : xobjects
+                resources = "<< /XObject << \((listed + ["/Fm0 \(objects.count) 0 R"]).joined(separator: " ")) >> >>"
                 content = Array("/Fm0 Do".utf8)
             case .xobjects:
                 break

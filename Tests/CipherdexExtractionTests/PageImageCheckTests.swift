@@ -127,7 +127,8 @@ final class PageImageCheckTests: XCTestCase {
     }
 
     /// A scan split into many strips, one of them damaged, fails however many strips there are,
-    /// painted from the page or from a Form XObject; a strip whose data is short too. The check is
+    /// painted from the page or from a Form XObject (whose own resources list the strips, or
+    /// lack them, so that they are found in the page's); a strip whose data is short too. The check is
     /// linear: 400 strips take well under the page's limits.
     func testADamagedStripAmongManyFailsThePage() {
         let strip = ImagePDFWriter.Image.gray(width: 612, height: 2, level: 255)
@@ -139,6 +140,7 @@ final class PageImageCheckTests: XCTestCase {
         short[3] = ImagePDFWriter.Image(width: 612, height: 100, data: [UInt8](repeating: 255, count: 612 * 40))
         let pdf = ImagePDFWriter.make(pages: [
             .init(images: strips), .init(images: strips, painting: .form), .init(images: short),
+            .init(images: strips, painting: .formUsingThePageResources),
         ])
         let started = ContinuousClock.now
         // Image objects are numbered from 3 on each page, in order: strip 250 is object 253.
@@ -149,6 +151,8 @@ final class PageImageCheckTests: XCTestCase {
         if case .failure(.damaged(let reason)) = recognize(pdf, page: 2) {
             XCTAssertTrue(reason.hasSuffix("its data ends after 40 of its 100 rows"), reason)
         }
+        // The form's own resources lack the strips' names: a reader finds them in the page's.
+        assertUndecodable(pdf, page: 3, image: "(DCTDecode, 612 × 2 pixels)", "page resources")
     }
 
     /// An image whose dictionary claims 100000 × 100000 pixels (in an XObject or inline), or
@@ -179,8 +183,8 @@ final class PageImageCheckTests: XCTestCase {
         }
     }
 
-    /// White images that decode — a JPEG, many strips, through a form, inline — are a blank page,
-    /// recognised with no text.
+    /// White images that decode — a JPEG, many strips, through a form (found in its resources or
+    /// the page's), inline — are a blank page, recognised with no text.
     func testWhiteImagesThatDecodeAreABlankPage() throws {
         let strips = [ImagePDFWriter.Image](repeating: .gray(width: 612, height: 20, level: 255), count: 40)
         let jpegStrips = [ImagePDFWriter.Image](repeating: .jpeg(width: 612, height: 132, level: 255), count: 6)
@@ -188,8 +192,9 @@ final class PageImageCheckTests: XCTestCase {
             .init(images: [.jpeg(width: 612, height: 800, level: 255)]), .init(images: strips),
             .init(images: jpegStrips, painting: .form),
             .init(images: [.gray(width: 40, height: 40, level: 255)], painting: .inline),
+            .init(images: jpegStrips, painting: .formUsingThePageResources),
         ])
-        for page in 0..<4 {
+        for page in 0..<5 {
             XCTAssertEqual(try recognize(pdf, page: page).get(), "", "page \(page + 1)")
         }
     }
