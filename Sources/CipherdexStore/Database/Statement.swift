@@ -34,13 +34,28 @@ final class Statement {
             case .real(let real):
                 code = sqlite3_bind_double(handle, index, real)
             case .text(let text):
-                code = sqlite3_bind_text(handle, index, text, -1, cipherdex_sqlite_transient())
+                code = Self.bindText(text, to: handle, at: index)
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes { buffer in
-                    sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), cipherdex_sqlite_transient())
+                    sqlite3_bind_blob(
+                        handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
+                        cipherdex_sqlite_transient())
                 }
             }
             try check(code)
+        }
+    }
+
+    /// Binds `text` with its length: every UTF-8 byte, a NUL too (a length of -1 stopped at the
+    /// first NUL, storing "a\0b" as "a"). An empty string is bound as empty text, never NULL.
+    private static func bindText(_ text: String, to handle: OpaquePointer, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            let empty: StaticString = ""
+            return sqlite3_bind_text64(
+                handle, index,
+                UnsafeRawPointer(bytes.baseAddress ?? empty.utf8Start).assumingMemoryBound(to: CChar.self),
+                sqlite3_uint64(bytes.count), cipherdex_sqlite_transient(), UInt8(SQLITE_UTF8))
         }
     }
 
@@ -73,8 +88,10 @@ final class Statement {
         case SQLITE_FLOAT:
             return .real(sqlite3_column_double(handle, column))
         case SQLITE_TEXT:
+            // Every byte, a NUL too (read up to the first NUL, "a\0b" came back "a").
             guard let text = sqlite3_column_text(handle, column) else { return .text("") }
-            return .text(String(cString: text))
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, column))
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob([]) }
