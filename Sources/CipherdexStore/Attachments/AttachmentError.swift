@@ -37,8 +37,11 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     /// The file to add as an attachment, at `path`, is not a regular file (a FIFO, directory,
     /// device or socket, which could block or never end); nothing was read or stored.
     case sourceNotRegularFile(path: String, kind: String)
-    /// The file being added, at `path`, ended after `readBytes` of the `expectedBytes` it held
-    /// when opened (it shrank while it was read); nothing was stored.
+    /// The file being added, at `path`, changed while it was read: it ended after `readBytes` of
+    /// the `expectedBytes` it held when opened (it shrank), or, when `readBytes` is
+    /// `expectedBytes`, it was written to meanwhile (grown or overwritten in place: its size,
+    /// modification or change time moved), so what was read may mix old and new content.
+    /// Nothing was stored; add it again once nothing writes to it.
     case sourceChanged(path: String, expectedBytes: UInt64, readBytes: UInt64)
     /// The file to add as an attachment, at `path`, reports a size of 0 bytes but has content (a
     /// /proc or sysfs file, some FUSE files), so how much it holds cannot be known; nothing was
@@ -98,6 +101,10 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
             return "attachment \(id): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
         case .notRegularFile(let id, let path, let kind):
             return "attachment \(id): its file \(path) is \(kind), not a regular file"
+        case .sourceChanged(let path, let expected, let read) where read == expected:
+            return "\(path) was written to while it was read (its size, modification or change time moved since it "
+                + "was opened): what was read may mix its old and new content; nothing was stored (add it again once "
+                + "nothing writes to it)"
         case .sourceChanged(let path, let expected, let read):
             return "\(path) changed while it was read: it held \(expected) bytes when opened and ended after \(read); "
                 + "nothing was stored"

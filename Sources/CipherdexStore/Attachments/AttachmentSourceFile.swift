@@ -11,14 +11,18 @@ import Foundation
 /// `StoreError.diskFull` before a byte is written.
 ///
 /// The size comes from `fstat` of the opened descriptor, and no more than that many bytes are
-/// read: a file that grows while it is read is stored as it was when opened. A file that reports
-/// 0 bytes but has content (a /proc or sysfs file) is refused (`AttachmentError.sourceSizeUnknown`)
-/// rather than stored empty.
+/// read. A file written to while it is read (grown, shrunk or overwritten in place: its size,
+/// modification or change time differs once read) is refused with `AttachmentError.sourceChanged`
+/// and nothing is stored: what was read could mix its old and new content, a file it never held.
+/// A file that reports 0 bytes but has content (a /proc or sysfs file) is refused
+/// (`AttachmentError.sourceSizeUnknown`) rather than stored empty.
 struct AttachmentSourceFile {
     /// The opened file.
     let file: FileDescriptor
     /// Its size when it was opened.
     let size: UInt64
+    /// Its size, modification and change times when it was opened (after `size` was taken).
+    private let opened: FileChangeStamp
 
     /// Opens the source at `path` for a store laid out as `layout`.
     init(path: String, layout: StoreLayout) throws {
@@ -26,6 +30,7 @@ struct AttachmentSourceFile {
             let (file, size) = try FileDescriptor.openRegularFile(path: path, limit: Int.max)
             self.file = file
             self.size = UInt64(size)
+            self.opened = try FileChangeStamp(of: file)
         } catch let error as RegularFileError {
             switch error {
             case .notRegularFile(_, let kind): throw AttachmentError.sourceNotRegularFile(path: path, kind: kind)
@@ -52,9 +57,10 @@ struct AttachmentSourceFile {
     }
 
     /// Hands the file's bytes to `sink` in pieces of up to 1 MiB, stopping at `size` bytes. A file
-    /// that ends before (it shrank while it was read) is `AttachmentError.sourceChanged`: nothing
-    /// is stored, rather than a prefix that is neither the file as opened nor as it is now. The
-    /// buffer is wiped afterwards.
+    /// that ends before (it shrank while it was read), or that was written to meanwhile (see the
+    /// type's comment), is `AttachmentError.sourceChanged`: the caller stores nothing, rather
+    /// than bytes that are neither the file as opened nor as it is now. The buffer is wiped
+    /// afterwards.
     func stream(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         defer { buffer.withUnsafeMutableBytes { Sodium.memzero($0) } }
@@ -75,6 +81,15 @@ struct AttachmentSourceFile {
             }
             try buffer.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             remaining -= UInt64(count)
+        }
+        let now: FileChangeStamp
+        do {
+            now = try FileChangeStamp(of: file)
+        } catch let error as SystemError {
+            throw StoreError.classifying(error)
+        }
+        guard now == opened, opened.size == Int(size) else {
+            throw AttachmentError.sourceChanged(path: file.path, expectedBytes: size, readBytes: size)
         }
     }
 }

@@ -165,8 +165,10 @@ final class AttachmentFileFaultTests: XCTestCase {
     }
 
     /// A source that shrinks after it was opened is `sourceChanged` (a prefix of it was stored,
-    /// and the add succeeded); one that grows is stored as it was when opened.
-    func testASourceThatShrinksWhileReadIsSourceChangedAndOneThatGrowsIsCut() throws {
+    /// and the add succeeded); so is one that grows, or is overwritten in place while it is read
+    /// (its bytes were stored as a mix of its old and new content, a file it never held), or whose
+    /// modification time is set back after such a write (its change time still moves).
+    func testASourceWrittenToWhileReadIsSourceChanged() throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let file = path + "-source"
         defer { unlink(file) }
@@ -178,14 +180,43 @@ final class AttachmentFileFaultTests: XCTestCase {
         XCTAssertThrowsError(try shrinking.stream { streamed += $0.count }) {
             XCTAssertEqual($0 as? AttachmentError, .sourceChanged(path: file, expectedBytes: 3 << 20, readBytes: 1000))
         }
+        let writes: [(name: String, write: (FileHandle) throws -> Void)] = [
+            ("appended", { try $0.seekToEnd() }),
+            ("overwritten", { try $0.seek(toOffset: 2 << 20) }),
+            ("overwritten, modification time set back", { try $0.seek(toOffset: 0) }),
+        ]
+        for (name, seek) in writes {
+            XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: content))
+            let before = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date
+            let source = try AttachmentSourceFile(path: file, layout: StoreLayout(directory: path))
+            // Past the file system's timestamp granularity, so the write moves the times.
+            Thread.sleep(forTimeInterval: 0.02)
+            var halfRead = false
+            XCTAssertThrowsError(
+                try source.stream { _ in
+                    guard !halfRead else { return }
+                    halfRead = true
+                    let handle = try XCTUnwrap(FileHandle(forWritingAtPath: file))
+                    try seek(handle)
+                    try handle.write(contentsOf: Data(repeating: 1, count: 5000))
+                    try handle.close()
+                    if name.hasSuffix("set back"), let before {
+                        try FileManager.default.setAttributes([.modificationDate: before], ofItemAtPath: file)
+                    }
+                }, name
+            ) {
+                XCTAssertEqual(
+                    $0 as? AttachmentError, .sourceChanged(path: file, expectedBytes: 3 << 20, readBytes: 3 << 20), name
+                )
+                XCTAssertTrue($0.localizedDescription.contains("was written to while it was read"), name)
+            }
+        }
+        // Untouched, it is read whole.
         XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: content))
-        let growing = try AttachmentSourceFile(path: file, layout: StoreLayout(directory: path))
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: file))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(repeating: 1, count: 5000))
-        try handle.close()
         var read = Data()
-        try growing.stream { read.append(contentsOf: $0) }
+        try AttachmentSourceFile(path: file, layout: StoreLayout(directory: path)).stream {
+            read.append(contentsOf: $0)
+        }
         XCTAssertEqual(read, content)
     }
 
