@@ -1,4 +1,5 @@
-/// A validated dotted path to a field of a document, such as `address.city`.
+/// A validated dotted path to a field of a document, such as `address.city`; its components
+/// name members byte for byte (see `JSONValue`).
 struct FieldPath: Hashable, Sendable {
     /// Longest accepted path, in UTF-8 bytes.
     static let maximumLength = 512
@@ -18,6 +19,18 @@ struct FieldPath: Hashable, Sendable {
         guard !components.contains(where: \.isEmpty) else { throw DocumentError.invalidFieldPath(path) }
         self.rawValue = path
         self.components = components
+    }
+
+    /// Paths are equal when their UTF-8 bytes are (as member names are matched; `String`'s `==`
+    /// would make `café` and `cafe` with a combining accent one path).
+    static func == (lhs: FieldPath, rhs: FieldPath) -> Bool {
+        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+    }
+
+    /// Hashes the UTF-8 bytes, consistently with `==`.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(rawValue.utf8.count)
+        for byte in rawValue.utf8 { hasher.combine(byte) }
     }
 
     /// The array index a component denotes: decimal digits only, no leading zero.

@@ -6,7 +6,7 @@ extension JSONValue {
     /// Numbers are kept exactly (see `JSONNumber`), whatever their size or exponent. Rejects,
     /// with `DocumentError.invalidJSON`: malformed syntax, invalid UTF-8, lone surrogate escapes,
     /// an exponent beyond ±`JSONNumber.exponentLimit` (about 2.3 × 10^18), duplicate object
-    /// keys, nesting deeper than `maximumDepth` and trailing content. Error reasons name the problem and a byte
+    /// keys (or two names of one object that differ only in Unicode form, see `JSONValue`), nesting deeper than `maximumDepth` and trailing content. Error reasons name the problem and a byte
     /// offset, never the text of the input.
     public init(parsing bytes: [UInt8]) throws {
         var parser = JSONParser(bytes: bytes)
@@ -109,9 +109,15 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue()
-            guard members.updateValue(value, forKey: key) == nil else {
+            if let earlier = members.index(forKey: key) {
+                guard members[earlier].key.utf8.elementsEqual(key.utf8) else {
+                    throw DocumentError.invalidJSON(
+                        reason: "the member name at byte \(keyOffset) is an earlier name of its object in another "
+                            + "Unicode form (canonically equivalent): an object holds only one of them")
+                }
                 throw DocumentError.invalidJSON(reason: "duplicate member name at byte \(keyOffset)")
             }
+            members[key] = value
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {

@@ -3,7 +3,11 @@
 /// Numbers are `JSONNumber`s: kept exactly as written (integers of any length, decimals digit
 /// for digit, any exponent), compared by exact decimal value. Strings compare and hash by their
 /// UTF-8 bytes (no Unicode normalization), so `==`, the ordering and the index keys of a
-/// collection always agree.
+/// collection always agree. So do object member names, in `==`, the ordering and field paths
+/// (`café` written with `é` does not find a member written with `e` and a combining accent),
+/// with one limit: the members are a Swift `Dictionary`, whose `String` keys are equal when
+/// canonically equivalent, so one object cannot hold two names that differ only in their Unicode
+/// form (parsing refuses such an object with `invalidJSON`; a dictionary literal keeps the last).
 ///
 /// Values are totally ordered (see `JSONValue.compare(_:_:)`): null < bool < number < string <
 /// array < object. Range predicates and sorting use this order, across types as well.
@@ -80,7 +84,7 @@ public enum JSONValue: Sendable {
         for component in path.components {
             switch current {
             case .object(let members):
-                guard let next = members[component] else { return nil }
+                guard let next = Self.member(component, of: members) else { return nil }
                 current = next
             case .array(let elements):
                 guard let index = FieldPath.arrayIndex(component), index < elements.count else { return nil }
@@ -106,7 +110,7 @@ extension JSONValue: Hashable {
         case (.object(let a), .object(let b)):
             guard a.count == b.count else { return false }
             for (key, value) in a {
-                guard let other = b[key], other == value else { return false }
+                guard let other = member(key, of: b), other == value else { return false }
             }
             return true
         default: return false
@@ -140,6 +144,15 @@ extension JSONValue: Hashable {
                 value.hash(into: &hasher)
             }
         }
+    }
+
+    /// The member of `members` named `name` byte for byte (a `Dictionary` lookup alone also
+    /// finds a name canonically equivalent to it).
+    static func member(_ name: String, of members: [String: JSONValue]) -> JSONValue? {
+        guard let index = members.index(forKey: name), members[index].key.utf8.elementsEqual(name.utf8) else {
+            return nil
+        }
+        return members[index].value
     }
 
     /// Object members sorted by the UTF-8 bytes of their keys (the canonical member order).
