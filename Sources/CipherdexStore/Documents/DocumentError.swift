@@ -70,7 +70,7 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
         case .invalidID(let reason): return "invalid document id: \(reason)"
         case .duplicateID(let collection, let id):
             return "the collection \(collection) already has a document with id \(id.debugDescription)"
-        case .invalidFieldPath(let path): return "invalid field path \(path.debugDescription)"
+        case .invalidFieldPath(let path): return FieldPath.problem(of: path)
         case .indexAlreadyDeclared(let collection, let field):
             return "the field \(field) is already indexed in \(collection)"
         case .indexNotDeclared(let collection, let field): return "the field \(field) is not indexed in \(collection)"

@@ -33,6 +33,26 @@ struct FieldPath: Hashable, Sendable {
         for byte in rawValue.utf8 { hasher.combine(byte) }
     }
 
+    /// Why `path` is not a valid path, in words, quoting at most its first 80 characters (a
+    /// path of 100 KB is not printed back whole).
+    static func problem(of path: String) -> String {
+        let shown = path.count > 80 ? String(path.prefix(80)).debugDescription + "… (cut)" : path.debugDescription
+        let reason: String
+        if path.isEmpty {
+            reason = "it is empty"
+        } else if path.utf8.count > maximumLength {
+            reason = "it is \(path.utf8.count) bytes long, longer than \(maximumLength)"
+        } else if let control = path.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            let hex = String(control.value, radix: 16, uppercase: true)
+            reason = "it holds a control character (U+\(String(repeating: "0", count: 4 - hex.count) + hex))"
+        } else if path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+            reason = "it has an empty component (a '.' at its start or end, or two in a row)"
+        } else {
+            reason = "it is not a dotted path of member names"
+        }
+        return "invalid field path \(shown): \(reason)"
+    }
+
     /// The array index a component denotes: decimal digits only, no leading zero.
     static func arrayIndex(_ component: String) -> Int? {
         guard let first = component.utf8.first, component.utf8.count <= 9,

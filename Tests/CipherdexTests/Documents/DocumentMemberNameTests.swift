@@ -63,3 +63,29 @@ final class DocumentMemberNameTests: XCTestCase {
         }
     }
 }
+
+/// `invalidFieldPath` says what is wrong with the path and quotes at most 80 characters of it.
+final class FieldPathProblemTests: XCTestCase {
+    func testTheMessageSaysWhatIsWrong() {
+        let cases: [(String, String)] = [
+            ("", #"invalid field path "": it is empty"#),
+            (
+                "a..b",
+                #"invalid field path "a..b": it has an empty component (a '.' at its start or end, or two in a row)"#
+            ),
+            (".a", #"invalid field path ".a": it has an empty component (a '.' at its start or end, or two in a row)"#),
+            ("a\u{7}b", #"invalid field path "a\u{07}b": it holds a control character (U+0007)"#),
+        ]
+        for (path, message) in cases {
+            XCTAssertThrowsError(try FieldPath(path)) { error in
+                XCTAssertEqual(error.localizedDescription, message)
+            }
+        }
+        let long = String(repeating: "x", count: 120_000)
+        XCTAssertThrowsError(try FieldPath(long)) { error in
+            let message = error.localizedDescription
+            XCTAssertTrue(message.hasSuffix(": it is 120000 bytes long, longer than 512"), message)
+            XCTAssertLessThan(message.count, 200, "the path is not printed back whole")
+        }
+    }
+}
