@@ -1,11 +1,20 @@
 import Foundation
 
 extension JSONValue: Codable {
-    /// Decodes any JSON value; a boolean is decoded as `.bool`, never as a number. A number is
-    /// read as exactly as the decoder allows: as an `Int64` or `UInt64` when it is one, else as
-    /// a `Decimal` when the decoder gives one that agrees with the number's double, else as that
-    /// double. (`JSONValue(parsing:)` is always exact.)
+    /// Decodes any JSON value; a boolean is decoded as `.bool`, never as a number.
+    ///
+    /// From the decoder of `decode(_:)` (and so of a collection's `get(_:id:)` and
+    /// `find(_:where:…)`), wherever the `JSONValue` sits in the decoded type, it is the stored
+    /// value itself, exactly. From another decoder (Foundation's `JSONDecoder`, say) a number is
+    /// read as exactly as that decoder allows, best effort: as an `Int64` or `UInt64` when it
+    /// decodes as one, else as a `Decimal` when the decoder gives one that agrees with the
+    /// number's double, else as that double; such a decoder may already have rounded it.
+    /// (`JSONValue(parsing:)` is always exact.)
     public init(from decoder: Decoder) throws {
+        if let document = decoder as? DocumentDecoder {
+            self = document.value
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -88,11 +97,21 @@ extension JSONValue: Codable {
         try self.init(parsing: data)
     }
 
-    /// Decodes the value as `type` (through `JSONDecoder`). Throws
-    /// `DocumentError.decodingFailed` when it does not fit.
+    /// Decodes the value as `type`, straight from the value (no JSON text in between).
+    ///
+    /// Exact: a `JSONValue` anywhere in `type` gets its part of the value as it is; an integer
+    /// field gets a number only when it is an integer in the field's range (`1e2` is 100, `1.5`
+    /// and `1e-400` are refused, never rounded); `Decimal` gets the number exactly or refuses it
+    /// (beyond 38 digits or its exponent range); `Double` and `Float` get the nearest value and
+    /// refuse a number beyond their range (`1e400`, and `1e-400`, which would become 0). `Date`,
+    /// `Data` and `URL` are read as Foundation's `JSONDecoder` (default strategies) reads them:
+    /// seconds since 2001, a base64 string, a URL string. Strings and booleans are never
+    /// converted to or from numbers. Throws `DocumentError.decodingFailed` when the value does
+    /// not fit, its reason naming the problem and the coding path (`number not representable
+    /// as Int at items.2.v`).
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: Data(canonicalBytes))
+            return try DocumentDecoder(value: self).decode(type)
         } catch let error as DecodingError {
             throw DocumentError.decodingFailed(reason: DocumentError.describe(error))
         } catch {
