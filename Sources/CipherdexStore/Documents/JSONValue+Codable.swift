@@ -40,10 +40,19 @@ extension JSONValue: Codable {
         }
     }
 
-    /// Encodes the value as the corresponding JSON value. A number is encoded as an `Int64` or
-    /// `UInt64` when it is one, else as a `Decimal` when that holds it exactly, else as a `Double`
-    /// when that does; any other number throws `EncodingError.invalidValue` rather than change.
+    /// Encodes the value as the corresponding JSON value.
+    ///
+    /// Into the encoder of `JSONValue(encoding:)` (and so of a collection's `Codable` `insert`
+    /// and `upsert`), it is inserted as it is, every number exactly. Into another encoder
+    /// (Foundation's `JSONEncoder`, say) a number is encoded as an `Int64` or `UInt64` when it
+    /// is one, else as a `Decimal` when that holds it exactly, else as a `Double` when that does;
+    /// any other number (a 50-digit integer, `1e-400`) throws `EncodingError.invalidValue`
+    /// rather than change.
     public func encode(to encoder: Encoder) throws {
+        if let document = encoder as? DocumentEncoder {
+            document.node.set(self)
+            return
+        }
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -70,31 +79,37 @@ extension JSONValue: Codable {
         }
     }
 
-    /// The JSON value of an `Encodable` (through `JSONEncoder`). Throws
-    /// `DocumentError.encodingFailed` when it cannot be encoded (a non-finite number, say).
+    /// The JSON value of an `Encodable`, built directly (no JSON text in between).
+    ///
+    /// It is the value Foundation's `JSONEncoder` (default strategies) writes, for everything
+    /// that writes exactly: integers exactly, `Double` and `Float` as their shortest round-trip
+    /// decimal, `Decimal` exactly, `Date` as seconds since 2001, `Data` as a base64 string,
+    /// `URL` as its absolute string. A `JSONValue` inside `value` is inserted as it is, every
+    /// number exactly (a 50-digit integer, `1e-400`). Throws `DocumentError.encodingFailed` when
+    /// `value` cannot be encoded (a non-finite number, say: the reason names its coding path),
+    /// and `DocumentError.invalidJSON` when it nests arrays and objects deeper than
+    /// `maximumDepth` (refused as it is encoded: a value nested any deeper never overflows the
+    /// stack).
     public init(encoding value: some Encodable) throws {
-        // A JSON value is itself: no round trip through text (which also recursed once per level
-        // of a value nested past the limit, and overflowed the stack).
+        // A JSON value is itself: no walk at all.
         if let json = value as? JSONValue {
             self = json
             return
         }
+        let tooDeep = DocumentError.invalidJSON(reason: "nesting deeper than \(Self.maximumDepth)")
+        let encoded: JSONValue
         do {
-            try EncodingDepthProbe.check(value, limit: Self.maximumDepth)
-        } catch is EncodingDepthProbe.TooDeep {
-            throw DocumentError.invalidJSON(reason: "nesting deeper than \(Self.maximumDepth)")
-        } catch {
-            // The value's own failure: `JSONEncoder` below meets it again and reports it.
-        }
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(value)
+            encoded = try DocumentEncoder.value(of: value, limit: Self.maximumDepth)
+        } catch is DocumentEncodingNode.TooDeep {
+            throw tooDeep
         } catch let error as EncodingError {
             throw DocumentError.encodingFailed(reason: DocumentError.describe(error))
         } catch {
             throw DocumentError.encodingFailed(reason: "the value could not be encoded")
         }
-        try self.init(parsing: data)
+        // A `JSONValue` inside, or an empty container at the limit, can still go past it.
+        guard !encoded.nests(deeperThan: Self.maximumDepth) else { throw tooDeep }
+        self = encoded
     }
 
     /// Decodes the value as `type`, straight from the value (no JSON text in between).
