@@ -74,6 +74,8 @@ struct DocumentDecoder: Decoder, SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+    func decode(_ type: Int128.Type) throws -> Int128 { try integer(type) }
+    func decode(_ type: UInt128.Type) throws -> UInt128 { try integer(type) }
 
     /// The value as `type`: the types `JSONDecoder` reads specially as it reads them, a
     /// `JSONValue` as the value itself, anything else through its own `init(from:)`.

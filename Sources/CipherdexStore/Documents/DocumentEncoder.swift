@@ -68,6 +68,8 @@ struct DocumentEncoder: Encoder, SingleValueEncodingContainer {
     mutating func encode(_ value: UInt16) throws { node.set(Self.number(value)) }
     mutating func encode(_ value: UInt32) throws { node.set(Self.number(value)) }
     mutating func encode(_ value: UInt64) throws { node.set(Self.number(value)) }
+    mutating func encode(_ value: Int128) throws { node.set(Self.number(value)) }
+    mutating func encode(_ value: UInt128) throws { node.set(Self.number(value)) }
 
     /// The value: a `JSONValue` as itself, the types `JSONEncoder` writes specially as it
     /// writes them, anything else through its own `encode(to:)`.
@@ -89,7 +91,7 @@ struct DocumentEncoder: Encoder, SingleValueEncodingContainer {
 
     /// The integer, exactly.
     static func number(_ value: some FixedWidthInteger) -> JSONValue {
-        .number(value < 0 ? JSONNumber(Int64(value)) : JSONNumber(UInt64(value)))
+        .number(JSONNumber(integer: value))
     }
 
     /// The double's shortest round-trip decimal; `invalidValue` when it is not finite.

@@ -35,6 +35,8 @@ struct DocumentKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try member(key).decode(type) }
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try member(key).decode(type) }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try member(key).decode(type) }
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try member(key).decode(type) }
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try member(key).decode(type) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try member(key).decode(type) }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

@@ -45,6 +45,12 @@ struct DocumentKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
         try set(DocumentEncoder.number(value), forKey: key)
     }
+    mutating func encode(_ value: Int128, forKey key: Key) throws {
+        try set(DocumentEncoder.number(value), forKey: key)
+    }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws {
+        try set(DocumentEncoder.number(value), forKey: key)
+    }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         guard object != nil else { throw DocumentEncodingNode.TooDeep() }

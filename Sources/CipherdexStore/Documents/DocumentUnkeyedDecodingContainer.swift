@@ -53,6 +53,8 @@ struct DocumentUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.decode(type) } }
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.decode(type) } }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.decode(type) } }
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { try next(type) { try $0.decode(type) } }
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try next(type) { try $0.decode(type) } }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next(type) { try $0.decode(type) } }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws

@@ -42,6 +42,8 @@ struct DocumentUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt16) throws { try append(DocumentEncoder.number(value)) }
     mutating func encode(_ value: UInt32) throws { try append(DocumentEncoder.number(value)) }
     mutating func encode(_ value: UInt64) throws { try append(DocumentEncoder.number(value)) }
+    mutating func encode(_ value: Int128) throws { try append(DocumentEncoder.number(value)) }
+    mutating func encode(_ value: UInt128) throws { try append(DocumentEncoder.number(value)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         guard array != nil else { throw DocumentEncodingNode.TooDeep() }

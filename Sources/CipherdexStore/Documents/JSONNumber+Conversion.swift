@@ -30,6 +30,20 @@ extension JSONNumber {
         return value
     }
 
+    /// The integer, exactly (of any width: `Int128` too).
+    init(integer value: some BinaryInteger) {
+        if let small = Int64(exactly: value) {
+            self.init(small)
+        } else if let large = UInt64(exactly: value) {
+            self.init(large)
+        } else {
+            // Plain digits with no exponent: always a number.
+            self.init(
+                isNegative: value < 0, integerDigits: Array(String(value.magnitude).utf8)[...], fractionDigits: [],
+                exponent: 0)!
+        }
+    }
+
     /// The float's shortest round-trip decimal value (`0.1` as a `Float` is `0.1`, not the
     /// double `0.100000001490116`); nil when it is not finite.
     init?(float value: Float) {

@@ -126,6 +126,11 @@ final class DocumentCodableRoundTripTests: XCTestCase {
         XCTAssertEqual(try typed(Int32.self, "2147483648", in: items), refused("Int32"))
         XCTAssertEqual(try typed(UInt32.self, "4294967295", in: items), "4294967295")
         XCTAssertEqual(try typed(Int64.self, "-9.223372036854775808e18", in: items), "-9223372036854775808")
+        XCTAssertEqual(
+            try typed(Int128.self, "-1.7014118346046923173168730371588410572800e38", in: items), "\(Int128.min)")
+        XCTAssertEqual(try typed(Int128.self, "1.5", in: items), refused("Int128"))
+        XCTAssertEqual(try typed(UInt128.self, "\(UInt128.max)", in: items), "\(UInt128.max)")
+        XCTAssertEqual(try typed(UInt128.self, "\(UInt128.max)0", in: items), refused("UInt128"))
         XCTAssertEqual(try typed(Int.self, "true", in: items), "decodingFailed: expected Int at v")
         XCTAssertEqual(try typed(Int.self, #""1""#, in: items), "decodingFailed: expected Int at v")
         XCTAssertEqual(try typed(Int.self, "null", in: items), "decodingFailed: missing Int value at v")

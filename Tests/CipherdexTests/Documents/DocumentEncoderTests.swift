@@ -24,6 +24,8 @@ final class DocumentEncoderTests: XCTestCase {
         var uint8: UInt8 = 200
         var int16: Int16 = -300
         var uint: UInt = 12
+        var wide: [Int128] = [.min, .max, -1, 0, Int128(Int64.min) - 1]
+        var unsignedWide: [UInt128] = [.max, UInt128(UInt64.max) + 1, 0]
         var doubles: [Double] = [
             0.1, 1.0 / 3, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -1e-7, 1e21, 1e22, 0, -0.0, 123456789.125,
             100, 9_007_199_254_740_992, .leastNormalMagnitude, 1.7976931348623157e308, 2.2250738585072014e-308,
