@@ -96,7 +96,11 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
         case .typeMismatch(let type, let context): return "expected \(type) at \(path(context.codingPath))"
         case .valueNotFound(let type, let context): return "missing \(type) value at \(path(context.codingPath))"
         case .keyNotFound(let key, let context): return "missing key \(key.stringValue) at \(path(context.codingPath))"
-        case .dataCorrupted(let context): return "corrupted data at \(path(context.codingPath))"
+        case .dataCorrupted(let context):
+            if let number = context.underlyingError as? DocumentDecoder.UnrepresentableNumber {
+                return "number not representable as \(number.typeName) at \(path(context.codingPath))"
+            }
+            return "corrupted data at \(path(context.codingPath))"
         @unknown default: return "decoding error"
         }
     }

@@ -1,11 +1,20 @@
 import Foundation
 
 extension JSONValue: Codable {
-    /// Decodes any JSON value; a boolean is decoded as `.bool`, never as a number. A number is
-    /// read as exactly as the decoder allows: as an `Int64` or `UInt64` when it is one, else as
-    /// a `Decimal` when the decoder gives one that agrees with the number's double, else as that
-    /// double. (`JSONValue(parsing:)` is always exact.)
+    /// Decodes any JSON value; a boolean is decoded as `.bool`, never as a number.
+    ///
+    /// From the decoder of `decode(_:)` (and so of a collection's `get(_:id:)` and
+    /// `find(_:where:…)`), wherever the `JSONValue` sits in the decoded type, it is the stored
+    /// value itself, exactly. From another decoder (Foundation's `JSONDecoder`, say) a number is
+    /// read as exactly as that decoder allows, best effort: as an `Int64` or `UInt64` when it
+    /// decodes as one, else as a `Decimal` when the decoder gives one that agrees with the
+    /// number's double, else as that double; such a decoder may already have rounded it.
+    /// (`JSONValue(parsing:)` is always exact.)
     public init(from decoder: Decoder) throws {
+        if let document = decoder as? DocumentDecoder {
+            self = document.value
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -31,10 +40,19 @@ extension JSONValue: Codable {
         }
     }
 
-    /// Encodes the value as the corresponding JSON value. A number is encoded as an `Int64` or
-    /// `UInt64` when it is one, else as a `Decimal` when that holds it exactly, else as a `Double`
-    /// when that does; any other number throws `EncodingError.invalidValue` rather than change.
+    /// Encodes the value as the corresponding JSON value.
+    ///
+    /// Into the encoder of `JSONValue(encoding:)` (and so of a collection's `Codable` `insert`
+    /// and `upsert`), it is inserted as it is, every number exactly. Into another encoder
+    /// (Foundation's `JSONEncoder`, say) a number is encoded as an `Int64` or `UInt64` when it
+    /// is one, else as a `Decimal` when that holds it exactly, else as a `Double` when that does;
+    /// any other number (a 50-digit integer, `1e-400`) throws `EncodingError.invalidValue`
+    /// rather than change.
     public func encode(to encoder: Encoder) throws {
+        if let document = encoder as? DocumentEncoder {
+            document.node.set(self)
+            return
+        }
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -61,38 +79,54 @@ extension JSONValue: Codable {
         }
     }
 
-    /// The JSON value of an `Encodable` (through `JSONEncoder`). Throws
-    /// `DocumentError.encodingFailed` when it cannot be encoded (a non-finite number, say).
+    /// The JSON value of an `Encodable`, built directly (no JSON text in between).
+    ///
+    /// It is the value Foundation's `JSONEncoder` (default strategies) writes, for everything
+    /// that writes exactly: integers exactly, `Double` and `Float` as their shortest round-trip
+    /// decimal, `Decimal` exactly, `Date` as seconds since 2001, `Data` as a base64 string,
+    /// `URL` as its absolute string. A `JSONValue` inside `value` is inserted as it is, every
+    /// number exactly (a 50-digit integer, `1e-400`). Throws `DocumentError.encodingFailed` when
+    /// `value` cannot be encoded (a non-finite number, say: the reason names its coding path),
+    /// and `DocumentError.invalidJSON` when it nests arrays and objects deeper than
+    /// `maximumDepth` (refused as it is encoded: a value nested any deeper never overflows the
+    /// stack).
     public init(encoding value: some Encodable) throws {
-        // A JSON value is itself: no round trip through text (which also recursed once per level
-        // of a value nested past the limit, and overflowed the stack).
+        // A JSON value is itself: no walk at all.
         if let json = value as? JSONValue {
             self = json
             return
         }
+        let tooDeep = DocumentError.invalidJSON(reason: "nesting deeper than \(Self.maximumDepth)")
+        let encoded: JSONValue
         do {
-            try EncodingDepthProbe.check(value, limit: Self.maximumDepth)
-        } catch is EncodingDepthProbe.TooDeep {
-            throw DocumentError.invalidJSON(reason: "nesting deeper than \(Self.maximumDepth)")
-        } catch {
-            // The value's own failure: `JSONEncoder` below meets it again and reports it.
-        }
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(value)
+            encoded = try DocumentEncoder.value(of: value, limit: Self.maximumDepth)
+        } catch is DocumentEncodingNode.TooDeep {
+            throw tooDeep
         } catch let error as EncodingError {
             throw DocumentError.encodingFailed(reason: DocumentError.describe(error))
         } catch {
             throw DocumentError.encodingFailed(reason: "the value could not be encoded")
         }
-        try self.init(parsing: data)
+        // A `JSONValue` inside, or an empty container at the limit, can still go past it.
+        guard !encoded.nests(deeperThan: Self.maximumDepth) else { throw tooDeep }
+        self = encoded
     }
 
-    /// Decodes the value as `type` (through `JSONDecoder`). Throws
-    /// `DocumentError.decodingFailed` when it does not fit.
+    /// Decodes the value as `type`, straight from the value (no JSON text in between).
+    ///
+    /// Exact: a `JSONValue` anywhere in `type` gets its part of the value as it is; an integer
+    /// field gets a number only when it is an integer in the field's range (`1e2` is 100, `1.5`
+    /// and `1e-400` are refused, never rounded); `Decimal` gets the number exactly or refuses it
+    /// (beyond 38 digits or its exponent range); `Double` and `Float` get the nearest value and
+    /// refuse a number beyond their range (`1e400`, and `1e-400`, which would become 0). `Date`,
+    /// `Data` and `URL` are read as Foundation's `JSONDecoder` (default strategies) reads them:
+    /// seconds since 2001, a base64 string, a URL string. Strings and booleans are never
+    /// converted to or from numbers. Throws `DocumentError.decodingFailed` when the value does
+    /// not fit, its reason naming the problem and the coding path (`number not representable
+    /// as Int at items.2.v`).
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: Data(canonicalBytes))
+            return try DocumentDecoder(value: self).decode(type)
         } catch let error as DecodingError {
             throw DocumentError.decodingFailed(reason: DocumentError.describe(error))
         } catch {

@@ -98,9 +98,10 @@ final class DocumentJSONValueTests: XCTestCase {
         XCTAssertEqual(try notes.count(), 1)
     }
 
-    /// A `Codable` value nested past the limit (a linked list of 20,000 nodes) is `invalidJSON`
-    /// before `JSONEncoder` recurses into it (which overflowed the stack); at the limit it is
-    /// stored, and `Data`, `Date`, `URL` and `Decimal` count as the scalars they are written as.
+    /// A `Codable` value nested past the limit (a linked list of 20,000 nodes) is `invalidJSON`,
+    /// refused as it is encoded (`JSONEncoder` recursed through all of it and overflowed the
+    /// stack); at the limit it is stored, and `Data`, `Date`, `URL` and `Decimal` count as the
+    /// scalars they are written as.
     func testACodableValueNestedPastTheLimitIsATypedErrorNotACrash() throws {
         final class Node: Codable {
             let next: Node?
@@ -132,9 +133,9 @@ final class DocumentJSONValueTests: XCTestCase {
             let url = URL(string: "https://example.com")!
             let decimal = Decimal(string: "1.5")!
         }
-        XCTAssertNoThrow(try EncodingDepthProbe.check(Scalars(), limit: 1))
-        XCTAssertThrowsError(try EncodingDepthProbe.check(["a": ["b": 1]], limit: 1))
-        XCTAssertNoThrow(try EncodingDepthProbe.check(["a": ["b": 1]], limit: 2))
+        XCTAssertFalse(try JSONValue(encoding: Scalars()).nests(deeperThan: 1))
+        XCTAssertTrue(try JSONValue(encoding: ["a": ["b": 1]]).nests(deeperThan: 1))
+        XCTAssertFalse(try JSONValue(encoding: ["a": ["b": 1]]).nests(deeperThan: 2))
     }
 
     func testCanonicalSerialization() throws {
