@@ -6,11 +6,12 @@ struct DocumentKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
 
     var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+    /// Whether a member is named `key` byte for byte (as field paths match names, `JSONValue`).
+    func contains(_ key: Key) -> Bool { JSONValue.member(key.stringValue, of: members) != nil }
 
     /// The member's decoder; `keyNotFound` when there is none.
     private func member(_ key: Key) throws -> DocumentDecoder {
-        guard let value = members[key.stringValue] else {
+        guard let value = JSONValue.member(key.stringValue, of: members) else {
             throw DecodingError.keyNotFound(
                 key,
                 .init(
@@ -52,12 +53,12 @@ struct DocumentKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     /// The decoder of the `super` member (of null when there is none, as in `JSONDecoder`).
     func superDecoder() throws -> any Decoder {
         DocumentDecoder(
-            value: members[DocumentCodingKey.superKey.stringValue] ?? .null,
+            value: JSONValue.member(DocumentCodingKey.superKey.stringValue, of: members) ?? .null,
             codingPath: codingPath + [DocumentCodingKey.superKey])
     }
 
     /// The decoder of the member (of null when there is none, as in `JSONDecoder`).
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        DocumentDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        DocumentDecoder(value: JSONValue.member(key.stringValue, of: members) ?? .null, codingPath: codingPath + [key])
     }
 }

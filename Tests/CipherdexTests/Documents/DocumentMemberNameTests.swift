@@ -49,6 +49,18 @@ final class DocumentMemberNameTests: XCTestCase {
         }
     }
 
+    /// A `Decodable`'s keys find members byte for byte too.
+    func testCodableKeysMatchNamesByteForByte() throws {
+        struct Cafe: Decodable, Equatable {
+            let café: Int  // written with U+00E9
+        }
+        XCTAssertEqual(try JSONValue.object(["caf\u{E9}": 1]).decode(Cafe.self), Cafe(café: 1))
+        XCTAssertThrowsError(try JSONValue.object(["cafe\u{301}": 1]).decode(Cafe.self)) { error in
+            guard case .decodingFailed(let reason) = error as? DocumentError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("caf"), reason)
+        }
+    }
+
     func testAnObjectWithBothFormsOfANameIsRefusedSayingSo() throws {
         for (first, second) in Self.pairs {
             let text = Array(#"{"\#(first)":1,"\#(second)":2}"#.utf8)
