@@ -20,6 +20,33 @@ final class AttachCommandTests: XCTestCase {
         ((try? FileManager.default.contentsOfDirectory(atPath: cli.directory + "/s/attachments")) ?? []).sorted()
     }
 
+    /// A file that cannot be read is refused before the store is opened (with the wrong key too,
+    /// the file is what is reported, and the store's files are unchanged): for lack of permission
+    /// `permissionDenied` (exit 17, as the library says it), otherwise `io` with the reason.
+    func testAnUnreadableFileIsRefusedBeforeTheStoreIsOpened() throws {
+        try cli.run(["keygen", "--out", "wrong"])
+        let before = CLIRunner.tree(cli.directory + "/s")
+        let missing = try cli.run(["attach", "s", "missing.bin", "--key-file", "wrong"])
+        XCTAssertEqual(missing.status, 1, missing.stderr)
+        XCTAssertEqual(missing.stderr, "cipherdex: error: io: cannot read missing.bin: no such file\n")
+        XCTAssertEqual(CLIRunner.tree(cli.directory + "/s"), before)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
+            throw XCTSkip("strace is not installed (scripts/bootstrap installs it)")
+        }
+        // The tests run as root, whom permissions do not stop: the refusal is injected.
+        let denied = try cli.run(
+            ["attach", "s", "file.bin", "--key-file", "wrong"],
+            launcher: [
+                "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=access,faccessat,faccessat2", "-e",
+                "inject=access,faccessat,faccessat2:error=EACCES",
+            ])
+        XCTAssertEqual(denied.status, 17, denied.stderr)
+        XCTAssertTrue(
+            denied.stderr.hasPrefix("cipherdex: error: permissionDenied: permission denied for file.bin: "),
+            denied.stderr)
+        XCTAssertEqual(CLIRunner.tree(cli.directory + "/s"), before)
+    }
+
     func testAttachToDocumentWhoseAttachmentsIsNotAnArrayIsRefusedAndWritesNothing() throws {
         let bodies = [
             #"{"attachments":"keep me","title":"t"}"#, #"{"attachments":{"a":1}}"#, #"{"attachments":null}"#,

@@ -103,3 +103,18 @@ struct CLIRunner {
 private final class DataBox: @unchecked Sendable {
     var data = Data()
 }
+
+extension CLIRunner {
+    /// Every file and folder below `root` (a folder's path ends in `/`): relative path to bytes.
+    static func tree(_ root: String) -> [String: Data] {
+        var result: [String: Data] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return result }
+        for case let relative as String in walker {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory)
+            result[relative + (isDirectory.boolValue ? "/" : "")] =
+                isDirectory.boolValue ? Data() : FileManager.default.contents(atPath: root + "/" + relative)
+        }
+        return result
+    }
+}

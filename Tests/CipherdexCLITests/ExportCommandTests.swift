@@ -16,19 +16,6 @@ final class ExportCommandTests: XCTestCase {
 
     private func path(_ name: String) -> String { cli.directory + "/" + name }
 
-    /// Every file below `root`: relative path to bytes.
-    private func tree(_ root: String) -> [String: Data] {
-        var result: [String: Data] = [:]
-        guard let walker = FileManager.default.enumerator(atPath: root) else { return result }
-        for case let relative as String in walker {
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory)
-            result[relative + (isDirectory.boolValue ? "/" : "")] =
-                isDirectory.boolValue ? Data() : FileManager.default.contents(atPath: root + "/" + relative)
-        }
-        return result
-    }
-
     /// Skips unless python3 with PyNaCl and cryptography, and the sqlcipher shell, are installed.
     static func requireRecoveryDependencies() throws {
         let probe = Process()
@@ -83,10 +70,10 @@ final class ExportCommandTests: XCTestCase {
         let refused = try cli.run(["export", "s", "full", "--yes"])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.stderr.contains("destinationNotEmpty"), refused.stderr)
-        XCTAssertEqual(tree(path("full")), ["keep": Data("mine".utf8)])
+        XCTAssertEqual(CLIRunner.tree(path("full")), ["keep": Data("mine".utf8)])
         XCTAssertEqual(try cli.run(["export", "s", "out", "--yes"]).status, 0)
         XCTAssertEqual(
-            Set(tree(path("out")).keys),
+            Set(CLIRunner.tree(path("out")).keys),
             [
                 "collections/", "attachments/", "collections.jsonl", "attachments.jsonl", "search/",
                 "search/documents.jsonl", "search/pages.jsonl",
@@ -98,7 +85,7 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k"]).status, 0)
         try fill("s", key: ["--key-file", "k"])
         XCTAssertEqual(try cli.run(["export", "s", "out", "--key-file", "k", "--yes"]).status, 0)
-        let files = tree(path("out"))
+        let files = CLIRunner.tree(path("out"))
         let people = String(decoding: try XCTUnwrap(files["collections/people.jsonl"]), as: UTF8.self)
         XCTAssertTrue(people.hasPrefix(#"{"id":"p1","body":{"attachments":[{"cipherdexAttachment":""#), people)
         let pages = String(decoding: try XCTUnwrap(files["search/pages.jsonl"]), as: UTF8.self)
@@ -137,13 +124,15 @@ final class ExportCommandTests: XCTestCase {
             XCTAssertEqual(try cli.run(["add", kind.store, "long.txt"] + kind.key).status, 0)
             XCTAssertEqual(try cli.run(["export", kind.store, kind.store + ".export", "--yes"] + kind.key).status, 0)
             let pages = String(
-                decoding: tree(path(kind.store + ".export"))["search/pages.jsonl"] ?? Data(), as: UTF8.self)
+                decoding: CLIRunner.tree(path(kind.store + ".export"))["search/pages.jsonl"] ?? Data(), as: UTF8.self)
             XCTAssertTrue(pages.contains(#""text":"\#(long)"}"#), pages)
-            let before = tree(path(kind.store))
+            let before = CLIRunner.tree(path(kind.store))
             let recovered = try recover([kind.store] + kind.key + [kind.store + ".recovered"])
             XCTAssertEqual(recovered.status, 0, recovered.stderr)
-            XCTAssertEqual(tree(path(kind.store + ".recovered")), tree(path(kind.store + ".export")), kind.store)
-            XCTAssertEqual(tree(path(kind.store)), before, "the tool never changes the store")
+            XCTAssertEqual(
+                CLIRunner.tree(path(kind.store + ".recovered")), CLIRunner.tree(path(kind.store + ".export")),
+                kind.store)
+            XCTAssertEqual(CLIRunner.tree(path(kind.store)), before, "the tool never changes the store")
         }
         // Re-encrypted (data generation 1: store.1.db, attachments.1/) and then rotated to
         // another key: the same data, read from the generation the metadata names.
@@ -153,7 +142,7 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertEqual(try cli.run(["rekey", "raw", "--key-file", "k", "--new-key-file", "k2"]).status, 0)
         let rotated = try recover(["raw", "--key-file", "k2", "raw.rotated"])
         XCTAssertEqual(rotated.status, 0, rotated.stderr)
-        XCTAssertEqual(tree(path("raw.rotated")), tree(path("raw.export")))
+        XCTAssertEqual(CLIRunner.tree(path("raw.rotated")), CLIRunner.tree(path("raw.export")))
         XCTAssertEqual(try recover(["raw", "--key-file", "k", "raw.old"]).status, 3, "the old key no longer opens")
         try FileManager.default.removeItem(atPath: path("k"))
         try FileManager.default.moveItem(atPath: path("k2"), toPath: path("k"))
@@ -163,7 +152,7 @@ final class ExportCommandTests: XCTestCase {
         try Data(added.stdoutBytes).write(to: URL(fileURLWithPath: path("r")))
         let viaRecovery = try recover(["raw", "--recovery-key-file", "r", "raw.viaRecovery"])
         XCTAssertEqual(viaRecovery.status, 0, viaRecovery.stderr)
-        XCTAssertEqual(tree(path("raw.viaRecovery")), tree(path("raw.export")))
+        XCTAssertEqual(CLIRunner.tree(path("raw.viaRecovery")), CLIRunner.tree(path("raw.export")))
         // A wrong key is refused, and a flipped attachment byte is detected.
         try cli.run(["keygen", "--out", "wrong"])
         XCTAssertEqual(try recover(["raw", "--key-file", "wrong", "raw.wrong"]).status, 3)
@@ -188,7 +177,7 @@ final class ExportCommandTests: XCTestCase {
             let out = path("vectors" + key[0])
             let recovered = try recover([fixture + "/store"] + key + [out])
             XCTAssertEqual(recovered.status, 0, recovered.stderr)
-            XCTAssertEqual(tree(out), tree(fixture + "/expected"))
+            XCTAssertEqual(CLIRunner.tree(out), CLIRunner.tree(fixture + "/expected"))
         }
     }
 }

@@ -43,14 +43,18 @@ struct AttachCommand: Command {
     }
 
     func run() throws {
+        // What is not a regular file is the library's to refuse (`sourceNotRegularFile`); here,
+        // before the store is opened, what cannot be opened at all, with its reason: a permission
+        // as the library says it (`permissionDenied`, exit 17).
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            let reason = InputFileCheck.problem(with: file) ?? "not readable"
+            if InputFileCheck.isPermissionDenied(file) {
+                throw StoreError.permissionDenied(path: file, reason: reason)
+            }
+            throw CLIError.failed(code: "io", message: "cannot read \(file): \(reason)")
+        }
         let store = try target.open()
         defer { store.close() }
-        // What is not a regular file is the library's to refuse (`sourceNotRegularFile`); here
-        // what cannot be opened at all, with its reason.
-        guard FileManager.default.isReadableFile(atPath: file) else {
-            throw CLIError.failed(
-                code: "io", message: "cannot read \(file): \(InputFileCheck.problem(with: file) ?? "not readable")")
-        }
         let metadata = ["filename": PathName.lastComponent(of: file)]
         let token: AttachmentToken
         if let document {

@@ -27,4 +27,11 @@ enum InputFileCheck {
         guard access(path, R_OK) == 0 else { return "not readable: \(String(cString: strerror(errno)))" }
         return nil
     }
+
+    /// Whether `path` cannot be read for lack of permission (on it, or on a folder above it).
+    static func isPermissionDenied(_ path: String) -> Bool {
+        var info = stat()
+        if stat(path, &info) != 0 { return errno == EACCES }
+        return access(path, R_OK) != 0 && (errno == EACCES || errno == EPERM)
+    }
 }
