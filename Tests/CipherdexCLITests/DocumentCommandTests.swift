@@ -129,6 +129,11 @@ final class DocumentCommandTests: XCTestCase {
             XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: rangeOutOfBounds: "), result.stderr)
             XCTAssertEqual(result.stdoutBytes, [])
         }
+        // The message names the first byte asked for and the last there is (not "range 5000..<5000").
+        XCTAssertEqual(
+            try run(["cat", "s", id, "--range", "5000-"]).stderr,
+            "cipherdex: error: rangeOutOfBounds: attachment \(id): no byte at offset 5000 to start from "
+                + "(its length is 5000 bytes, the last at offset 4999)\n")
         XCTAssertEqual(try run(["cat", "s", id, "--range", "18446744073709551616-"]).status, 64)
         // An END of any number of digits past the last byte means the last, as in HTTP (it said
         // "END must be … not before START"); an END that is not digits says so.

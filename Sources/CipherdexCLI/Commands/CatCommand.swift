@@ -13,7 +13,9 @@ struct CatCommand: Command {
 
         OPTIONS:
           --range START-END   only bytes START through END, inclusive and counted from 0
-                              (as in HTTP); START- means to the end
+                              (as in HTTP); START- means to the end, an END past the end
+                              the last byte; a START at or past the end is rangeOutOfBounds
+                              (exit 1), but 0- of an empty attachment writes nothing
         KEY (one of; omit for an unencrypted store):
         \(KeyOptions.help())
         """

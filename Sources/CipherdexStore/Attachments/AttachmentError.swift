@@ -94,6 +94,10 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
             return "attachment \(id) failed authentication in chunk \(chunkIndex)"
         case .contentHashMismatch(let id):
             return "attachment \(id) does not match its recorded content hash (the file was changed or damaged)"
+        case .rangeOutOfBounds(let id, let range, let length) where range.isEmpty:
+            // From `byteRange(from:through:)`: a first byte that is not there.
+            let size = length == 0 ? "it is empty" : "its length is \(length) bytes, the last at offset \(length - 1)"
+            return "attachment \(id): no byte at offset \(range.lowerBound) to start from (\(size))"
         case .rangeOutOfBounds(let id, let range, let length):
             return
                 "attachment \(id): range \(range.lowerBound)..<\(range.upperBound) is outside its length \(length)"
