@@ -112,6 +112,19 @@ final class DocumentCommandTests: XCTestCase {
     }
 
     /// Bounds up to 2^64-1 are clamped (END) or refused (START) without an arithmetic trap.
+    /// `!=`, `==` and `=>` are no operators: a usage error (exit 64) rather than the field `a!` or
+    /// the string "=1"; a value that begins with = is matched when written as a JSON string.
+    func testWhereRefusesOperatorsItDoesNotHave() throws {
+        XCTAssertEqual(
+            try run(["doc", "put", "s", "c", "d1", "-"], stdin: Array(#"{"a":"=1","a!":1}"#.utf8)).status, 0)
+        for clause in ["a!=1", "a==1", "a=>1", "a<=<1"] {
+            let result = try run(["doc", "find", "s", "c", "--where", clause])
+            XCTAssertEqual(result.status, 64, "\(clause): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("no != or =="), result.stderr)
+        }
+        XCTAssertEqual(try run(["doc", "find", "s", "c", "--where", #"a="=1""#]).stdout, "d1\n")
+    }
+
     func testCatRangeWithHugeBounds() throws {
         let content = [UInt8]((0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         _ = FileManager.default.createFile(atPath: cli.directory + "/small.bin", contents: Data(content))

@@ -17,8 +17,9 @@ struct DocCommand: Command {
         get      prints the document as JSON
         rm       removes the document
         find     prints the documents matching every --where: FIELD is a dotted path
-                 (address.city); the operator is one of = < <= > >=; VALUE is read as JSON when it
-                 parses (9, true, "x") and as a string otherwise. One id per line, or with --json
+                 (address.city); the operator is one of = < <= > >= (no != or ==); VALUE is read as
+                 JSON when it parses (9, true, "x") and as a string otherwise (one that begins with
+                 =, < or > only as a JSON string: name='"=1"'). One id per line, or with --json
                  a JSON array of {"id": …, "document": …}.
 
         KEY (one of; omit for an unencrypted store):
@@ -121,6 +122,14 @@ enum WhereClause {
             throw CLIError.usage("--where needs FIELD=VALUE (or <, <=, >, >=): \(text)")
         }
         let valueText = String(rest.dropFirst(symbol.count))
+        // `a!=1`, `a==1`, `a=>1` are no operators: refused rather than read as the field `a!` or
+        // the string "=1".
+        if field.hasSuffix("!") || valueText.first.map({ "=<>".contains($0) }) == true {
+            throw CLIError.usage(
+                "--where \(text): the operators are =, <, <=, > and >= (no != or ==); a value that begins with "
+                    + "=, < or > is written as a JSON string (name='\"=1\"'), and a field whose name ends in ! "
+                    + "cannot be queried here")
+        }
         let value = (try? JSONValue(parsing: Data(valueText.utf8))) ?? .string(valueText)
         return FieldPredicate(field, comparison, value)
     }
