@@ -61,14 +61,23 @@ struct JSONLexer {
         let hasExponent: Bool
     }
 
-    /// Reads a number (the current byte is `-` or a digit): its sign and normalised digits.
-    /// Refuses malformed numbers and exponents beyond ±`JSONNumber.exponentLimit`.
-    mutating func scanNumber() throws -> (isNegative: Bool, value: JSONNumber.Normalized) {
+    /// Reads a number (the current byte is `-` or a digit) as its exact value. Refuses malformed
+    /// numbers and exponents beyond ±`JSONNumber.exponentLimit`. An integer of at most 19
+    /// digits, the common case, is converted without normalising.
+    mutating func scanNumberValue() throws -> JSONNumber {
         let token = try scanNumberToken()
-        return (token.isNegative, try normalize(token))
+        if token.fractionDigits.isEmpty, !token.hasExponent, token.integerDigits.count <= JSONNumber.inlineDigitLimit {
+            var significand: UInt64 = 0
+            for position in token.integerDigits {
+                significand = significand &* 10 &+ UInt64(bytes[position] &- UInt8(ascii: "0"))
+            }
+            return JSONNumber(integerSignificand: significand, isNegative: token.isNegative)
+        }
+        guard case .digits(let head, let tail, let exponent) = try normalize(token) else { return .zero }
+        return JSONNumber(isNegative: token.isNegative, head: head, tail: tail, exponent: exponent)
     }
 
-    /// Checks a number (the current byte is `-` or a digit) as `scanNumber` does, normalising
+    /// Checks a number (the current byte is `-` or a digit) as `scanNumberValue` does, normalising
     /// it only when it has an exponent (the only way its range can be exceeded).
     mutating func skipNumber() throws {
         let token = try scanNumberToken()

@@ -19,7 +19,7 @@ extension JSONNumber: CustomStringConvertible, ExpressibleByIntegerLiteral, Expr
             if isNegative { output.append(UInt8(ascii: "-")) }
             let point = digits.count + exponent
             if exponent >= 0, exponent == 0 || point <= 21 {
-                output.append(contentsOf: digits)
+                for digit in digits { output.append(digit) }  // faster than append(contentsOf:) for a few bytes
                 for _ in 0..<exponent { output.append(UInt8(ascii: "0")) }
             } else if exponent < 0, point > 0 {
                 output.append(contentsOf: digits[..<point])

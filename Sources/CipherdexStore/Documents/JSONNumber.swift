@@ -56,6 +56,21 @@ public struct JSONNumber: Sendable {
         }
     }
 
+    /// The integer `±significand` (at most `inlineDigitLimit` digits).
+    init(integerSignificand: UInt64, isNegative: Bool) {
+        guard integerSignificand != 0 else {
+            self = .zero
+            return
+        }
+        var significand = integerSignificand
+        var exponent: Int32 = 0
+        while significand % 10 == 0 {
+            significand /= 10
+            exponent += 1
+        }
+        storage = .inline(significand: significand, exponent: exponent, isNegative: isNegative)
+    }
+
     /// The number written as JSON number text (`-12.5e3`, no surrounding whitespace); nil when
     /// the text is not one.
     public init?(_ text: String) {

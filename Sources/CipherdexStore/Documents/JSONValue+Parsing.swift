@@ -66,9 +66,7 @@ struct JSONParser {
             try lexer.expectLiteral("null")
             return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            let (isNegative, value) = try lexer.scanNumber()
-            guard case .digits(let head, let tail, let exponent) = value else { return .number(.zero) }
-            return .number(JSONNumber(isNegative: isNegative, head: head, tail: tail, exponent: exponent))
+            return .number(try lexer.scanNumberValue())
         default: throw lexer.failure("unexpected character")
         }
     }
