@@ -87,7 +87,9 @@ extension Store {
                     summary.documents += 1
                     if summary.documents % 256 == 0 { try cancellation?.check() }
                     var referenced = Set<String>()
-                    if let value = try? JSONValue(parsing: body) { Self.collectReferences(value, into: &referenced) }
+                    if Self.mayReferenceAttachments(body), let value = try? JSONValue(parsing: body) {
+                        Self.collectReferences(value, into: &referenced)
+                    }
                     var reference = ExportLine()
                     reference.string("collection", name)
                     reference.string("id", id)
@@ -207,6 +209,21 @@ extension Store {
         }
         try file.close()
         return count
+    }
+
+    /// Whether a stored body may hold a reference: its canonical bytes contain the reference
+    /// key as written (canonical text escapes only `"`, `\` and control characters, none of which
+    /// the key has), as `DocumentStorage.scanAllBodies` assumes. A body without it is not parsed:
+    /// a large document costs a byte search, not a tree.
+    private static func mayReferenceAttachments(_ body: [UInt8]) -> Bool {
+        let key = Array(AttachmentToken.referenceKey.utf8)
+        return body.withUnsafeBufferPointer { bytes in
+            guard bytes.count >= key.count else { return false }
+            for start in 0...(bytes.count - key.count) where bytes[start] == key[0] {
+                if UnsafeBufferPointer(rebasing: bytes[start..<(start + key.count)]).elementsEqual(key) { return true }
+            }
+            return false
+        }
     }
 
     /// The ids of every `{"cipherdexAttachment": "<id>"}` object inside `value`.

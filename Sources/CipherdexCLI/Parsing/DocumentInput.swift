@@ -17,9 +17,9 @@ enum DocumentInput {
         guard let file, file != "-" else { return try readStandardInput() }
         do {
             let (descriptor, size) = try FileDescriptor.openRegularFile(path: file, limit: limit)
-            var bytes = [UInt8](repeating: 0, count: size)
-            try bytes.withUnsafeMutableBytes { try descriptor.readExactly(into: $0) }
-            return Data(bytes)
+            var data = Data(count: size)  // read in place: no second copy of up to 256 MiB
+            try data.withUnsafeMutableBytes { try descriptor.readExactly(into: $0) }
+            return data
         } catch let error as RegularFileError {
             if case .tooLarge = error { throw tooLarge(file) }
             throw CLIError.failed(code: "io", message: "cannot read \(file): \(error.reason)")

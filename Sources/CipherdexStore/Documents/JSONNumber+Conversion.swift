@@ -5,9 +5,19 @@ extension JSONNumber {
     /// `1.0000000000000000000001`, `1e-400`) or an integer beyond `T`'s range. Never rounded:
     /// `1e2` and `1.0` are integers (100 and 1).
     func exactly<T: FixedWidthInteger>(_ type: T.Type) -> T? {
-        guard exponent >= 0 else { return nil }
-        if digits.isEmpty { return 0 }
-        guard !isNegative || T.isSigned else { return nil }
+        let isNegative: Bool
+        let digits: [UInt8]
+        let exponent: Int
+        switch storage {
+        case .inline(let significand, let inlineExponent, let negative):
+            if significand == 0 { return 0 }
+            isNegative = negative
+            digits = Array(String(significand).utf8)
+            exponent = Int(inlineExponent)
+        case .digits(let long):
+            (isNegative, digits, exponent) = (long.isNegative, long.digits, long.exponent)
+        }
+        guard exponent >= 0, !isNegative || T.isSigned else { return nil }
         // A fixed-width integer has at most one decimal digit per 3 bits, plus one.
         guard digits.count + exponent <= T.bitWidth / 3 + 1 else { return nil }
         var value: T = 0
@@ -26,7 +36,7 @@ extension JSONNumber {
     /// or zero for a number that is not (beyond `T`'s range, either way), as `JSONDecoder`
     /// refuses such numbers.
     func nearest<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type) -> T? {
-        guard let value = T(description), value.isFinite, (value == 0) == digits.isEmpty else { return nil }
+        guard let value = T(description), value.isFinite, (value == 0) == (self == .zero) else { return nil }
         return value
     }
 
@@ -38,21 +48,13 @@ extension JSONNumber {
             self.init(large)
         } else {
             // Plain digits with no exponent: always a number.
-            self.init(
-                isNegative: value < 0, integerDigits: Array(String(value.magnitude).utf8)[...], fractionDigits: [],
-                exponent: 0)!
+            self = JSONNumber(String(value))!
         }
     }
 
     /// The float's shortest round-trip decimal value (`0.1` as a `Float` is `0.1`, not the
     /// double `0.100000001490116`); nil when it is not finite.
     init?(float value: Float) {
-        guard value.isFinite else { return nil }
-        if value == 0 {
-            self = .zero
-            return
-        }
-        guard let number = JSONNumber(value.description) else { return nil }
-        self = number
+        self.init(shortestOf: value)
     }
 }

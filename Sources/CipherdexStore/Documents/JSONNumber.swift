@@ -9,45 +9,66 @@ import Foundation
 ///
 /// Conversions: `int64Value` and `uint64Value` are exact or nil; `decimalValue` is exact or nil;
 /// `doubleValue` is the nearest double (±infinity or ±0 beyond the double range).
-public struct JSONNumber: Sendable, Hashable {
-    /// Whether the number is below zero (never true for zero).
-    public let isNegative: Bool
-    /// The significant decimal digits as ASCII bytes: no leading or trailing `0`; empty for zero.
-    let digits: [UInt8]
-    /// The power of ten the digits are scaled by.
-    let exponent: Int
+///
+/// A number of up to 19 significant digits with an exponent within `Int32` (every `Int64` and
+/// almost every number met in practice) is held inline in 16 bytes; only longer ones allocate.
+public struct JSONNumber: Sendable {
+    /// How the value is held: each value has exactly one form, so equal numbers hold equal storage.
+    enum Storage: Sendable {
+        /// `±significand × 10^exponent`: at most `inlineDigitLimit` digits, no trailing zero digit
+        /// in `significand`; zero is `(0, 0, false)`.
+        case inline(significand: UInt64, exponent: Int32, isNegative: Bool)
+        /// Every other number (never zero).
+        case digits(JSONNumberDigits)
+    }
+
+    /// The value.
+    let storage: Storage
 
     /// Zero.
-    public static let zero = JSONNumber(isNegative: false, digits: [], exponent: 0)
+    public static let zero = JSONNumber(storage: .inline(significand: 0, exponent: 0, isNegative: false))
 
     /// Largest exponent magnitude accepted, so digit positions never overflow `Int`.
     static let exponentLimit = Int.max / 4
 
-    private init(isNegative: Bool, digits: [UInt8], exponent: Int) {
-        self.isNegative = isNegative
-        self.digits = digits
-        self.exponent = exponent
+    /// Most significant digits held inline (10^19 - 1 < 2^64).
+    static let inlineDigitLimit = 19
+
+    /// `10^0 ... 10^19`.
+    static let powersOfTen: [UInt64] = (0...19).map { power in (0..<power).reduce(1) { value, _ in value * 10 } }
+
+    private init(storage: Storage) {
+        self.storage = storage
     }
 
-    /// Normalises `±(integer digits . fraction digits) × 10^exponent`; nil when the exponent is
-    /// too large to track (beyond ±`exponentLimit`).
-    init?(isNegative: Bool, integerDigits: ArraySlice<UInt8>, fractionDigits: ArraySlice<UInt8>, exponent: Int) {
-        var digits = Array(integerDigits.drop { $0 == UInt8(ascii: "0") })
-        if digits.isEmpty {
-            digits = Array(fractionDigits.drop { $0 == UInt8(ascii: "0") })
+    /// The number `±(head tail) × 10^exponent`, where `head` followed by `tail` are the
+    /// significant digits as ASCII (the first and last not `0`) and `exponent` is within
+    /// ±`exponentLimit`.
+    init(isNegative: Bool, head: UnsafeBufferPointer<UInt8>, tail: UnsafeBufferPointer<UInt8>, exponent: Int) {
+        if head.count + tail.count <= Self.inlineDigitLimit, let inlineExponent = Int32(exactly: exponent) {
+            var significand: UInt64 = 0
+            for digit in head { significand = significand &* 10 &+ UInt64(digit &- UInt8(ascii: "0")) }
+            for digit in tail { significand = significand &* 10 &+ UInt64(digit &- UInt8(ascii: "0")) }
+            storage = .inline(significand: significand, exponent: inlineExponent, isNegative: isNegative)
         } else {
-            digits.append(contentsOf: fractionDigits)
+            storage = .digits(
+                JSONNumberDigits(isNegative: isNegative, digits: Array(head) + Array(tail), exponent: exponent))
         }
-        guard let last = digits.lastIndex(where: { $0 != UInt8(ascii: "0") }) else {
+    }
+
+    /// The integer `±significand` (at most `inlineDigitLimit` digits).
+    init(integerSignificand: UInt64, isNegative: Bool) {
+        guard integerSignificand != 0 else {
             self = .zero
             return
         }
-        guard abs(exponent) <= Self.exponentLimit else { return nil }
-        let trailingZeros = digits.count - 1 - last
-        digits.removeLast(trailingZeros)
-        let scaled = exponent - fractionDigits.count + trailingZeros
-        guard abs(scaled) <= Self.exponentLimit else { return nil }
-        self.init(isNegative: isNegative, digits: digits, exponent: scaled)
+        var significand = integerSignificand
+        var exponent: Int32 = 0
+        while significand % 10 == 0 {
+            significand /= 10
+            exponent += 1
+        }
+        storage = .inline(significand: significand, exponent: exponent, isNegative: isNegative)
     }
 
     /// The number written as JSON number text (`-12.5e3`, no surrounding whitespace); nil when
@@ -77,13 +98,31 @@ public struct JSONNumber: Sendable, Hashable {
     }
 
     private init(magnitude: UInt64, isNegative: Bool) {
-        self.init(
-            isNegative: isNegative, integerDigits: Array(String(magnitude).utf8)[...], fractionDigits: [],
-            exponent: 0)!
+        guard magnitude != 0 else {
+            self = .zero
+            return
+        }
+        var significand = magnitude
+        var exponent = 0
+        while significand % 10 == 0 {
+            significand /= 10
+            exponent += 1
+        }
+        self = Array(String(significand).utf8).withUnsafeBufferPointer { digits in
+            JSONNumber(
+                isNegative: isNegative, head: digits, tail: UnsafeBufferPointer(start: nil, count: 0),
+                exponent: exponent)
+        }
     }
 
     /// The double's shortest round-trip decimal value (`0.1` is `0.1`); nil when it is not finite.
     public init?(_ value: Double) {
+        self.init(shortestOf: value)
+    }
+
+    /// The shortest round-trip decimal value of a binary floating-point `value` (its
+    /// `description`); nil when it is not finite.
+    init?<Value: BinaryFloatingPoint & CustomStringConvertible>(shortestOf value: Value) {
         guard value.isFinite else { return nil }
         if value == 0 {
             self = .zero
@@ -97,6 +136,56 @@ public struct JSONNumber: Sendable, Hashable {
     public init?(_ value: Decimal) {
         guard !value.isNaN, let number = JSONNumber(value.description) else { return nil }
         self = number
+    }
+
+    /// Whether the number is below zero (never true for zero).
+    public var isNegative: Bool {
+        switch storage {
+        case .inline(_, _, let isNegative): return isNegative
+        case .digits(let digits): return digits.isNegative
+        }
+    }
+
+    /// The power of ten the significant digits are scaled by (0 for zero).
+    var exponent: Int {
+        switch storage {
+        case .inline(_, let exponent, _): return Int(exponent)
+        case .digits(let digits): return digits.exponent
+        }
+    }
+
+    /// Number of significant digits (0 for zero).
+    var digitCount: Int {
+        switch storage {
+        case .inline(let significand, _, _):
+            var count = 0
+            while count < Self.powersOfTen.count, Self.powersOfTen[count] <= significand { count += 1 }
+            return count
+        case .digits(let digits): return digits.digits.count
+        }
+    }
+
+    /// The significant decimal digits as ASCII bytes: no leading or trailing `0`; empty for zero.
+    var digits: [UInt8] { withDigits { Array($0) } }
+
+    /// Calls `body` with the significant digits as ASCII bytes (empty for zero), without
+    /// allocating for an inline number.
+    func withDigits<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        switch storage {
+        case .digits(let digits):
+            return try digits.digits.withUnsafeBufferPointer(body)
+        case .inline(let significand, _, _):
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+                var remaining = significand
+                var start = buffer.count
+                while remaining > 0 {
+                    start -= 1
+                    buffer[start] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                    remaining /= 10
+                }
+                return try body(UnsafeBufferPointer(rebasing: buffer[start...]))
+            }
+        }
     }
 
     /// Whether the number is an integer (no fractional part).
@@ -124,7 +213,7 @@ public struct JSONNumber: Sendable, Hashable {
 
     /// The number as a `Decimal`, when `Decimal` holds it exactly (38 digits, exponent -128...127).
     public var decimalValue: Decimal? {
-        guard digits.count <= 38,
+        guard digitCount <= 38,
             let decimal = Decimal(string: description, locale: Locale(identifier: "en_US_POSIX")),
             JSONNumber(decimal) == self
         else { return nil }
@@ -133,15 +222,19 @@ public struct JSONNumber: Sendable, Hashable {
 
     /// The magnitude as a `UInt64`, when the number is an integer of at most 20 digits that fits.
     private var integerMagnitude: UInt64? {
-        guard exponent >= 0, digits.count + exponent <= 20 else { return nil }
-        var value: UInt64 = 0
-        for digit in digits + Array(repeating: UInt8(ascii: "0"), count: exponent) {
-            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflowB) = shifted.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
-            guard !overflowA, !overflowB else { return nil }
-            value = next
+        let exponent = exponent
+        guard exponent >= 0, digitCount + exponent <= 20 else { return nil }
+        return withDigits { digits -> UInt64? in
+            var value: UInt64 = 0
+            for position in 0..<(digits.count + exponent) {
+                let digit = position < digits.count ? UInt64(digits[position] - UInt8(ascii: "0")) : 0
+                let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+                let (next, overflowB) = shifted.addingReportingOverflow(digit)
+                guard !overflowA, !overflowB else { return nil }
+                value = next
+            }
+            return value
         }
-        return value
     }
 
     /// Whether the byte is an ASCII decimal digit.
@@ -149,70 +242,5 @@ public struct JSONNumber: Sendable, Hashable {
 
     /// Position of the decimal point relative to the first digit: the magnitude lies in
     /// `[10^(pointPosition-1), 10^pointPosition)`.
-    var pointPosition: Int { digits.count + exponent }
-}
-
-extension JSONNumber: Comparable {
-    /// Exact comparison of the decimal values: negative, zero or positive as `lhs` is less than,
-    /// equal to or greater than `rhs`.
-    public static func compare(_ lhs: JSONNumber, _ rhs: JSONNumber) -> Int {
-        let lhsSign = lhs.signum
-        let rhsSign = rhs.signum
-        if lhsSign != rhsSign { return lhsSign < rhsSign ? -1 : 1 }
-        if lhsSign == 0 { return 0 }
-        let magnitudeOrder = compareMagnitudes(lhs, rhs)
-        return lhsSign > 0 ? magnitudeOrder : -magnitudeOrder
-    }
-
-    /// `compare(lhs, rhs) < 0`.
-    public static func < (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
-        compare(lhs, rhs) < 0
-    }
-
-    /// -1, 0 or 1.
-    var signum: Int { digits.isEmpty ? 0 : (isNegative ? -1 : 1) }
-
-    private static func compareMagnitudes(_ lhs: JSONNumber, _ rhs: JSONNumber) -> Int {
-        if lhs.pointPosition != rhs.pointPosition { return lhs.pointPosition < rhs.pointPosition ? -1 : 1 }
-        // Same scale: the digit strings compare like decimal fractions, a prefix first.
-        for (a, b) in zip(lhs.digits, rhs.digits) where a != b {
-            return a < b ? -1 : 1
-        }
-        return lhs.digits.count == rhs.digits.count ? 0 : (lhs.digits.count < rhs.digits.count ? -1 : 1)
-    }
-}
-
-extension JSONNumber: CustomStringConvertible, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
-    /// The canonical JSON text: `0` for zero; plain digits (`12345678901234567890`, `0.001`,
-    /// `3.25`) when that needs no padding zeros or the point lies within -6...21 of the first
-    /// digit; otherwise scientific, `d[.ddd]e±x` without a `+` (`1e400`, `-1.5e-400`).
-    public var description: String {
-        if digits.isEmpty { return "0" }
-        var text = isNegative ? "-" : ""
-        let digitText = String(decoding: digits, as: UTF8.self)
-        let point = pointPosition
-        if exponent >= 0, exponent == 0 || point <= 21 {
-            text += digitText + String(repeating: "0", count: exponent)
-        } else if exponent < 0, point > 0 {
-            text += digitText.prefix(point) + "." + digitText.dropFirst(point)
-        } else if exponent < 0, point > -6 {
-            text += "0." + String(repeating: "0", count: -point) + digitText
-        } else {
-            text += digitText.prefix(1)
-            if digits.count > 1 { text += "." + digitText.dropFirst() }
-            text += "e" + String(point - 1)
-        }
-        return text
-    }
-
-    /// The integer literal, exactly.
-    public init(integerLiteral value: Int) {
-        self.init(value)
-    }
-
-    /// The float literal's shortest round-trip decimal value (float literals are finite).
-    public init(floatLiteral value: Double) {
-        guard let number = JSONNumber(value) else { preconditionFailure("a float literal is finite") }
-        self = number
-    }
+    var pointPosition: Int { digitCount + exponent }
 }

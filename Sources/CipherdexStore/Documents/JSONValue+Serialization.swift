@@ -25,7 +25,7 @@ extension JSONValue {
         case .bool(let value):
             output.append(contentsOf: (value ? "true" : "false").utf8)
         case .number(let value):
-            output.append(contentsOf: value.description.utf8)
+            value.appendCanonicalText(to: &output)
         case .string(let value):
             JSONValue.writeString(value, to: &output)
         case .array(let elements):

@@ -183,6 +183,14 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 }
 
 extension JSONValue {
+    /// Whether this is an array or an object.
+    var isContainer: Bool {
+        switch self {
+        case .array, .object: return true
+        case .null, .bool, .number, .string: return false
+        }
+    }
+
     /// Whether arrays and objects nest deeper than `limit` (a scalar is depth 0, a flat object
     /// 1). Walks with a stack of its own and stops at the first value past the limit, so a value
     /// nested any deeper (built in code: JSON text is refused at 256 while parsed) never
@@ -194,10 +202,10 @@ extension JSONValue {
             case .null, .bool, .number, .string: continue
             case .array(let elements):
                 guard depth < limit else { return true }
-                for element in elements { pending.append((element, depth + 1)) }
+                for element in elements where element.isContainer { pending.append((element, depth + 1)) }
             case .object(let members):
                 guard depth < limit else { return true }
-                for member in members.values { pending.append((member, depth + 1)) }
+                for member in members.values where member.isContainer { pending.append((member, depth + 1)) }
             }
         }
         return false

@@ -1,0 +1,211 @@
+import Foundation
+import XCTest
+
+@testable import CipherdexStore
+
+/// `JSONValidator` (with `JSONLexer`): malformed text is refused before any value is built, with
+/// exactly the error the parser gave before the validating pass existed.
+final class JSONValidatorTests: XCTestCase {
+    /// The reason of the `invalidJSON` error `body` throws, or nil when it throws none.
+    private func reason(_ body: () throws -> Void) -> String? {
+        do {
+            try body()
+            return nil
+        } catch DocumentError.invalidJSON(let reason) {
+            return reason
+        } catch {
+            return "unexpected error \(error)"
+        }
+    }
+
+    private func parseReason(_ bytes: [UInt8]) -> String? {
+        reason { _ = try JSONValue(parsing: bytes) }
+    }
+
+    /// Each reason was recorded from `JSONValue(parsing:)` on main (a4cfff8), before the
+    /// validating pass: same message, same byte offset.
+    func testMalformedInputsGiveTheSameErrorsAsBefore() {
+        let cases: [([UInt8], String)] = [
+            (Array("".utf8), "unexpected end of input at byte 0"),
+            (Array(" ".utf8), "unexpected end of input at byte 1"),
+            (Array("{".utf8), "expected a member name at byte 1"),
+            (Array("}".utf8), "unexpected character at byte 0"),
+            (Array("[".utf8), "unexpected end of input at byte 1"),
+            (Array("]".utf8), "unexpected character at byte 0"),
+            (Array("{\"a\":1".utf8), "unexpected end of input at byte 6"),
+            (Array("{\"a\":1,".utf8), "expected a member name at byte 7"),
+            (Array("{\"a\":1,}".utf8), "expected a member name at byte 7"),
+            (Array("[1,]".utf8), "unexpected character at byte 3"),
+            (Array("[1 2]".utf8), "expected ',' or ']' at byte 3"),
+            (Array("{\"a\" 1}".utf8), "expected ':' at byte 5"),
+            (Array("{\"a\":}".utf8), "unexpected character at byte 5"),
+            (Array("{a:1}".utf8), "expected a member name at byte 1"),
+            (Array("{\"a\":1}x".utf8), "unexpected content after the value at byte 7"),
+            (Array("{\"a\":1} x".utf8), "unexpected content after the value at byte 8"),
+            (Array("tru".utf8), "invalid literal at byte 0"),
+            (Array("nul".utf8), "invalid literal at byte 0"),
+            (Array("falsy".utf8), "invalid literal at byte 0"),
+            (Array("[tru]".utf8), "invalid literal at byte 1"),
+            (Array("-".utf8), "invalid number at byte 1"),
+            (Array("-a".utf8), "invalid number at byte 1"),
+            (Array("01".utf8), "unexpected content after the value at byte 1"),
+            (Array("1.".utf8), "invalid number at byte 2"),
+            (Array("1.e5".utf8), "invalid number at byte 2"),
+            (Array("1e".utf8), "invalid number at byte 2"),
+            (Array("1e+".utf8), "invalid number at byte 3"),
+            (Array("+1".utf8), "unexpected character at byte 0"),
+            (Array(".5".utf8), "unexpected character at byte 0"),
+            (Array("[00]".utf8), "expected ',' or ']' at byte 2"),
+            (Array("\"abc".utf8), "unterminated string at byte 4"),
+            (Array("\"a\\".utf8), "unterminated string at byte 3"),
+            (Array("\"a\\x\"".utf8), "invalid escape at byte 4"),
+            (Array("\"\\u12\"".utf8), "invalid \\u escape at byte 3"),
+            (Array("\"\\u12G4\"".utf8), "invalid \\u escape at byte 5"),
+            (Array("\"\\ud800\"".utf8), "lone surrogate escape at byte 7"),
+            (Array("\"\\ud800\\u0041\"".utf8), "lone surrogate escape at byte 13"),
+            (Array("\"\\udc00\"".utf8), "lone surrogate escape at byte 7"),
+            ([0x22, 0x01, 0x22], "unescaped control character in a string at byte 1"),
+            (Array("\"a\nb\"".utf8), "unescaped control character in a string at byte 2"),
+            ([0x22, 0xFF, 0x22], "invalid UTF-8 in the string at byte 1"),
+            ([0x22, 0xC3, 0x22], "invalid UTF-8 in the string at byte 1"),
+            ([0x22, 0xC3, 0x5C, 0x6E, 0x22], "invalid UTF-8 in the string at byte 1"),
+            ([0x22, 0x5C, 0x6E, 0xC3, 0x22], "invalid UTF-8 in the string at byte 1"),
+            ([0x22, 0xE2, 0x82, 0x22], "invalid UTF-8 in the string at byte 1"),
+            ([0x22, 0xED, 0xA0, 0x80, 0x22], "invalid UTF-8 in the string at byte 1"),
+            ([0x22, 0xC0, 0x80, 0x22], "invalid UTF-8 in the string at byte 1"),
+            ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], "invalid UTF-8 in the string at byte 1"),
+            (Array("{\"a\":1,\"a\":2}".utf8), "duplicate member name at byte 7"),
+            (Array("{\"a\":1,\"a\":2,}".utf8), "duplicate member name at byte 7"),
+            (Array("{\"a\":{\"b\":1,\"b\":2},\"a\":3}".utf8), "duplicate member name at byte 12"),
+            (Array("{\"a\":1,\"\\u0061\":2}".utf8), "duplicate member name at byte 7"),
+            (Array("{\"a\":[1,2],\"a\":x}".utf8), "unexpected character at byte 15"),
+            (Array("{\"a\":1,\"a\":2".utf8), "duplicate member name at byte 7"),
+            (Array("{\"Å\":1,\"Å\":2}".utf8), Self.otherForm(at: 8)),
+            (Array("{\"é\":1,\"é\":2}".utf8), Self.otherForm(at: 8)),
+            (Array("1e2305843009213693952".utf8), "number exponent out of range at byte 0"),
+            (Array("1e-2305843009213693952".utf8), "number exponent out of range at byte 0"),
+            (Array("[1e99999999999999999999999]".utf8), "number exponent out of range at byte 1"),
+            (Array("10e2305843009213693951".utf8), "number exponent out of range at byte 0"),
+            (Array("0.1e-2305843009213693951".utf8), "number exponent out of range at byte 0"),
+            (Array("0.01e-2305843009213693951".utf8), "number exponent out of range at byte 0"),
+            (Array("100e2305843009213693950".utf8), "number exponent out of range at byte 0"),
+            (Array("1000e2305843009213693949".utf8), "number exponent out of range at byte 0"),
+            (Array("{\"a\":1e99999999999999999999,\"a\":1}".utf8), "number exponent out of range at byte 5"),
+            ([0xEF, 0xBB, 0xBF, 0x7B, 0x7D], "unexpected character at byte 0"),
+            (Array("NaN".utf8), "unexpected character at byte 0"),
+            (Array("[1,2,3]]".utf8), "unexpected content after the value at byte 7"),
+        ]
+        for (bytes, expected) in cases {
+            XCTAssertEqual(parseReason(bytes), expected, String(decoding: bytes, as: UTF8.self))
+        }
+        // The same faults deep inside a large document keep their offsets.
+        let prefix = Array(("{\"a\":[" + String(repeating: "1,", count: 100_000)).utf8)
+        XCTAssertEqual(parseReason(prefix + Array("1]}x".utf8)), "unexpected content after the value at byte 200009")
+        XCTAssertEqual(parseReason(prefix + Array("1,]}".utf8)), "unexpected character at byte 200008")
+        XCTAssertEqual(
+            parseReason(prefix + Array("{\"b\":1,\"b\":2}]}x".utf8)), "duplicate member name at byte 200013")
+    }
+
+    func testDepthLimit() {
+        let limit = JSONValue.maximumDepth
+        XCTAssertNil(
+            parseReason(Array((String(repeating: "[", count: limit) + String(repeating: "]", count: limit)).utf8)))
+        XCTAssertEqual(
+            parseReason(
+                Array((String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1)).utf8)),
+            "nesting deeper than 256 at byte 256")
+        let objects = { (depth: Int) in
+            Array((String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)).utf8)
+        }
+        XCTAssertNil(parseReason(objects(limit)))
+        XCTAssertEqual(parseReason(objects(limit + 1)), "nesting deeper than 256 at byte 1280")
+        // Far deeper than any stack would take: refused at the limit, never recursed into.
+        XCTAssertEqual(
+            reason {
+                try Array(String(repeating: "[", count: 1_000_000).utf8).withUnsafeBufferPointer {
+                    try JSONValidator.validate($0)
+                }
+            },
+            "nesting deeper than 256 at byte 256")
+    }
+
+    /// The error for a member name that is an earlier one of its object in another Unicode form.
+    private static func otherForm(at offset: Int) -> String {
+        "the member name at byte \(offset) is an earlier name of its object in another Unicode form (canonically "
+            + "equivalent): an object holds only one of them"
+    }
+
+    /// On random damaged documents the validator alone refuses exactly what the building parser
+    /// alone refuses, with the same error; only a duplicate member name in otherwise valid text
+    /// is left to the parser.
+    func testValidatorAgreesWithTheBuildingParser() {
+        var generator = SeededGenerator(seed: 23)
+        let alphabet = Array("{}[]\",:.-+eE0123456789 \\utfnlrasx".utf8) + [0x00, 0x1F, 0xC3, 0xA9, 0xE2, 0xFF]
+        var checked = 0
+        for _ in 0..<4_000 {
+            var bytes = Array(Self.randomDocument(&generator, depth: 0).utf8)
+            for _ in 0..<Int.random(in: 0...2, using: &generator) where !bytes.isEmpty {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes.removeSubrange(position...)
+                case 1: bytes[position] = alphabet.randomElement(using: &generator)!
+                case 2: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
+                default: bytes.remove(at: position)
+                }
+            }
+            let validatorReason = reason { try bytes.withUnsafeBufferPointer { try JSONValidator.validate($0) } }
+            let parserReason = reason {
+                try bytes.withUnsafeBufferPointer { buffer in
+                    var parser = JSONParser(bytes: buffer)
+                    _ = try parser.parseDocument()
+                }
+            }
+            if let parserReason,
+                parserReason.hasPrefix("duplicate member name") || parserReason.hasPrefix("the member name"),
+                validatorReason == nil
+            {
+                continue
+            }
+            XCTAssertEqual(validatorReason, parserReason, String(decoding: bytes, as: UTF8.self))
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 3_000)
+    }
+
+    /// A small random JSON text with numbers, escapes, non-ASCII and repeated member names.
+    private static func randomDocument(_ generator: inout SeededGenerator, depth: Int) -> String {
+        let scalars = [
+            "0", "-0", "1.50", "-12e-3", "12345678901234567890123", "1e2147483648", "true", "false", "null", "\"x\"",
+            "\"\\u00e9\\n\\ud83d\\ude00\"", "\"é\"", "0.000", "9223372036854775808", "1E+2",
+        ]
+        let roll = Int.random(in: 0..<10, using: &generator)
+        if depth > 3 || roll < 4 { return scalars.randomElement(using: &generator)! }
+        let count = Int.random(in: 0...3, using: &generator)
+        if roll < 7 {
+            return "[" + (0..<count).map { _ in randomDocument(&generator, depth: depth + 1) }.joined(separator: ",")
+                + "]"
+        }
+        let names = ["\"a\"", "\"b\"", "\"\\u0061\"", "\"é\"", "\"e\\u0301\""]
+        return "{"
+            + (0..<count).map { _ in
+                names.randomElement(using: &generator)! + ":" + randomDocument(&generator, depth: depth + 1)
+            }.joined(separator: ",") + "}"
+    }
+
+    /// The lexer's UTF-8 check accepts exactly what the standard library accepts.
+    func testUTF8CheckAgreesWithTheStandardLibrary() {
+        var generator = SeededGenerator(seed: 5)
+        let interesting: [UInt8] = [
+            0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xA0, 0x9F, 0xED, 0xEF, 0xF0, 0x90, 0x8F, 0xF4, 0xF5,
+            0xFF,
+        ]
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                Bool.random(using: &generator)
+                    ? interesting.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
+            }
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            XCTAssertEqual(bytes.withUnsafeBufferPointer { JSONLexer.isValidUTF8($0) }, expected, "\(bytes)")
+        }
+    }
+}
