@@ -121,9 +121,9 @@ final class PageTextMatchesTests: XCTestCase {
         }
     }
 
-    /// Text is read up to its first NUL, as `String(cString:)` read SQLite's text before; invalid
-    /// UTF-8 is repaired the same way.
-    func testTextEndsAtItsFirstNULAsBefore() throws {
+    /// Text is read whole, a NUL and what follows it too, as `Statement.column` reads SQLite's
+    /// text (and FTS4 cuts it); invalid UTF-8 is repaired the same way.
+    func testTextKeepsItsNULsAsSQLiteTextIsRead() throws {
         let store = try store()
         defer { store.close() }
         let all = try docids(store)
@@ -142,7 +142,7 @@ final class PageTextMatchesTests: XCTestCase {
         }
         for helper in [false, true] {
             let read = try read(all, match: "\"patient\"", helper: helper, store: store)
-            XCTAssertEqual(read[all[3]]?.0, "patient")
+            XCTAssertEqual(read[all[3]]?.0, "patient\u{0}dose")
             XCTAssertEqual(read[all[3]]?.0, before[0])
             XCTAssertEqual(read[all[4]]?.0, before[1])
             XCTAssertEqual(read[all[4]]?.1, [0..<7])
