@@ -8,8 +8,9 @@ enum ScalarClass: Equatable {
     case mark
     /// A format character (general category Cf: ZWNJ, ZWJ, soft hyphen, the bidi marks LRM, RLM
     /// and ALM, word joiner, BOM…): invisible, so ignored wherever it is — it neither ends a word
-    /// nor adds to it. (The zero-width space separates, and so does the end of a bidi embedding or
-    /// isolate directly followed by the start of another: `directionalBoundary`.)
+    /// nor adds to it. (The zero-width space separates, except inside a bigram run, which goes on
+    /// across it as across a space (`isRunSpace`, revision 5); the end of a bidi embedding or
+    /// isolate directly followed by the start of another separates too: `directionalBoundary`.)
     case ignorable
     /// A character of a script written without spaces between words, cut into overlapping
     /// bigrams: Han, Hiragana, Katakana, Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar.
@@ -28,9 +29,9 @@ enum ScalarClass: Equatable {
         }
         switch value {
         case 0x3099, 0x309A, 0xFF9E, 0xFF9F: return .mark  // (half-width) kana voicing marks
-        // The zero-width space is a word break. (The bidi embeddings, overrides and isolates are
-        // ignored like other format characters, but where one run ends and the next starts:
-        // `directionalBoundary`.)
+        // The zero-width space is a word break, and white space inside a bigram run
+        // (`isRunSpace`). (The bidi embeddings, overrides and isolates are ignored like other
+        // format characters, but where one run ends and the next starts: `directionalBoundary`.)
         case 0x200B: return .separator
         default: break
         }
@@ -120,13 +121,34 @@ enum ScalarClass: Equatable {
         }
     }
 
-    /// Whether `value` is white space a bigram run may continue across (see `joinsAcrossSpace`).
+    /// Whether `value` is white space a bigram run may continue across (see `joinsAcrossSpace`):
+    /// spaces, line breaks, NBSP, the ideographic space and the zero-width space, with which
+    /// Thai, Lao, Khmer and Myanmar text marks word breaks a reader does not see (revision 5:
+    /// `ออก⟨ZWSP⟩แบบ` is the run `ออกแบบ`, as `ออก แบบ` is; between Latin letters or Hangul
+    /// syllables it still separates).
     static func isRunSpace(_ value: UInt32) -> Bool {
         switch value {
-        case 0x09...0x0D, 0x20, 0xA0, 0x3000: return true
+        case 0x09...0x0D, 0x20, 0xA0, 0x200B, 0x3000: return true
         default: return false
         }
     }
+
+    /// The AM vowel that `first` then `second` spell decomposed: Thai SARA AM (U+0E33) for
+    /// NIKHAHIT U+0E4D + SARA AA U+0E32, Lao AM (U+0EB3) for NIGGAHITA U+0ECD + AA U+0EB2; else
+    /// nil. A bigram run reads such a pair as that one character (revision 5), so `กำ` and `กํา`
+    /// (NFKD of the former, common in extracted text) are cut alike; the folded text is the same
+    /// either way (NFKC of U+0E33 is U+0E4D U+0E32).
+    static func composedAM(_ first: UInt32, _ second: UInt32) -> Unicode.Scalar? {
+        switch (first, second) {
+        case (0x0E4D, 0x0E32): return "\u{0E33}"
+        case (0x0ECD, 0x0EB2): return "\u{0EB3}"
+        default: return nil
+        }
+    }
+
+    /// Whether `value` may start a decomposed AM (`composedAM`).
+    @inline(__always)
+    static func isNikhahit(_ value: UInt32) -> Bool { value == 0x0E4D || value == 0x0ECD }
 
     /// Whether `value` is in a block the tokenizer bigrams.
     static func isCJK(_ value: UInt32) -> Bool {

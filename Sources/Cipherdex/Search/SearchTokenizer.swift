@@ -6,8 +6,10 @@
 ///   apostrophe between two letters joins them (`don't` → `dont`). Everything else separates.
 /// - Case is folded and diacritics removed (`É` → `e`, `ß` → `ss`, `ø` → `o`, `ﬁ` → `fi`,
 ///   full-width Latin → ASCII); marks of other scripts (Indic vowel signs...) are kept.
-/// - CJK runs (Han, Hiragana, Katakana, Hangul) become overlapping bigrams (`東京都` → `東京`,
-///   `京都`); a run of one character is a unigram. Half-width kana are widened.
+/// - CJK runs (Han, Hiragana, Katakana, Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar) become
+///   overlapping bigrams (`東京都` → `東京`, `京都`); a run of one character is a unigram.
+///   Half-width kana are widened. Except in Hangul, a run goes on across white space and the
+///   zero-width space; a decomposed Thai or Lao AM (`กํา`) is the composed one (`กำ`).
 /// - With stemming, ASCII words are reduced with the Porter algorithm (`running` → `run`).
 /// - Byte offsets are exact offsets into the UTF-8 input.
 public enum SearchTokenizer {
@@ -30,8 +32,10 @@ public enum SearchTokenizer {
         var scanner = TokenScanner(buffer, stemming: stemming)
         var tokens: [SearchToken] = []
         while let token = scanner.next() {
-            tokens.append(SearchToken(text: String(decoding: scanner.text, as: UTF8.self), byteRange: token.range,
-                                      position: token.position, kind: token.kind))
+            tokens.append(
+                SearchToken(
+                    text: String(decoding: scanner.text, as: UTF8.self), byteRange: token.range,
+                    position: token.position, kind: token.kind))
         }
         return tokens
     }

@@ -210,7 +210,9 @@ struct TokenScanner: ~Copyable {
     /// Scans the CJK run starting at `offset` and returns its first token: a unigram for a run of
     /// one character, else its first bigram (the others follow from `nextBigram()`). Format
     /// characters inside the run are skipped, and in scripts written without spaces the run goes
-    /// on across white space (extraction puts spaces and line breaks between their characters).
+    /// on across white space (extraction puts spaces and line breaks between their characters;
+    /// the zero-width space marks word breaks: `ScalarClass.isRunSpace`). A decomposed Thai or
+    /// Lao AM is one character, as the composed one is (`ScalarClass.composedAM`).
     private mutating func scanCJKRun() -> RawToken {
         cjkUnits.removeAll(keepingCapacity: true)
         cjkText.removeAll(keepingCapacity: true)
@@ -242,17 +244,26 @@ struct TokenScanner: ~Copyable {
             }
             let start = index
             index += length
+            var character = scalar
+            // NIKHAHIT + AA is the AM vowel, one character (revision 5).
+            if ScalarClass.isNikhahit(scalar.value), index < inputCount {
+                let (next, nextLength) = decode(at: index)
+                if let next, let composed = ScalarClass.composedAM(scalar.value, next.value) {
+                    character = composed
+                    index += nextLength
+                }
+            }
             cjkScalars.removeAll(keepingCapacity: true)
             while index < inputCount {
                 let (mark, markLength) = decode(at: index)
                 guard let mark, ScalarClass.of(mark) == .mark else { break }
-                if cjkScalars.isEmpty { cjkScalars.append(scalar) }
+                if cjkScalars.isEmpty { cjkScalars.append(character) }
                 cjkScalars.append(mark)
                 index += markLength
             }
             let textStart = cjkText.count
             if cjkScalars.isEmpty {
-                Folding.appendFoldCJK(of: scalar, to: &cjkText)
+                Folding.appendFoldCJK(of: character, to: &cjkText)
             } else {
                 Folding.appendFoldCJK(of: cjkScalars, to: &cjkText)
             }

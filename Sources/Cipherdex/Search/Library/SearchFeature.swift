@@ -9,7 +9,7 @@ enum SearchFeature {
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
     /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3,
     /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary, 1004: page lengths, 1005: page runs,
-    /// 1006: tokenizer revision 4).
+    /// 1006: tokenizer revision 4, 1007: tokenizer revision 5).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -62,9 +62,16 @@ enum SearchFeature {
             },
             // Tokenizer revision 4: a word hyphenated at a line end with a soft hyphen
             // (`desoxy\u{AD}⏎corticostérone`) is one word. Only the pages that hold such a soft
-            // hyphen are cut again (`SoftHyphenRecut`), not the whole index.
+            // hyphen are cut again (`TokenizerRecut`, `SoftHyphenRecut`), not the whole index.
             Migrator.Migration(version: 1006, name: "tokenizer revision 4") { db in
-                try SoftHyphenRecut.run(db)
+                try TokenizerRecut.run(db, revision: 4)
+            },
+            // Tokenizer revision 5: a bigram run (Thai, Lao, Khmer, Myanmar, Han, kana) goes on
+            // across a zero-width space as across a space, and a decomposed Thai or Lao AM
+            // (`กํา`) is cut as the composed one (`กำ`). Only the pages that hold a zero-width
+            // space or a NIKHAHIT are cut again (`ZeroWidthSpaceRecut`).
+            Migrator.Migration(version: 1007, name: "tokenizer revision 5") { db in
+                try TokenizerRecut.run(db, revision: 5)
             },
         ],
         // FTS tokenizers and SQL functions are registered per connection.

@@ -114,7 +114,7 @@ enum SearchSchema {
     static let rebuildBatch = 1000
 
     /// The temporary table `rebuild` leaves on its connection: the whole index was cut again by
-    /// this build's tokenizer (`SoftHyphenRecut` then has nothing to do).
+    /// this build's tokenizer (`TokenizerRecut` then has nothing to do).
     static let recutMarker = "search_index_recut"
 
     /// Rebuilds the full-text table with another tokenizer (and the current table options), in

@@ -102,7 +102,7 @@ enum ReferenceScalarClass: Equatable {
     /// Whether `value` is white space a bigram run may continue across (see `joinsAcrossSpace`).
     static func isRunSpace(_ value: UInt32) -> Bool {
         switch value {
-        case 0x09...0x0D, 0x20, 0xA0, 0x3000: return true
+        case 0x09...0x0D, 0x20, 0xA0, 0x200B, 0x3000: return true
         default: return false
         }
     }

@@ -174,6 +174,16 @@ struct ReferenceTokenScanner {
             let start = index
             var scalars = [scalar]
             index += length
+            // Revision 5: NIKHAHIT + AA (Thai, Lao) is the AM vowel.
+            if index < input.count, let next = decode(at: index).0 {
+                let pair = (scalar.value, next.value)
+                let am: Unicode.Scalar? =
+                    pair == (0x0E4D, 0x0E32) ? "\u{0E33}" : pair == (0x0ECD, 0x0EB2) ? "\u{0EB3}" : nil
+                if let am {
+                    scalars = [am]
+                    index += decode(at: index).1
+                }
+            }
             while index < input.count {
                 let (mark, markLength) = decode(at: index)
                 guard let mark, ReferenceScalarClass.of(mark) == .mark else { break }
