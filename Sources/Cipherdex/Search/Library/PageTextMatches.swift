@@ -13,8 +13,9 @@ import Foundation
 ///
 /// The values read are those `cipherdex_uncompress(c0body)` gives: TEXT as it is, a compressed
 /// BLOB inflated, NULL as empty text, anything else (or a BLOB that does not inflate) an error, the
-/// `DatabaseError` that function reports, never wrong text. The text is every byte of the value,
-/// a NUL too, as SQLite text is read everywhere (`Statement.column`) and as FTS4 cuts it.
+/// `DatabaseError` that function reports, never wrong text. The text ends at its first NUL byte,
+/// where FTS4's tokenizer stops (page text is stored without NULs, `SearchIndexWriter.indexable`;
+/// a row edited to hold one is read as FTS4 cut it).
 enum PageTextMatches {
     /// A row's stored value, copied off the connection.
     enum Stored: Sendable {
@@ -169,9 +170,11 @@ enum PageTextMatches {
         }
     }
 
-    /// UTF-8 `bytes` as text, every byte (a NUL too), invalid sequences repaired, as
-    /// `Statement.column` reads SQLite text.
+    /// UTF-8 `bytes` as text up to the first NUL, invalid sequences repaired.
     static func text(_ bytes: [UInt8]) -> String {
-        String(decoding: bytes, as: UTF8.self)
+        bytes.withUnsafeBufferPointer { buffer in
+            let end = buffer.firstIndex(of: 0) ?? buffer.count
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<end]), as: UTF8.self)
+        }
     }
 }

@@ -174,7 +174,17 @@ enum SearchIndexWriter {
             pageRowInsertSQL,
             [.text(uid), .int(page), .int(kind), .int(ordinal), .int(isOCR ? 1 : 0)])
         try db.execute(
-            "INSERT INTO search_text (docid, body) VALUES (?, ?)", [.integer(db.lastInsertRowID), .text(text)])
+            "INSERT INTO search_text (docid, body) VALUES (?, ?)",
+            [.integer(db.lastInsertRowID), .text(indexable(text))])
+    }
+
+    /// `text` with each NUL as a space. FTS4 hands its tokenizer the text up to the first NUL
+    /// only (a length of -1), while every byte is stored: the text after a NUL would be kept but
+    /// never found, and previews would mark what the index does not hold. (Before SQLite text was
+    /// bound with its length, the stored text itself ended at the first NUL.)
+    static func indexable(_ text: String) -> String {
+        guard text.utf8.contains(0) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\u{0}" ? " " : $0 }))
     }
 
     private static func deletePages(uid: String, db: Connection) throws {
