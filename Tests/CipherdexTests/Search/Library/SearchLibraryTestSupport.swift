@@ -8,6 +8,24 @@ import XCTest
 
 /// Helpers for the search library tests.
 enum SearchLibraryTestSupport {
+    /// The unsigned varints (SQLite's FTS format: 7 bits a byte, low first) in `bytes`, such as
+    /// `search_text_stat`'s token total and `search_text_docsize`'s page lengths.
+    static func varints(_ bytes: [UInt8]) -> [Int] {
+        var values: [Int] = []
+        var value = 0
+        var shift = 0
+        for byte in bytes {
+            value |= Int(byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80 {
+                values.append(value)
+                value = 0
+                shift = 0
+            }
+        }
+        return values
+    }
+
     /// The real-world PDF corpus beside the repository (as CI lays it out), if present.
     static var corpusDirectory: String? { PDFCorpus.directory }
 

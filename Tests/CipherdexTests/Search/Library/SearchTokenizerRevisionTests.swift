@@ -155,26 +155,14 @@ final class SearchTokenizerRevisionTests: XCTestCase {
         let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
         defer { reopened.close() }
         XCTAssertEqual(try search(reopened, "desoxycorticostérone"), ["shy.txt"])
-        func varints(_ bytes: [UInt8]) -> [Int] {
-            var values: [Int] = []
-            var value = 0
-            var shift = 0
-            for byte in bytes {
-                value |= Int(byte & 0x7F) << shift
-                shift += 7
-                if byte < 0x80 {
-                    values.append(value)
-                    value = 0
-                    shift = 0
-                }
-            }
-            return values
-        }
         let (total, lengths) = try reopened.read { db in
             (
-                varints(try XCTUnwrap(db.scalar("SELECT value FROM search_text_stat WHERE id = 0")?.blobValue))[1],
-                try db.rows("SELECT size FROM search_text_docsize").map { varints($0[0].blobValue ?? [])[0] }
-                    .reduce(0, +)
+                SearchLibraryTestSupport.varints(
+                    try XCTUnwrap(db.scalar("SELECT value FROM search_text_stat WHERE id = 0")?.blobValue))[1],
+                try db.rows("SELECT size FROM search_text_docsize").map {
+                    SearchLibraryTestSupport.varints($0[0].blobValue ?? [])[0]
+                }
+                .reduce(0, +)
             )
         }
         XCTAssertEqual(total, lengths)
