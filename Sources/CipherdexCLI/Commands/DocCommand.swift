@@ -83,7 +83,9 @@ struct DocCommand: Command {
         case .put(let collection, let id, _):
             let data = input ?? Data()
             let kind = try store.collection(collection).upsert(id: id, json: data)
-            try Output.print(kind == .insert ? "inserted \(collection)/\(id)" : "updated \(collection)/\(id)")
+            try Output.print(
+                kind == .insert
+                    ? "inserted \(collection)/\(Output.shown(id))" : "updated \(collection)/\(Output.shown(id))")
         case .get(let collection, let id):
             guard let document = try store.collection(collection).get(id: id) else {
                 throw CLIError.failed(code: "documentNotFound", message: "no document \(id) in \(collection)")
@@ -93,14 +95,14 @@ struct DocCommand: Command {
             guard try store.collection(collection).remove(id: id) else {
                 throw CLIError.failed(code: "documentNotFound", message: "no document \(id) in \(collection)")
             }
-            try Output.print("removed \(collection)/\(id)")
+            try Output.print("removed \(collection)/\(Output.shown(id))")
         case .find(let collection, let predicates, let limit, let json):
             let documents = try store.collection(collection).find(where: predicates, limit: limit)
             if json {
                 let array = JSONValue.array(documents.map { .object(["id": .string($0.id), "document": $0.value]) })
                 try Output.print(array.canonicalString)
             } else {
-                for document in documents { try Output.print(document.id) }
+                for document in documents { try Output.print(Output.shown(document.id)) }
             }
         }
     }

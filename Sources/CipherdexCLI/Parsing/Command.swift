@@ -66,6 +66,23 @@ enum Output {
     /// Whether standard output is a terminal.
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+    /// A name from the store (a document id may hold C1 control characters, U+0080–U+009F, and
+    /// line or paragraph separators) as shown on a terminal: each of those as `\u{XX}`, so that
+    /// none drives the terminal (U+009B is a control sequence introducer there); unchanged when
+    /// standard output is not a terminal, where a script reads the exact id.
+    static func shown(_ name: String) -> String {
+        guard isTerminal, name.unicodeScalars.contains(where: SearchCLI.isReplacedForTerminal) else { return name }
+        var text = ""
+        for scalar in name.unicodeScalars {
+            if SearchCLI.isReplacedForTerminal(scalar) {
+                text += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
     /// JSON text of an encodable value (sorted keys, pretty).
     static func json<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
