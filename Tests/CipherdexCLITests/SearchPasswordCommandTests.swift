@@ -51,8 +51,18 @@ final class SearchPasswordCommandTests: XCTestCase {
         let tried = "a-wrong-password-0f3c9a7e51d2"
         write("wrong.tsv", "pdfminer__encryption__aes-128.pdf\t\(tried)\n")
         let wrong = try run(["add", "s", protectedPDF, "--passwords", "wrong.tsv"])
-        XCTAssertTrue(wrong.stdout.contains("locked"), wrong.stdout)
-        assertPasswordNowhere(tried, [wrong])
+        XCTAssertTrue(
+            wrong.stdout.contains(": locked (the password given does not open it; not indexed)"), wrong.stdout)
+        XCTAssertTrue(locked.stdout.contains(": locked (password-protected, not indexed)"), locked.stdout)
+        // index lists such a file too (a locked file without a password is only counted).
+        write("wrongstar.tsv", "*\t\(tried)\n")
+        let wrongIndex = try run(["index", "s", "docs", "--passwords", "wrongstar.tsv"])
+        XCTAssertTrue(
+            wrongIndex.stdout.contains("sub/secret.pdf: locked (the password given does not open it; not indexed)"),
+            wrongIndex.stdout)
+        XCTAssertTrue(wrongIndex.stdout.contains("locked 1"), wrongIndex.stdout)
+        _ = try run(["remove", "s", "sub/secret.pdf"])
+        assertPasswordNowhere(tried, [wrong, wrongIndex])
         write("table.tsv", "other.pdf\tbar\r\npdfminer__encryption__aes-128.pdf\tfoo\n\n")
         let added = try run(["add", "s", protectedPDF, "--passwords", "table.tsv"])
         XCTAssertEqual(added.status, 0, added.stderr)

@@ -16,6 +16,7 @@ struct AddCommand: Command {
           <uid>: finished (N pages)
           <uid>: failed: <reason>
           <uid>: locked (password-protected, not indexed)
+          <uid>: locked (the password given does not open it; not indexed)
 
         With --ocr, a PDF's scanned pages are recognised after its text layer is indexed, and the
         line ends with `; OCR: K of N scanned pages recognised` (and each page that failed, with
@@ -98,8 +99,10 @@ struct AddCommand: Command {
             case .locked: locked += 1
             default: break
             }
+            let description =
+                status == .locked ? passwords.lockedDescription(uid: file.uid) : SearchCLI.describe(status)
             try Output.print(
-                "\(SearchCLI.singleLine(file.uid)): \(SearchCLI.describe(status))"
+                "\(SearchCLI.singleLine(file.uid)): \(description)"
                     + OCROptions.summary(uid: file.uid, library: library))
         }
         if locked > 0 {

@@ -20,7 +20,8 @@ struct IndexCommand: Command {
 
         where failed and locked count the files indexed in this run (a file that failed or was
         locked before is tried again, and counted as `retried T` after them); each failed file is also
-        listed as `<uid>: failed: <reason>`, and each entry left out as `<path>: skipped: <reason>`
+        listed as `<uid>: failed: <reason>`, each locked file that had a password as `<uid>: locked
+        (the password given does not open it; not indexed)`, and each entry left out as `<path>: skipped: <reason>`
         (counted as `skipped S` at the end of the summary line): a UID that belongs to another
         document, a name that is not valid UTF-8 (shown with `\\xHH` escapes), a folder that cannot
         be read (its documents indexed before are kept), an entry named like a document that is not
@@ -114,16 +115,23 @@ struct IndexCommand: Command {
         progress.clear()
         var failures: [(uid: String, reason: String)] = []
         var locked = 0
+        // A locked file that had a password is listed: the password given does not open it.
+        var wrongPasswords: [String] = []
         for uid in indexed {
             switch try library.status(of: uid) {
             case .failed(let reason): failures.append((uid, reason))
-            case .locked: locked += 1
+            case .locked:
+                locked += 1
+                if passwords.hasPassword(for: uid) { wrongPasswords.append(uid) }
             default: break
             }
         }
         for failure in failures.sorted(by: { $0.uid < $1.uid }) {
             try Output.print(
                 "\(SearchCLI.singleLine(failure.uid)): \(SearchCLI.describe(.failed(reason: failure.reason)))")
+        }
+        for uid in wrongPasswords.sorted() {
+            try Output.print("\(SearchCLI.singleLine(uid)): \(passwords.lockedDescription(uid: uid))")
         }
         if ocr.languages != nil {
             for uid in indexed.sorted() {

@@ -54,6 +54,18 @@ struct PasswordOptions {
         }
     }
 
+    /// Whether a password was given for `uid` (a locked document then did not open with it).
+    func hasPassword(for uid: String) -> Bool {
+        provider?(uid) != nil
+    }
+
+    /// What a locked document's line says: that the password given does not open it, or that
+    /// it is password-protected when none was given.
+    func lockedDescription(uid: String) -> String {
+        hasPassword(for: uid)
+            ? "locked (the password given does not open it; not indexed)" : SearchCLI.describe(.locked)
+    }
+
     private static func parseTable(_ text: String) throws -> [(name: String, password: String)] {
         var result: [(name: String, password: String)] = []
         for (number, line) in lines(text).enumerated() {
