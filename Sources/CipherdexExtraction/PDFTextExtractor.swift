@@ -123,6 +123,27 @@ public struct PDFTextExtractor: PDFExtractor {
     }
 
     /// Whether `%PDF-` occurs in the first KiB, where poppler looks for it.
+    /// Whether the PDF names the public-key security handler (`/Adobe.PubSec`, the encryption
+    /// dictionary's `/Filter`: never in an encrypted or compressed object, so its name is in the
+    /// file as written). Asked only of a document poppler refused as encrypted.
+    static func isPublicKeyEncrypted(_ data: [UInt8]) -> Bool {
+        let name = Array("/Adobe.PubSec".utf8)
+        guard data.count >= name.count else { return false }
+        return data.withUnsafeBufferPointer { bytes in
+            for start in 0...(bytes.count - name.count) where bytes[start] == name[0] {
+                if UnsafeBufferPointer(rebasing: bytes[start..<(start + name.count)]).elementsEqual(name) {
+                    let after = start + name.count
+                    // The whole name: not `/Adobe.PubSecX`.
+                    if after == bytes.count || !(bytes[after].isASCIILetterOrDigit || bytes[after] == UInt8(ascii: "."))
+                    {
+                        return true
+                    }
+                }
+            }
+            return false
+        }
+    }
+
     static func hasPDFHeader(_ data: [UInt8]) -> Bool {
         let marker: [UInt8] = Array("%PDF-".utf8)
         let window = data.prefix(1024 + marker.count)
@@ -158,6 +179,12 @@ public struct PDFTextExtractor: PDFExtractor {
         defer { if let error { api.g_error_free(error) } }
         guard let error else { throw ExtractionError.damaged(reason: "poppler could not open the document") }
         if error.pointee.domain == api.poppler_error_quark(), error.pointee.code == CDX_POPPLER_ERROR_ENCRYPTED {
+            // Encrypted for certificate holders: no password opens it, so it is not `locked`
+            // (which asks for one) but a format this library cannot read.
+            if Self.isPublicKeyEncrypted(data) {
+                throw ExtractionError.unsupportedFormat(
+                    "encrypted for certificate holders (public-key security, /Adobe.PubSec): no password opens it")
+            }
             throw ExtractionError.locked
         }
         // Poppler opens some files without a header, so the header only decides how a failure
@@ -242,5 +269,12 @@ public struct PDFTextExtractor: PDFExtractor {
     private static func nonBlank(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed
+    }
+}
+
+extension UInt8 {
+    /// Whether the byte is an ASCII letter or digit.
+    fileprivate var isASCIILetterOrDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
     }
 }

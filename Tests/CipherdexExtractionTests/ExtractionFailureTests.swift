@@ -1,7 +1,8 @@
-import CipherdexExtraction
 import CipherdexPDFWriter
 import Foundation
 import XCTest
+
+@testable import CipherdexExtraction
 
 /// Every failure is a typed `ExtractionError`, in-process and through the helper.
 final class ExtractionFailureTests: XCTestCase {
@@ -41,6 +42,50 @@ final class ExtractionFailureTests: XCTestCase {
     }
 
     /// A helper that never answers is killed at the wall-clock deadline.
+    /// A PDF encrypted for certificate holders (`/Adobe.PubSec`) is `unsupportedFormat` saying so,
+    /// not `locked`: no password opens it. One encrypted with a password stays `locked`.
+    func testCertificateEncryptionIsNotAPasswordLock() throws {
+        func pdf(filter: String) -> [UInt8] {
+            let objects = [
+                "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+                "<< /Filter /\(filter) /SubFilter /adbe.pkcs7.s4 /V 4 /R 3 /Length 128 /Recipients [<00>] >>",
+            ]
+            var out = Array("%PDF-1.6\n".utf8)
+            var offsets: [Int] = []
+            for (index, object) in objects.enumerated() {
+                offsets.append(out.count)
+                out += Array("\(index + 1) 0 obj\n\(object)\nendobj\n".utf8)
+            }
+            let xref = out.count
+            out += Array("xref\n0 \(objects.count + 1)\n0000000000 65535 f \n".utf8)
+            for offset in offsets {
+                out += Array((String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n").utf8)
+            }
+            out += Array(
+                ("trailer\n<< /Size \(objects.count + 1) /Root 1 0 R /Encrypt 4 0 R /ID [<01><01>] >>\n"
+                    + "startxref\n\(xref)\n%%EOF\n").utf8)
+            return out
+        }
+        for extractor in [PDFTextExtractor() as TextExtractor, IsolatedPDFExtractor()] {
+            XCTAssertThrowsError(
+                try extractor.extract(data: pdf(filter: "Adobe.PubSec"), fileExtension: "pdf", password: nil)
+            ) {
+                XCTAssertEqual(
+                    $0 as? ExtractionError,
+                    .unsupportedFormat(
+                        "encrypted for certificate holders (public-key security, /Adobe.PubSec): no password opens it"))
+            }
+            XCTAssertThrowsError(
+                try extractor.extract(data: pdf(filter: "Adobe.PubSec"), fileExtension: "pdf", password: "x")
+            ) {
+                XCTAssertEqual(($0 as? ExtractionError)?.name, "unsupportedFormat")
+            }
+        }
+        XCTAssertFalse(PDFTextExtractor.isPublicKeyEncrypted(Array("/Adobe.PubSecX /Standard".utf8)))
+        XCTAssertTrue(PDFTextExtractor.isPublicKeyEncrypted(Array("/Filter/Adobe.PubSec/V 4".utf8)))
+    }
+
     func testWallClockTimeoutKillsTheHelper() throws {
         let helper = try ExtractionTestSupport.script("exec sleep 30")
         let extractor = IsolatedPDFExtractor(helperPath: helper, limits: .init(wallClockSeconds: 0.5))
