@@ -118,3 +118,27 @@ extension CLIRunner {
         return result
     }
 }
+
+extension CLIRunner {
+    /// util-linux `script`, which runs a command on a pseudo-terminal.
+    static let script = "/usr/bin/script"
+
+    /// Runs `cipherdex ARGUMENTS` (a shell command line after the executable) on a pseudo-terminal
+    /// in this runner's folder: its status and everything it wrote there (stdout and stderr; line
+    /// ends as the terminal gives them, `\r\n`). Skips the test when `script` is not installed.
+    func runOnTerminal(_ arguments: String) throws -> (status: Int32, output: String) {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.script), "needs util-linux script")
+        let binary = Self.productsDirectory.appendingPathComponent("cipherdex").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.script)
+        process.arguments = ["-qec", "'\(binary)' \(arguments)", "/dev/null"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

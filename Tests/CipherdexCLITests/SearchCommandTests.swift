@@ -351,23 +351,11 @@ final class SearchCommandTests: XCTestCase {
     /// On a terminal (a pseudo-terminal from util-linux `script`): the progress line on stderr
     /// and highlighted matches.
     func testTerminalProgressAndHighlighting() throws {
-        let script = "/usr/bin/script"
-        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: script), "needs util-linux script")
         for index in 1...3 { try writePDF("docs/\(index).pdf", ["Page about geology number \(index)."]) }
-        let binary = CLIRunner.productsDirectory.appendingPathComponent("cipherdex").path
         func onTerminal(_ arguments: String) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: script)
-            process.arguments = ["-qec", "'\(binary)' \(arguments) --key-file k", "/dev/null"]
-            process.currentDirectoryURL = URL(fileURLWithPath: cli.directory)
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 0, String(decoding: data, as: UTF8.self))
-            return String(decoding: data, as: UTF8.self)
+            let result = try cli.runOnTerminal("\(arguments) --key-file k")
+            XCTAssertEqual(result.status, 0, result.output)
+            return result.output
         }
         let indexed = try onTerminal("index s docs")
         XCTAssertTrue(indexed.contains("\r\u{1B}[K["), "a progress bar redrawn in place: \(indexed.debugDescription)")
