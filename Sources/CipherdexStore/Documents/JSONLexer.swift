@@ -25,6 +25,18 @@ struct JSONLexer {
         .invalidJSON(reason: "\(reason) at byte \(index)")
     }
 
+    /// The error for the member name `name` at `offset` that repeats `earlier`, a name of the same
+    /// object that a `String` key equals: a duplicate when the bytes are the same, else the same
+    /// name in another Unicode form (canonically equivalent), which an object cannot hold twice.
+    static func repeatedName(_ name: String, earlier: String, at offset: Int) -> DocumentError {
+        guard earlier.utf8.elementsEqual(name.utf8) else {
+            return .invalidJSON(
+                reason: "the member name at byte \(offset) is an earlier name of its object in another "
+                    + "Unicode form (canonically equivalent): an object holds only one of them")
+        }
+        return .invalidJSON(reason: "duplicate member name at byte \(offset)")
+    }
+
     /// Whether every byte has been read.
     var atEnd: Bool { index >= bytes.count }
 

@@ -165,12 +165,7 @@ struct JSONValidator {
         guard inserted else {
             // The same error as the building parser's (a `Set` of `String`, like its
             // `Dictionary`, holds one of two canonically equivalent names).
-            guard earlier.utf8.elementsEqual(member.name.utf8) else {
-                throw DocumentError.invalidJSON(
-                    reason: "the member name at byte \(member.offset) is an earlier name of its object in another "
-                        + "Unicode form (canonically equivalent): an object holds only one of them")
-            }
-            throw DocumentError.invalidJSON(reason: "duplicate member name at byte \(member.offset)")
+            throw JSONLexer.repeatedName(member.name, earlier: earlier, at: member.offset)
         }
     }
 }

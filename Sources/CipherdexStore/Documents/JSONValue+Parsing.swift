@@ -111,12 +111,7 @@ struct JSONParser {
             lexer.skipWhitespace()
             let value = try parseValue()
             if let earlier = members.index(forKey: key) {
-                guard members[earlier].key.utf8.elementsEqual(key.utf8) else {
-                    throw DocumentError.invalidJSON(
-                        reason: "the member name at byte \(keyOffset) is an earlier name of its object in another "
-                            + "Unicode form (canonically equivalent): an object holds only one of them")
-                }
-                throw DocumentError.invalidJSON(reason: "duplicate member name at byte \(keyOffset)")
+                throw JSONLexer.repeatedName(key, earlier: members[earlier].key, at: keyOffset)
             }
             members[key] = value
             lexer.skipWhitespace()
