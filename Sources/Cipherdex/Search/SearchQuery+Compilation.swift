@@ -10,7 +10,9 @@ extension SearchQuery {
     /// with the same tokenizer, which gives back exactly these tokens.
     ///
     /// A term with several tokens (a phrase, a hyphenated word, a CJK word's bigrams, `3.14`) is
-    /// a phrase. Words are prefixes unless `.exactWords` (a trailing `*` always is); phrase words
+    /// a phrase. A hyphenated word also stands for itself with each of its hyphens taken out in
+    /// turn (`log-likelihood` OR `loglikelihood`; at most `maximumJoinedHyphens` of them): a word
+    /// hyphenated at a line end is indexed as one word (`log-⏎likelihood`, tokenizer revision 6). Words are prefixes unless `.exactWords` (a trailing `*` always is); phrase words
     /// are prefixes unless `.exactPhrases`. CJK bigrams are never prefixes; a single CJK
     /// character is one when it ends the term, so it also finds the bigrams it starts, and exact
     /// when other text follows it (`装Java`). Terms without tokens are
@@ -30,21 +32,52 @@ extension SearchQuery {
     func compiled(stemming: Bool, readingPatterns: Bool) throws -> CompiledSearchQuery {
         var parts: [String] = []
         for clause in clauses {
-            let alternatives = clause.alternatives.compactMap {
-                compile($0, stemming: stemming, readingPatterns: readingPatterns)
+            let alternatives = clause.alternatives.flatMap {
+                compiledAlternatives($0, stemming: stemming, readingPatterns: readingPatterns)
             }
             if !alternatives.isEmpty { parts.append(alternatives.joined(separator: " OR ")) }
         }
         guard !parts.isEmpty else { throw SearchQueryError.noSearchableTerms }
-        let excluded = exclusions.compactMap { compile($0, stemming: stemming, readingPatterns: readingPatterns) }
+        let excluded = exclusions.flatMap {
+            compiledAlternatives($0, stemming: stemming, readingPatterns: readingPatterns)
+        }
         return CompiledSearchQuery(
             match: parts.joined(separator: " "),
             exclusion: excluded.isEmpty ? nil : excluded.joined(separator: " OR "))
     }
 
+    /// The most hyphens of one word that are each taken out in an alternative of their own.
+    static let maximumJoinedHyphens = 8
+
+    /// The quoted strings one term stands for, OR'd: the term, and for a hyphenated word the word
+    /// with each hyphen between two letters or digits taken out in turn (a word hyphenated at a
+    /// line end there is one token: `log-⏎likelihood` is `loglikelihood`). Empty when the term
+    /// has no tokens.
+    func compiledAlternatives(_ term: Term, stemming: Bool, readingPatterns: Bool) -> [String] {
+        guard let whole = compile(term, stemming: stemming, readingPatterns: readingPatterns) else { return [] }
+        guard term.kind == .hyphenated, !term.matchesWordEnds else { return [whole] }
+        var alternatives = [whole]
+        let characters = Array(term.text)
+        let hyphens = characters.indices.filter { index in
+            index > 0 && index < characters.count - 1 && characters[index] == "-"
+                && (characters[index - 1].isLetter || characters[index - 1].isNumber)
+                && (characters[index + 1].isLetter || characters[index + 1].isNumber)
+        }
+        for hyphen in hyphens.prefix(Self.maximumJoinedHyphens) {
+            var joined = term
+            joined.text = String(characters[..<hyphen] + characters[(hyphen + 1)...])
+            if let compiled = compile(joined, stemming: stemming, readingPatterns: readingPatterns),
+                !alternatives.contains(compiled)
+            {
+                alternatives.append(compiled)
+            }
+        }
+        return alternatives
+    }
+
     /// The quoted string for one term, or nil when it has no tokens.
     func compile(_ term: Term, stemming: Bool, readingPatterns: Bool = false) -> String? {
-        let tokens = SearchTokenizer.tokens(in: term.text, stemming: stemming)
+        let tokens = SearchTokenizer.tokens(inQuery: term.text, stemming: stemming)
         guard !tokens.isEmpty else { return nil }
         let utf8 = Array(term.text.utf8)
         if readingPatterns && term.matchesWordEnds {

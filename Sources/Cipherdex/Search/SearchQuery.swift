@@ -30,7 +30,9 @@ public struct SearchQuery: Equatable, Sendable {
         public enum Kind: Equatable, Sendable {
             /// A bare word.
             case word
-            /// A bare word with hyphens between its parts: a phrase of the parts.
+            /// A bare word with hyphens between its parts: a phrase of the parts, or the word
+            /// with one of its hyphens taken out (as a word hyphenated at a line end there is
+            /// indexed: `log-likelihood` also finds `log-⏎likelihood`).
             case hyphenated
             /// A quoted phrase.
             case phrase

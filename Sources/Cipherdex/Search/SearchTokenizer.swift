@@ -10,6 +10,9 @@
 ///   overlapping bigrams (`東京都` → `東京`, `京都`); a run of one character is a unigram.
 ///   Half-width kana are widened. Except in Hangul, a run goes on across white space and the
 ///   zero-width space; a decomposed Thai or Lao AM (`กํา`) is the composed one (`กำ`).
+/// - A word hyphenated at a line end (`log-⏎likelihood`, `com-⏎puter`) is one word, as a
+///   soft hyphen's is (`loglikelihood`, `computer`); a query's text is cut without this
+///   (`tokens(inQuery:stemming:)`), and its hyphenated words also look for the joined form.
 /// - With stemming, ASCII words are reduced with the Porter algorithm (`running` → `run`).
 /// - Byte offsets are exact offsets into the UTF-8 input.
 public enum SearchTokenizer {
@@ -27,9 +30,19 @@ public enum SearchTokenizer {
         return copy.withUTF8 { tokens(inUTF8: $0, stemming: stemming) }
     }
 
+    /// All tokens of a query's `text`: as `tokens(in:stemming:)`, except that a hyphen before a
+    /// line break separates two words as any other hyphen does (each token is then one piece of
+    /// the query's text, and the words are a phrase).
+    static func tokens(inQuery text: String, stemming: Bool = false) -> [SearchToken] {
+        var copy = text
+        return copy.withUTF8 { tokens(inUTF8: $0, stemming: stemming, joinsLineEndHyphens: false) }
+    }
+
     /// All tokens of UTF-8 bytes (invalid sequences separate tokens).
-    static func tokens(inUTF8 buffer: UnsafeBufferPointer<UInt8>, stemming: Bool = false) -> [SearchToken] {
-        var scanner = TokenScanner(buffer, stemming: stemming)
+    static func tokens(
+        inUTF8 buffer: UnsafeBufferPointer<UInt8>, stemming: Bool = false, joinsLineEndHyphens: Bool = true
+    ) -> [SearchToken] {
+        var scanner = TokenScanner(buffer, stemming: stemming, joinsLineEndHyphens: joinsLineEndHyphens)
         var tokens: [SearchToken] = []
         while let token = scanner.next() {
             tokens.append(

@@ -51,11 +51,15 @@ struct TokenScanner: ~Copyable {
     private var cjkNext = 0
     /// A CJK character and its marks, when it has marks.
     private var cjkScalars: [Unicode.Scalar] = []
+    /// Whether a word goes on across a hyphen at a line end (revision 6; `hyphenBreakResumption`).
+    private let joinsLineEndHyphens: Bool
 
-    /// A scanner over `input`.
-    init(_ input: UnsafeBufferPointer<UInt8>, stemming: Bool) {
+    /// A scanner over `input`. Without `joinsLineEndHyphens` (a query's text), a hyphen before a
+    /// line break separates words as any hyphen does.
+    init(_ input: UnsafeBufferPointer<UInt8>, stemming: Bool, joinsLineEndHyphens: Bool = true) {
         self.input = input
         self.stemming = stemming
+        self.joinsLineEndHyphens = joinsLineEndHyphens
         capacity = SearchTokenizer.maximumTokenBytes * 2 + 16
         storage = .allocate(capacity: capacity)
     }
@@ -149,6 +153,11 @@ struct TokenScanner: ~Copyable {
                     end = index
                     continue
                 }
+                // A hyphen at a line end before the rest of the word: the word goes on (revision 6).
+                if byte == UInt8(ascii: "-"), joinsLineEndHyphens, let resume = hyphenBreakResumption(after: index) {
+                    index = resume
+                    continue
+                }
                 break
             }
             let step = scanNonASCII(at: index, truncated: &truncated)
@@ -169,6 +178,27 @@ struct TokenScanner: ~Copyable {
         }
         defer { position += 1 }
         return RawToken(range: start..<end, position: position, kind: .word)
+    }
+
+    /// Where a word goes on after the hyphen-minus at `hyphen` (revision 6): when one line break
+    /// (LF, CR LF or CR) directly follows it, then any spaces and tabs, then a letter or digit of
+    /// a script that separates words, that letter's offset; nil otherwise. PDF text keeps the
+    /// hyphen a reader sees at a line end (`log-⏎likelihood`, `com-⏎puter`), which poppler's text
+    /// used to drop, joining the parts: the word is cut as it was then, one token at one position
+    /// (`loglikelihood`, `computer`), its byte range covering both parts. `log-likelihood` finds it
+    /// too: a hyphenated query term also looks for each of its hyphens taken out
+    /// (`SearchQuery.compiled`).
+    private func hyphenBreakResumption(after hyphen: Int) -> Int? {
+        let count = input.count
+        var index = hyphen + 1
+        guard index < count, input[index] == 0x0A || input[index] == 0x0D else { return nil }
+        if input[index] == 0x0D, index + 1 < count, input[index + 1] == 0x0A { index += 1 }
+        index += 1
+        while index < count, input[index] == 0x20 || input[index] == 0x09 { index += 1 }
+        guard index < count else { return nil }
+        if input[index] < 0x80 { return Self.asciiFolded(input[index]) != 0 ? index : nil }
+        let (scalar, _) = decode(at: index)
+        return scalar.map(ScalarClass.of) == .letter ? index : nil
     }
 
     /// One non-ASCII scalar inside a word: a letter or mark is folded onto the text (unless

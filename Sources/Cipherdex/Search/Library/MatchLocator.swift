@@ -1,3 +1,5 @@
+import Foundation
+
 /// What FTS4 `offsets()` reports for a compiled MATCH expression, computed in Swift from a page's
 /// text: the byte ranges of the tokens that make up each occurrence of each of its phrases.
 ///
@@ -96,7 +98,7 @@ struct MatchLocator {
 
     /// Tokenises a quoted string as FTS's query parser does.
     private mutating func addPhrase(_ phrase: UnsafeBufferPointer<UInt8>) {
-        var scanner = TokenScanner(phrase, stemming: stemming)
+        var scanner = TokenScanner(phrase, stemming: stemming, joinsLineEndHyphens: false)
         var indices: [Int] = []
         while let token = scanner.next() {
             let upper = token.range.upperBound
@@ -191,6 +193,8 @@ struct MatchLocator {
     private mutating func asciiByteRanges(
         in body: UnsafeBufferPointer<UInt8>, occurrences: [Int]?, windowCharacters: Int?
     ) -> [Range<Int>]? {
+        // A word hyphenated at a line end is one token, which only the general scan cuts.
+        if Self.holdsLineEndHyphen(body) { return nil }
         found.removeAll(keepingCapacity: true)
         found.append(contentsOf: repeatElement(0, count: phrases.count))
         let expected = occurrences?.count == phrases.count ? occurrences : nil
@@ -273,6 +277,20 @@ struct MatchLocator {
             matches.sort { $0.start != $1.start ? $0.start < $1.start : $0.phrase < $1.phrase }
             return matches.map(\.range)
         }
+    }
+
+    /// Whether `body` holds a hyphen-minus directly followed by a line break (LF or CR), as
+    /// every word hyphenated at a line end does (`TokenScanner`, revision 6).
+    private static func holdsLineEndHyphen(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = body.baseAddress else { return false }
+        var index = 0
+        while index + 1 < body.count {
+            guard let found = memchr(base + index, 0x2D, body.count - 1 - index) else { return false }
+            let at = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+            if base[at + 1] == 0x0A || base[at + 1] == 0x0D { return true }
+            index = at + 1
+        }
+        return false
     }
 
     /// The general scan's first guess of a window's size in bytes per character; a page whose

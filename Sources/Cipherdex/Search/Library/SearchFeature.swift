@@ -9,7 +9,7 @@ enum SearchFeature {
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
     /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3,
     /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary, 1004: page lengths, 1005: page runs,
-    /// 1006: tokenizer revision 4, 1007: tokenizer revision 5).
+    /// 1006: tokenizer revision 4, 1007: tokenizer revision 5, 1008: tokenizer revision 6).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -72,6 +72,12 @@ enum SearchFeature {
             // space or a NIKHAHIT are cut again (`ZeroWidthSpaceRecut`).
             Migrator.Migration(version: 1007, name: "tokenizer revision 5") { db in
                 try TokenizerRecut.run(db, revision: 5)
+            },
+            // Tokenizer revision 6: a word hyphenated at a line end (`log-⏎likelihood`) is also
+            // found by its parts, and is still one word. Only the pages that hold a hyphen
+            // directly before a line break are cut again (`LineEndHyphenRecut`).
+            Migrator.Migration(version: 1008, name: "tokenizer revision 6") { db in
+                try TokenizerRecut.run(db, revision: 6)
             },
         ],
         // FTS tokenizers and SQL functions are registered per connection.

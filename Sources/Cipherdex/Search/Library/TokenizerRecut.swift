@@ -1,5 +1,5 @@
 /// The search migrations of tokenizer revisions that change how some pages are cut (1006:
-/// revision 4, 1007: revision 5): only the pages whose stored text the revision cuts differently
+/// revision 4, 1007: revision 5, 1008: revision 6): only the pages whose stored text the revision cuts differently
 /// are cut again; every other page is left alone.
 ///
 /// FTS4 removes a row's terms by cutting its stored text again with the table's tokenizer, so a
@@ -29,7 +29,9 @@ enum TokenizerRecut {
     }
 
     /// The revisions re-cut this way, oldest first; the last is this build's.
-    static let revisions: [Revision] = [SoftHyphenRecut.revision, ZeroWidthSpaceRecut.revision]
+    static let revisions: [Revision] = [
+        SoftHyphenRecut.revision, ZeroWidthSpaceRecut.revision, LineEndHyphenRecut.revision,
+    ]
 
     /// The temporary table of the pages a re-cut of this open already cut with this build's
     /// tokenizer (a later revision's migration leaves them alone).

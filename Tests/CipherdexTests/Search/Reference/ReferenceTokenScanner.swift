@@ -88,6 +88,22 @@ struct ReferenceTokenScanner {
         return nil
     }
 
+    /// Revision 6: the letter after the line break at `index` (LF, CR LF or CR, then spaces or
+    /// tabs), or nil.
+    private func lineEndHyphenResumption(after index: Int) -> Int? {
+        var index = index
+        if input[index...].starts(with: [0x0D, 0x0A]) {
+            index += 2
+        } else if index < input.count, input[index] == 0x0A || input[index] == 0x0D {
+            index += 1
+        } else {
+            return nil
+        }
+        while index < input.count, input[index] == 0x20 || input[index] == 0x09 { index += 1 }
+        guard index < input.count, let scalar = decode(at: index).0 else { return nil }
+        return ReferenceScalarClass.of(scalar) == .letter ? index : nil
+    }
+
     /// Scans the word starting at `offset`; nil when it folds to nothing.
     private mutating func scanWord() -> RawToken? {
         let start = offset
@@ -99,6 +115,11 @@ struct ReferenceTokenScanner {
             let (scalar, length) = decode(at: index)
             guard let scalar else { break }
             let kind = ReferenceScalarClass.of(scalar)
+            // Revision 6: a hyphen, one line break, spaces or tabs, a letter: one word.
+            if scalar == "-", let resume = lineEndHyphenResumption(after: index + length) {
+                index = resume
+                continue
+            }
             if kind == .ignorable {
                 // A soft hyphen, white space with a line break, a letter: one word.
                 if scalar.value == 0xAD, let resume = softHyphenResumption(after: index + length) {
@@ -143,6 +164,11 @@ struct ReferenceTokenScanner {
             let (scalar, length) = decode(at: index)
             guard let scalar else { break }
             let kind = ReferenceScalarClass.of(scalar)
+            // Revision 6: a hyphen, one line break, spaces or tabs, a letter: one word.
+            if scalar == "-", let resume = lineEndHyphenResumption(after: index + length) {
+                index = resume
+                continue
+            }
             if kind == .ignorable {
                 if ReferenceScalarClass.directionalBoundary(at: index, count: input.count, decode: { decode(at: $0) }) {
                     break

@@ -181,6 +181,15 @@ struct ScriptWordReference {
             var previous = start - 1
             while previous >= 0 && isWhiteSpace(scalars[previous]) { previous -= 1 }
             guard previous < 0 || scalars[previous] != "\u{AD}" else { continue }
+            // Both parts of a word hyphenated at a line end with a hyphen-minus belong to the
+            // joined word (revision 6): not judged.
+            if after == "-", end + 1 < scalars.count, ["\n", "\r"].contains(scalars[end + 1]) { continue }
+            var back = start - 1
+            while back >= 0 && (scalars[back] == " " || scalars[back] == "\t") { back -= 1 }
+            if back >= 0, ["\n", "\r"].contains(scalars[back]) {
+                if scalars[back] == "\n", back >= 1, scalars[back - 1] == "\r" { back -= 1 }
+                if back >= 1, scalars[back - 1] == "-" { continue }
+            }
             let pure = run.allSatisfy { scalar in
                 Self.script(of: scalar) == script
                     || [.nonspacingMark, .spacingMark].contains(scalar.properties.generalCategory)
