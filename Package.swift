@@ -34,11 +34,13 @@ let package = Package(
         // a process that extracts no PDF (`cipherdex search`) maps none of them (ARCHITECTURE.md,
         // "Extraction isolation"). Its own declarations; no pkg-config, no link flags.
         .target(name: "CPopplerRuntime"),
-        // poppler-cpp's reading-order page text behind a C interface, compiled against
-        // poppler-cpp's headers (<poppler/cpp/...>) and calling it through CPopplerRuntime's table.
+        // poppler's reading-order page text behind a C interface, compiled against poppler-cpp's
+        // and poppler core's headers (<poppler/cpp/...>, <poppler/TextOutputDev.h>; `shim/` as in
+        // CPopplerImages) and calling both through CPopplerRuntime's table.
         .target(
             name: "CPopplerText",
-            dependencies: ["CPopplerRuntime"]
+            dependencies: ["CPopplerRuntime"],
+            cxxSettings: [.headerSearchPath("shim")]
         ),
         // The check OCR makes of a page's images before rendering it (their size from their
         // dictionaries, and whether they decode), in C++ against poppler core's headers

@@ -15,6 +15,9 @@
 #include <poppler/cpp/poppler-global.h>
 #include <poppler/cpp/poppler-page.h>
 
+#include <poppler/Page.h>
+#include <poppler/TextOutputDev.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -22,6 +25,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -65,7 +69,18 @@ struct cpp_api {
     void (*text_box_destroy)(text_box_result *);
     poppler::rectf (*bbox)(const text_box_result *);
     void (*ustring_destroy)(ustring_result *);
+    void (*text_output_dev_create)(TextOutputDev *, TextOutputFunc, void *, bool, double, bool, bool);
+    void (*page_display)(Page *, OutputDev *, double, double, int, bool, bool, bool, bool (*)(void *), void *,
+                         bool (*)(Annot *, void *), void *, bool);
 };
+
+// The core members' signatures as the headers declare them: a change fails the build here, before
+// the mangled names in CPopplerRuntime.h go stale.
+static_assert(sizeof(static_cast<void (Page::*)(OutputDev *, double, double, int, bool, bool, bool, bool (*)(void *),
+                                                void *, bool (*)(Annot *, void *), void *, bool)>(&Page::display)) > 0,
+              "Page::display changed");
+static_assert(std::is_constructible<TextOutputDev, TextOutputFunc, void *, bool, double, bool, bool>::value,
+              "TextOutputDev's stream constructor changed");
 
 /// Casts a resolved `void *` to the function pointer type of `target`.
 template <typename Function> void assign(Function &target, void *symbol) {
@@ -89,6 +104,8 @@ const cpp_api &api() {
         assign(typed.text_box_destroy, loaded->cpp_text_box_destroy);
         assign(typed.bbox, loaded->cpp_text_box_bbox);
         assign(typed.ustring_destroy, loaded->cpp_ustring_destroy);
+        assign(typed.text_output_dev_create, loaded->cpp_core_text_output_dev_create);
+        assign(typed.page_display, loaded->cpp_core_page_display);
         return typed;
     }();
     return table;
@@ -265,6 +282,123 @@ std::string full_text(const poppler::page &page) {
     return banded.size() > text.size() ? banded : text;
 }
 
+/// The first members of poppler-cpp 22.12's private `page_private` (cpp/poppler-page-private.h),
+/// which a `poppler::page` points to: checked against what they must hold before use.
+struct page_private_layout {
+    void *doc;
+    Page *page;
+    int index;
+};
+static_assert(sizeof(poppler::page) == sizeof(void *), "poppler::page's layout changed");
+
+/// Appends `bytes` (UTF-8 from poppler's encoder) to `out` as valid UTF-8: a U+0000 becomes a space
+/// (as in `utf8_text`), a surrogate pair encoded as two three-byte sequences the character it
+/// stands for, and anything else that is not UTF-8 (a lone surrogate, a stray byte) U+FFFD.
+void append_checked_utf8(std::string &out, const unsigned char *bytes, size_t length) {
+    size_t index = 0;
+    while (index < length) {
+        const unsigned lead = bytes[index];
+        if (lead < 0x80) {
+            out.push_back(lead == 0 ? ' ' : static_cast<char>(lead));
+            ++index;
+            continue;
+        }
+        size_t size = 0;
+        unsigned value = 0, minimum = 0;
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            size = 2, value = lead & 0x1F, minimum = 0x80;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            size = 3, value = lead & 0x0F, minimum = 0x800;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            size = 4, value = lead & 0x07, minimum = 0x10000;
+        }
+        bool valid = size > 0 && index + size <= length;
+        for (size_t next = 1; valid && next < size; ++next) {
+            valid = (bytes[index + next] & 0xC0) == 0x80;
+            value = value << 6 | (bytes[index + next] & 0x3F);
+        }
+        valid = valid && value >= minimum && value <= 0x10FFFF;
+        if (!valid) {
+            append_utf8(out, 0xFFFD);
+            ++index;
+            continue;
+        }
+        if (value >= 0xD800 && value <= 0xDBFF && index + 6 <= length && bytes[index + 3] == 0xED &&
+            (bytes[index + 4] & 0xF0) == 0xB0 && (bytes[index + 5] & 0xC0) == 0x80) {
+            const unsigned low = 0xD000 | (bytes[index + 4] & 0x3F) << 6 | (bytes[index + 5] & 0x3F);
+            append_utf8(out, 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00));
+            index += 6;
+            continue;
+        }
+        if (value >= 0xD800 && value <= 0xDFFF) {
+            append_utf8(out, 0xFFFD);
+        } else {
+            out.append(reinterpret_cast<const char *>(bytes + index), size);
+        }
+        index += size;
+    }
+}
+
+/// What `TextPage::dump` writes of a page in reading order, with the hyphens it drops put back.
+/// It writes each line's text, then an end of line, except after a line whose last character is
+/// a hyphen and which another line follows in its flow: that line's hyphen and end of line are
+/// dropped, joining the two lines' words (`log-⏎likelihood` → `loglikelihood`, `com-⏎puter` →
+/// `computer`). A line's text directly after another's is where that happened: the hyphen and the
+/// line break are written back there, so the text holds what a reader sees (the tokenizer joins
+/// the word across them: `TokenScanner`, revision 6).
+struct line_writer {
+    /// The page's text so far.
+    std::string text;
+    /// Whether the last call wrote a line's text, with no end of line after it yet.
+    bool line_open = false;
+
+    /// poppler's `TextOutputFunc`.
+    static void write(void *stream, const char *bytes, int length) {
+        line_writer &writer = *static_cast<line_writer *>(stream);
+        if (length == 1 && (bytes[0] == '\n' || bytes[0] == '\f')) {
+            writer.text.push_back(bytes[0]);
+            writer.line_open = false;
+            return;
+        }
+        if (writer.line_open) {
+            writer.text += "-\n";
+        }
+        append_checked_utf8(writer.text, reinterpret_cast<const unsigned char *>(bytes),
+                            length > 0 ? static_cast<size_t>(length) : 0);
+        writer.line_open = true;
+    }
+};
+
+/// Destroys a `TextOutputDev` built in raw memory, through its virtual destructor, and frees it.
+struct text_device_deleter {
+    void operator()(TextOutputDev *device) const {
+        static_cast<OutputDev *>(device)->~OutputDev();
+        ::operator delete(static_cast<void *>(device));
+    }
+};
+
+/// The page's reading-order text as `page::text()` gives it (the same `TextOutputDev` and
+/// display), but with the line-end hyphens poppler drops kept (`line_writer`) and nothing lost
+/// after a U+0000 (the bytes come with their length). False when `page` (of index `index`) is not
+/// laid out as poppler-cpp 22.12's: the caller then takes `full_text`.
+bool text_with_line_end_hyphens(const poppler::page &page, int index, std::string &out) {
+    const page_private_layout *layout = *reinterpret_cast<page_private_layout *const *>(&page);
+    if (layout == nullptr || layout->index != index || layout->page == nullptr ||
+        layout->page->getNum() != index + 1) {
+        return false;
+    }
+    line_writer writer;
+    // Room for twice the compiled layout: the constructor is the library's.
+    std::unique_ptr<TextOutputDev, text_device_deleter> device(
+        static_cast<TextOutputDev *>(::operator new(2 * sizeof(TextOutputDev))));
+    std::memset(static_cast<void *>(device.get()), 0, 2 * sizeof(TextOutputDev));
+    api().text_output_dev_create(device.get(), &line_writer::write, &writer, false, 0, false, false);
+    api().page_display(layout->page, device.get(), 72, 72, 0, false, true, false, nullptr, nullptr, nullptr, nullptr,
+                       false);
+    out = std::move(writer.text);
+    return true;
+}
+
 /// A malloc'd NUL-terminated copy of `bytes`, or NULL when out of memory.
 char *copy_text(const std::string &bytes) {
     char *copy = static_cast<char *>(std::malloc(bytes.size() + 1));
@@ -304,7 +438,7 @@ int page_texts(const unsigned char *data, size_t length, const char *password, c
         for (; done < pages; ++done) {
             std::unique_ptr<poppler::page, page_deleter> page(api().create_page(document.get(), done));
             std::string bytes;
-            if (page) {
+            if (page && !text_with_line_end_hyphens(*page, done, bytes)) {
                 bytes = full_text(*page);
             }
             result[done] = copy_text(bytes);

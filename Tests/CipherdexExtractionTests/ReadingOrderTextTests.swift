@@ -76,6 +76,19 @@ final class ReadingOrderTextTests: XCTestCase {
         }
     }
 
+    /// poppler's reading-order text drops a hyphen that ends a line another line follows, joining
+    /// the two lines' words (`log-⏎likelihood` → `loglikelihood`): the hyphen and the line break
+    /// are kept, as the reader sees them (the tokenizer joins the word, revision 6).
+    func testAHyphenAtALineEndIsKept() throws {
+        let lines = [
+            "the negative log-", "likelihood of a com-", "puter model is well", "known - and a dash-",
+            "ends here at last.",
+        ]
+        let pdf = makePDF(pages: [lines.joined(separator: "\n")], title: nil)
+        let text = try ReadingOrderText.pageTexts(of: pdf, password: nil).get()[0]
+        XCTAssertEqual(text, lines.joined(separator: "\n") + "\n\n\u{0C}")
+    }
+
     func testBytesThatAreNotAPDF() {
         XCTAssertEqual(ReadingOrderText.pageTexts(of: [], password: nil), .failure(.failed))
         XCTAssertEqual(ReadingOrderText.pageTexts(of: Array("hello".utf8), password: nil), .failure(.damaged))

@@ -173,7 +173,8 @@ extern const char *const cdx_poppler_default_sonames[CDX_POPPLER_LIBRARY_COUNT];
     X(POPPLER_GLIB, void, poppler_page_get_size, (cdx_PopplerPage *, double *, double *))                    \
     X(POPPLER_GLIB, void, poppler_page_render, (cdx_PopplerPage *, cdx_cairo_t *))
 
-// X(field, mangled name): the out-of-line poppler-cpp 22.12 members CPopplerText calls, as
+// X(field, mangled name): the out-of-line poppler-cpp 22.12 members CPopplerText calls, and the
+// two of poppler core it calls for a page's text with its line-end hyphens (`core_`), as
 // `void *` (CPopplerText casts each to a free function taking `this` first: the Itanium C++ ABI
 // passes a member's `this` like a first argument, after the pointer for a returned class).
 #define CDX_POPPLER_CPP_FUNCTIONS(X)                                                                         \
@@ -188,7 +189,10 @@ extern const char *const cdx_poppler_default_sonames[CDX_POPPLER_LIBRARY_COUNT];
     X(page_text_list, "_ZNK7poppler4page9text_listEv")                                                       \
     X(text_box_destroy, "_ZN7poppler8text_boxD1Ev")                                                          \
     X(text_box_bbox, "_ZNK7poppler8text_box4bboxEv")                                                         \
-    X(ustring_destroy, "_ZN7poppler7ustringD1Ev")
+    X(ustring_destroy, "_ZN7poppler7ustringD1Ev")                                                          \
+    /* poppler core (libpoppler, a dependency of poppler-cpp: dlsym on its handle finds them) */           \
+    X(core_text_output_dev_create, "_ZN13TextOutputDevC1EPFvPvPKciES0_bdbb")                               \
+    X(core_page_display, "_ZN4Page7displayEP9OutputDevddibbbPFbPvES2_PFbP5AnnotS2_ES2_b")
 
 /// Every function of the libraries Cipherdex calls, resolved and checked by `cdx_poppler_load`.
 typedef struct cdx_poppler_api {
