@@ -10,46 +10,42 @@ import Foundation
 /// an exponent is normalised only when it could be out of range. Its memory is one byte per open
 /// container (at most `JSONValue.maximumDepth`).
 ///
-/// Duplicate member names are the one error it leaves to the parser, unless it tracks names:
-/// telling them apart needs the names of every open object, which `validate` pays for only to
-/// report the first error of a document that is malformed anyway (a duplicate may come before
-/// the syntax error the fast pass found). Tracking compares plain names (ASCII, no escape) by
-/// their bytes in the text, and an object's names as `String`s (Unicode canonical equivalence,
-/// like the parser's `Dictionary`) once one of them is not plain.
+/// Member names are checked in the same pass while they are plain (ASCII without escapes: equal
+/// as `String`s exactly when their bytes are equal), by their bytes in the text. An object with
+/// a name that is not plain is left to the parser (its names compare by Unicode canonical
+/// equivalence, which needs `String`s), unless the text is malformed further on: then a second
+/// pass (`TrackedMemberNames`) compares every name as the parser does, to report the first error
+/// (a repeated name may come before the syntax error).
 enum JSONValidator {
     /// Throws the error `JSONParser` would throw for `bytes`, except that a document whose only
-    /// fault is a duplicate member name passes (the parser finds those as it builds).
+    /// fault is a repeated member name in an object with a name that is not plain passes (the
+    /// parser finds those as it builds).
     static func validate(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        var sawSecondMember = false
-        do {
-            try scan(bytes, names: IgnoredMemberNames(), sawSecondMember: &sawSecondMember)
-        } catch {
-            // Malformed: an earlier duplicate member name is the error the parser would report.
-            guard sawSecondMember else { throw error }
-            try scan(bytes, names: TrackedMemberNames(bytes: bytes), sawSecondMember: &sawSecondMember)
-            throw error
-        }
-    }
-
-    private static func scan<Names: MemberNameChecking>(
-        _ bytes: UnsafeBufferPointer<UInt8>, names: Names, sawSecondMember: inout Bool
-    ) throws {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
             throw DocumentError.invalidJSON(reason: "unexpected end of input at byte 0")
         }
         let openObjects = UnsafeMutablePointer<Bool>.allocate(capacity: JSONValue.maximumDepth)
         defer { openObjects.deallocate() }
-        var scanner = JSONScanner(base: base, count: bytes.count, openObjects: openObjects, names: names)
-        defer { sawSecondMember = scanner.sawSecondMember }
-        try scanner.run()
+        let frames = UnsafeMutablePointer<PlainMemberNames.Frame>.allocate(capacity: JSONValue.maximumDepth)
+        defer { frames.deallocate() }
+        var fast = JSONScanner(
+            base: base, count: bytes.count, openObjects: openObjects, names: PlainMemberNames(frames: frames))
+        do {
+            try fast.run()
+        } catch {
+            // An object whose names were not compared could repeat one before this error.
+            guard fast.names.leftUnchecked else { throw error }
+            var tracking = JSONScanner(
+                base: base, count: bytes.count, openObjects: openObjects, names: TrackedMemberNames(bytes: bytes))
+            try tracking.run()
+            throw error
+        }
     }
 }
 
-/// What the validator does with member names: nothing (`IgnoredMemberNames`, the fast pass) or
-/// find repeated ones (`TrackedMemberNames`). The scanner is specialised for each.
+/// What the validator does with member names (`PlainMemberNames` in the first pass,
+/// `TrackedMemberNames` in the second). The scanner is specialised for each.
 protocol MemberNameChecking {
-    /// Whether the scanner reports names at all.
-    static var isTracking: Bool { get }
     mutating func openObject()
     mutating func closeObject()
     /// The name of the member being read: the string token at `offset` (its opening quote) whose
@@ -59,19 +55,124 @@ protocol MemberNameChecking {
     mutating func finishMember() throws
 }
 
-struct IgnoredMemberNames: MemberNameChecking {
-    static var isTracking: Bool { false }
-    func openObject() {}
-    func closeObject() {}
-    func readName(at offset: Int, content: UnsafeBufferPointer<UInt8>, plain: Bool) {}
-    func finishMember() {}
+/// A member name compared by its bytes in the text.
+struct PlainName: Hashable {
+    let start: UnsafePointer<UInt8>
+    let count: Int
+    /// Its first eight bytes (zeros past its end), compared first.
+    let prefix: UInt64
+
+    init(_ content: UnsafeBufferPointer<UInt8>) {
+        start = content.baseAddress ?? UnsafePointer(bitPattern: 1)!
+        count = content.count
+        var prefix: UInt64 = 0
+        for index in 0..<min(count, 8) { prefix |= UInt64(start[index]) << (8 * index) }
+        self.prefix = prefix
+    }
+
+    static func == (left: PlainName, right: PlainName) -> Bool {
+        left.prefix == right.prefix && left.count == right.count
+            && (left.count <= 8 || memcmp(left.start + 8, right.start + 8, left.count - 8) == 0)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes: UnsafeRawBufferPointer(start: start, count: count))
+    }
+}
+
+/// The first pass's check of member names: the plain names of each open object, compared by
+/// their bytes (in turn up to `linearLimit` members, then through a `Set`). An object with a
+/// name that is not plain is no longer checked; `leftUnchecked` tells when such an object had
+/// more than one member.
+struct PlainMemberNames: MemberNameChecking {
+    /// An open object.
+    struct Frame {
+        /// Where its names start in `names`.
+        var firstName: Int
+        /// Its members so far.
+        var members: Int
+        /// Whether it has a name that is not plain (its names are no longer recorded).
+        var unchecked: Bool
+        /// The member being read (when its name is plain) and the offset of its name.
+        var pending: PlainName
+        var pendingOffset: Int
+    }
+
+    /// Members an object may have before its names are hashed instead of compared in turn.
+    private static let linearLimit = 8
+
+    private let frames: UnsafeMutablePointer<Frame>
+    /// Open objects.
+    private var depth = 0
+    /// The plain names of the open objects, in order.
+    private var names: [PlainName] = []
+    /// For each open object of more than `linearLimit` members, its names.
+    private var sets: [Int: Set<PlainName>] = [:]
+    /// Whether an object with a name that is not plain had more than one member.
+    private(set) var leftUnchecked = false
+
+    init(frames: UnsafeMutablePointer<Frame>) {
+        self.frames = frames
+    }
+
+    mutating func openObject() {
+        (frames + depth).initialize(
+            to: Frame(
+                firstName: names.count, members: 0, unchecked: false,
+                pending: PlainName(UnsafeBufferPointer(start: nil, count: 0)),
+                pendingOffset: 0))
+        depth += 1
+    }
+
+    mutating func closeObject() {
+        depth -= 1
+        let frame = frames[depth]
+        if frame.members > Self.linearLimit { sets[depth] = nil }
+        if names.count > frame.firstName { names.removeSubrange(frame.firstName...) }
+    }
+
+    @inline(__always)
+    mutating func readName(at offset: Int, content: UnsafeBufferPointer<UInt8>, plain: Bool) {
+        let frame = frames + (depth - 1)
+        frame.pointee.members += 1
+        if !plain, !frame.pointee.unchecked {
+            frame.pointee.unchecked = true
+            if frame.pointee.members > Self.linearLimit + 1 { sets[depth - 1] = nil }
+            names.removeSubrange(frame.pointee.firstName...)
+        }
+        if frame.pointee.unchecked {
+            if frame.pointee.members > 1 { leftUnchecked = true }
+            return
+        }
+        frame.pointee.pending = PlainName(content)
+        frame.pointee.pendingOffset = offset
+    }
+
+    @inline(__always)
+    mutating func finishMember() throws {
+        let frame = frames + (depth - 1)
+        guard !frame.pointee.unchecked else { return }
+        let name = frame.pointee.pending
+        let first = frame.pointee.firstName
+        if frame.pointee.members > Self.linearLimit {
+            if frame.pointee.members == Self.linearLimit + 1 { sets[depth - 1] = Set(names[first...]) }
+            guard sets[depth - 1]!.insert(name).inserted else { throw repeated(frame.pointee) }
+        } else {
+            for index in first..<names.count where names[index] == name { throw repeated(frame.pointee) }
+        }
+        names.append(name)
+    }
+
+    private func repeated(_ frame: Frame) -> DocumentError {
+        let text = String(
+            decoding: UnsafeBufferPointer(start: frame.pending.start, count: frame.pending.count), as: UTF8.self)
+        return JSONLexer.repeatedName(text, earlier: text, at: frame.pendingOffset)
+    }
 }
 
 /// The names of every open object, to find a repeated one exactly as the parser's `Dictionary`
 /// does (same error, same `earlier` name).
 struct TrackedMemberNames: MemberNameChecking {
-    static var isTracking: Bool { true }
-
     /// A plain name: bytes of the text (ASCII, so equal as `String`s exactly when equal bytes).
     struct PlainName: Hashable {
         let content: UnsafeBufferPointer<UInt8>
@@ -198,9 +299,7 @@ private struct JSONScanner<Names: MemberNameChecking> {
     private let count: Int
     /// Whether each open container is an object (true) or an array.
     private let openObjects: UnsafeMutablePointer<Bool>
-    private var names: Names
-    /// Whether an object with a second member was read (else no name can repeat).
-    private(set) var sawSecondMember = false
+    private(set) var names: Names
 
     init(base: UnsafePointer<UInt8>, count: Int, openObjects: UnsafeMutablePointer<Bool>, names: Names) {
         self.base = base
@@ -263,7 +362,7 @@ private struct JSONScanner<Names: MemberNameChecking> {
                     return
                 }
                 let isObject = openObjects[depth - 1]
-                if Names.isTracking, isObject { try names.finishMember() }
+                if isObject { try names.finishMember() }
                 Self.skipWhitespace(base, count, &index)
                 guard index < count else { throw Self.failure("unexpected end of input", at: index) }
                 let byte = base[index]
@@ -278,10 +377,7 @@ private struct JSONScanner<Names: MemberNameChecking> {
                         } while index < count && Self.isDigit(base[index])
                     }
                     Self.skipWhitespace(base, count, &index)
-                    if isObject {
-                        sawSecondMember = true
-                        try readMemberName(&index)
-                    }
+                    if isObject { try readMemberName(&index) }
                     continue nextValue
                 }
                 if isObject {
@@ -312,7 +408,7 @@ private struct JSONScanner<Names: MemberNameChecking> {
         }
         openObjects[depth] = isObject
         depth += 1
-        if Names.isTracking, isObject { names.openObject() }
+        if isObject { names.openObject() }
         index += 1
         Self.skipWhitespace(base, count, &index)
     }
@@ -320,7 +416,7 @@ private struct JSONScanner<Names: MemberNameChecking> {
     @inline(__always)
     private mutating func closeContainer(_ depth: inout Int) {
         depth -= 1
-        if Names.isTracking, openObjects[depth] { names.closeObject() }
+        if openObjects[depth] { names.closeObject() }
     }
 
     /// Reads `"name"` and `:` up to the member's value.
@@ -331,10 +427,8 @@ private struct JSONScanner<Names: MemberNameChecking> {
         }
         let offset = index
         let plain = try Self.scanString(base, count, &index)
-        if Names.isTracking {
-            let content = UnsafeBufferPointer(start: base + offset + 1, count: index - offset - 2)
-            try names.readName(at: offset, content: content, plain: plain)
-        }
+        let content = UnsafeBufferPointer(start: base + offset + 1, count: index - offset - 2)
+        try names.readName(at: offset, content: content, plain: plain)
         Self.skipWhitespace(base, count, &index)
         guard index < count, base[index] == UInt8(ascii: ":") else { throw Self.failure("expected ':'", at: index) }
         index += 1

@@ -302,6 +302,23 @@ final class JSONValidatorTests: XCTestCase {
         }
     }
 
+    /// The first pass compares plain member names (ASCII, no escape) by their bytes, so it
+    /// refuses a repeated one itself (the parser's error); a repeat among names that are not
+    /// plain, in otherwise valid text, is still left to the parser.
+    func testValidatorRefusesRepeatedPlainNamesItself() {
+        func validatorReason(_ text: String) -> String? {
+            reason { try Array(text.utf8).withUnsafeBufferPointer { try JSONValidator.validate($0) } }
+        }
+        let many = (0..<20).map { "\"name \($0)\":\($0)" }.joined(separator: ",")
+        XCTAssertEqual(validatorReason("{\"a\":1,\"a\":2}"), "duplicate member name at byte 7")
+        XCTAssertEqual(validatorReason("[{\"a\":{\"a\":1},\"b\":[],\"a\":2}]"), "duplicate member name at byte 21")
+        XCTAssertEqual(
+            validatorReason("{" + many + ",\"name 17\":1}"), "duplicate member name at byte \(many.utf8.count + 2)")
+        XCTAssertNil(validatorReason("{" + many + ",\"name 20\":1}"))
+        XCTAssertNil(validatorReason("{\"é\":1,\"é\":2}"))
+        XCTAssertNil(validatorReason("{\"a\":1,\"\\u0061\":2}"))
+    }
+
     /// The lexer's UTF-8 check accepts exactly what the standard library accepts.
     func testUTF8CheckAgreesWithTheStandardLibrary() {
         var generator = SeededGenerator(seed: 5)
