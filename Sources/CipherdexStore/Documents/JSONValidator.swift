@@ -29,7 +29,8 @@ enum JSONValidator {
         let frames = UnsafeMutablePointer<PlainMemberNames.Frame>.allocate(capacity: JSONValue.maximumDepth)
         defer { frames.deallocate() }
         var fast = JSONScanner(
-            base: base, count: bytes.count, openObjects: openObjects, names: PlainMemberNames(frames: frames))
+            base: base, count: bytes.count, openObjects: openObjects,
+            names: PlainMemberNames(frames: frames, end: base + bytes.count))
         do {
             try fast.run()
         } catch {
@@ -62,12 +63,21 @@ struct PlainName: Hashable {
     /// Its first eight bytes (zeros past its end), compared first.
     let prefix: UInt64
 
-    init(_ content: UnsafeBufferPointer<UInt8>) {
+    /// The name `content`, in text that ends at `end`.
+    @inline(__always)
+    init(_ content: UnsafeBufferPointer<UInt8>, end: UnsafePointer<UInt8>) {
         start = content.baseAddress ?? UnsafePointer(bitPattern: 1)!
         count = content.count
-        var prefix: UInt64 = 0
-        for index in 0..<min(count, 8) { prefix |= UInt64(start[index]) << (8 * index) }
-        self.prefix = prefix
+        if count == 0 {
+            prefix = 0
+        } else if end - start >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(start).loadUnaligned(as: UInt64.self))
+            prefix = count >= 8 ? word : word & ((1 << (8 * UInt64(count))) - 1)
+        } else {
+            var prefix: UInt64 = 0
+            for index in 0..<min(count, 8) { prefix |= UInt64(start[index]) << (8 * index) }
+            self.prefix = prefix
+        }
     }
 
     static func == (left: PlainName, right: PlainName) -> Bool {
@@ -102,6 +112,8 @@ struct PlainMemberNames: MemberNameChecking {
     private static let linearLimit = 8
 
     private let frames: UnsafeMutablePointer<Frame>
+    /// The end of the text.
+    private let end: UnsafePointer<UInt8>
     /// Open objects.
     private var depth = 0
     /// The plain names of the open objects, in order.
@@ -111,15 +123,16 @@ struct PlainMemberNames: MemberNameChecking {
     /// Whether an object with a name that is not plain had more than one member.
     private(set) var leftUnchecked = false
 
-    init(frames: UnsafeMutablePointer<Frame>) {
+    init(frames: UnsafeMutablePointer<Frame>, end: UnsafePointer<UInt8>) {
         self.frames = frames
+        self.end = end
     }
 
     mutating func openObject() {
         (frames + depth).initialize(
             to: Frame(
                 firstName: names.count, members: 0, unchecked: false,
-                pending: PlainName(UnsafeBufferPointer(start: nil, count: 0)),
+                pending: PlainName(UnsafeBufferPointer(start: nil, count: 0), end: end),
                 pendingOffset: 0))
         depth += 1
     }
@@ -128,7 +141,7 @@ struct PlainMemberNames: MemberNameChecking {
         depth -= 1
         let frame = frames[depth]
         if frame.members > Self.linearLimit { sets[depth] = nil }
-        if names.count > frame.firstName { names.removeSubrange(frame.firstName...) }
+        if names.count > frame.firstName { names.removeLast(names.count - frame.firstName) }
     }
 
     @inline(__always)
@@ -138,13 +151,13 @@ struct PlainMemberNames: MemberNameChecking {
         if !plain, !frame.pointee.unchecked {
             frame.pointee.unchecked = true
             if frame.pointee.members > Self.linearLimit + 1 { sets[depth - 1] = nil }
-            names.removeSubrange(frame.pointee.firstName...)
+            names.removeLast(names.count - frame.pointee.firstName)
         }
         if frame.pointee.unchecked {
             if frame.pointee.members > 1 { leftUnchecked = true }
             return
         }
-        frame.pointee.pending = PlainName(content)
+        frame.pointee.pending = PlainName(content, end: end)
         frame.pointee.pendingOffset = offset
     }
 
@@ -339,6 +352,9 @@ private struct JSONScanner<Names: MemberNameChecking> {
                 }
             case UInt8(ascii: "["):
                 try openContainer(isObject: false, &depth, &index)
+                while index < count, base[index] == UInt8(ascii: "[") {
+                    try openContainer(isObject: false, &depth, &index)
+                }
                 if index < count, base[index] == UInt8(ascii: "]") {
                     index += 1
                     closeContainer(&depth)
@@ -387,6 +403,11 @@ private struct JSONScanner<Names: MemberNameChecking> {
                 }
                 index += 1
                 closeContainer(&depth)
+                // `]]]`: arrays closing arrays, nothing to check in between.
+                while depth > 0, !openObjects[depth - 1], index < count, base[index] == UInt8(ascii: "]") {
+                    index += 1
+                    depth -= 1
+                }
             }
         }
     }
