@@ -1,171 +1,677 @@
+import Foundation
+
 /// Checks JSON text without building anything: one iterative pass over the bytes that refuses
 /// exactly what `JSONParser` refuses, with the same `DocumentError.invalidJSON` (reason and byte
 /// offset), so a malformed document of any size is refused in about the time it takes to read
 /// it, before the parser allocates a value for it.
 ///
-/// Its memory is one byte per open container (at most `JSONValue.maximumDepth`) and a reusable
-/// buffer for strings with escapes. Duplicate member names are the one error it leaves to the
-/// parser, unless `trackingMemberNames` is set: telling them apart needs the decoded names of
-/// every open object, which `validate` pays for only to report the first error of a document
-/// that is malformed anyway (a duplicate may come before the syntax error the fast pass found).
-struct JSONValidator {
-    private var lexer: JSONLexer
-    private let trackingMemberNames: Bool
-    /// Whether each open container is an object (true) or an array.
-    private var openObjects: [Bool] = []
-    /// For each open object when tracking names: the names of its finished members.
-    private var memberNames: [Set<String>] = []
-    /// For each open object when tracking names: the name and offset of the member being read.
-    private var pendingMembers: [(name: String, offset: Int)] = []
-    private var stringBuffer: [UInt8] = []
-    /// Whether an object with a second member was read (else no name can repeat).
-    private var sawSecondMember = false
-
-    private init(bytes: UnsafeBufferPointer<UInt8>, trackingMemberNames: Bool) {
-        lexer = JSONLexer(bytes: bytes)
-        self.trackingMemberNames = trackingMemberNames
-        openObjects.reserveCapacity(JSONValue.maximumDepth)
-    }
-
+/// The pass is one loop over the raw bytes (no bounds-checked subscripts, no token values): runs
+/// of plain string bytes are skipped eight at a time, UTF-8 is checked as it is read (once), and
+/// an exponent is normalised only when it could be out of range. Its memory is one byte per open
+/// container (at most `JSONValue.maximumDepth`).
+///
+/// Member names are checked in the same pass while they are plain (ASCII without escapes: equal
+/// as `String`s exactly when their bytes are equal), by their bytes in the text. An object with
+/// a name that is not plain is left to the parser (its names compare by Unicode canonical
+/// equivalence, which needs `String`s), unless the text is malformed further on: then a second
+/// pass (`TrackedMemberNames`) compares every name as the parser does, to report the first error
+/// (a repeated name may come before the syntax error).
+enum JSONValidator {
     /// Throws the error `JSONParser` would throw for `bytes`, except that a document whose only
-    /// fault is a duplicate member name passes (the parser finds those as it builds).
+    /// fault is a repeated member name in an object with a name that is not plain passes (the
+    /// parser finds those as it builds).
     static func validate(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        var fast = JSONValidator(bytes: bytes, trackingMemberNames: false)
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            throw DocumentError.invalidJSON(reason: "unexpected end of input at byte 0")
+        }
+        let openObjects = UnsafeMutablePointer<Bool>.allocate(capacity: JSONValue.maximumDepth)
+        defer { openObjects.deallocate() }
+        let frames = UnsafeMutablePointer<PlainMemberNames.Frame>.allocate(capacity: JSONValue.maximumDepth)
+        defer { frames.deallocate() }
+        var fast = JSONScanner(
+            base: base, count: bytes.count, openObjects: openObjects,
+            names: PlainMemberNames(frames: frames, end: base + bytes.count))
         do {
             try fast.run()
         } catch {
-            // Malformed: an earlier duplicate member name is the error the parser would report.
-            guard fast.sawSecondMember else { throw error }
-            var tracking = JSONValidator(bytes: bytes, trackingMemberNames: true)
+            // An object whose names were not compared could repeat one before this error.
+            guard fast.names.leftUnchecked else { throw error }
+            var tracking = JSONScanner(
+                base: base, count: bytes.count, openObjects: openObjects, names: TrackedMemberNames(bytes: bytes))
             try tracking.run()
             throw error
         }
     }
+}
 
-    private mutating func run() throws {
-        lexer.skipWhitespace()
-        while true {
-            try readValueStart()
-            // A value ended (or a container opened and closed): close what the text closes.
-            while true {
-                guard let isObject = openObjects.last else {
-                    lexer.skipWhitespace()
-                    guard lexer.atEnd else { throw lexer.failure("unexpected content after the value") }
-                    return
-                }
-                if isObject, trackingMemberNames { try finishMember() }
-                lexer.skipWhitespace()
-                guard !lexer.atEnd else { throw lexer.failure("unexpected end of input") }
-                let byte = lexer.bytes[lexer.index]
-                if byte == UInt8(ascii: ",") {
-                    lexer.index += 1
-                    lexer.skipWhitespace()
-                    if isObject {
-                        sawSecondMember = true
-                        try readMemberName()
-                    }
-                    break  // read the next value
-                }
-                guard byte == UInt8(ascii: isObject ? "}" : "]") else {
-                    throw lexer.failure(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
-                }
-                lexer.index += 1
-                closeContainer()
+/// What the validator does with member names (`PlainMemberNames` in the first pass,
+/// `TrackedMemberNames` in the second). The scanner is specialised for each.
+protocol MemberNameChecking {
+    mutating func openObject()
+    mutating func closeObject()
+    /// The name of the member being read: the string token at `offset` (its opening quote) whose
+    /// content is `content`; `plain` when it is ASCII without escapes.
+    mutating func readName(at offset: Int, content: UnsafeBufferPointer<UInt8>, plain: Bool) throws
+    /// The value of the member being read has ended: throws when its object already has the name.
+    mutating func finishMember() throws
+}
+
+/// A member name compared by its bytes in the text.
+struct PlainName: Hashable {
+    let start: UnsafePointer<UInt8>
+    let count: Int
+    /// Its first eight bytes (zeros past its end), compared first.
+    let prefix: UInt64
+
+    /// The name `content`, in text that ends at `end`.
+    @inline(__always)
+    init(_ content: UnsafeBufferPointer<UInt8>, end: UnsafePointer<UInt8>) {
+        start = content.baseAddress ?? UnsafePointer(bitPattern: 1)!
+        count = content.count
+        if count == 0 {
+            prefix = 0
+        } else if end - start >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(start).loadUnaligned(as: UInt64.self))
+            prefix = count >= 8 ? word : word & ((1 << (8 * UInt64(count))) - 1)
+        } else {
+            var prefix: UInt64 = 0
+            for index in 0..<min(count, 8) { prefix |= UInt64(start[index]) << (8 * index) }
+            self.prefix = prefix
+        }
+    }
+
+    static func == (left: PlainName, right: PlainName) -> Bool {
+        left.prefix == right.prefix && left.count == right.count
+            && (left.count <= 8 || memcmp(left.start + 8, right.start + 8, left.count - 8) == 0)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes: UnsafeRawBufferPointer(start: start, count: count))
+    }
+}
+
+/// The first pass's check of member names: the plain names of each open object, compared by
+/// their bytes (in turn up to `linearLimit` members, then through a `Set`). An object with a
+/// name that is not plain is no longer checked; `leftUnchecked` tells when such an object had
+/// more than one member.
+struct PlainMemberNames: MemberNameChecking {
+    /// An open object.
+    struct Frame {
+        /// Where its names start in `names`.
+        var firstName: Int
+        /// Its members so far.
+        var members: Int
+        /// Whether it has a name that is not plain (its names are no longer recorded).
+        var unchecked: Bool
+        /// The member being read (when its name is plain) and the offset of its name.
+        var pending: PlainName
+        var pendingOffset: Int
+    }
+
+    /// Members an object may have before its names are hashed instead of compared in turn.
+    private static let linearLimit = 8
+
+    private let frames: UnsafeMutablePointer<Frame>
+    /// The end of the text.
+    private let end: UnsafePointer<UInt8>
+    /// Open objects.
+    private var depth = 0
+    /// The plain names of the open objects, in order.
+    private var names: [PlainName] = []
+    /// For each open object of more than `linearLimit` members, its names.
+    private var sets: [Int: Set<PlainName>] = [:]
+    /// Whether an object with a name that is not plain had more than one member.
+    private(set) var leftUnchecked = false
+
+    init(frames: UnsafeMutablePointer<Frame>, end: UnsafePointer<UInt8>) {
+        self.frames = frames
+        self.end = end
+    }
+
+    mutating func openObject() {
+        (frames + depth).initialize(
+            to: Frame(
+                firstName: names.count, members: 0, unchecked: false,
+                pending: PlainName(UnsafeBufferPointer(start: nil, count: 0), end: end),
+                pendingOffset: 0))
+        depth += 1
+    }
+
+    mutating func closeObject() {
+        depth -= 1
+        let frame = frames[depth]
+        if frame.members > Self.linearLimit { sets[depth] = nil }
+        if names.count > frame.firstName { names.removeLast(names.count - frame.firstName) }
+    }
+
+    @inline(__always)
+    mutating func readName(at offset: Int, content: UnsafeBufferPointer<UInt8>, plain: Bool) {
+        let frame = frames + (depth - 1)
+        frame.pointee.members += 1
+        if !plain, !frame.pointee.unchecked {
+            frame.pointee.unchecked = true
+            if frame.pointee.members > Self.linearLimit + 1 { sets[depth - 1] = nil }
+            names.removeLast(names.count - frame.pointee.firstName)
+        }
+        if frame.pointee.unchecked {
+            if frame.pointee.members > 1 { leftUnchecked = true }
+            return
+        }
+        frame.pointee.pending = PlainName(content, end: end)
+        frame.pointee.pendingOffset = offset
+    }
+
+    @inline(__always)
+    mutating func finishMember() throws {
+        let frame = frames + (depth - 1)
+        guard !frame.pointee.unchecked else { return }
+        let name = frame.pointee.pending
+        let first = frame.pointee.firstName
+        if frame.pointee.members > Self.linearLimit {
+            if frame.pointee.members == Self.linearLimit + 1 { sets[depth - 1] = Set(names[first...]) }
+            guard sets[depth - 1]!.insert(name).inserted else { throw repeated(frame.pointee) }
+        } else {
+            for index in first..<names.count where names[index] == name { throw repeated(frame.pointee) }
+        }
+        names.append(name)
+    }
+
+    private func repeated(_ frame: Frame) -> DocumentError {
+        let text = String(
+            decoding: UnsafeBufferPointer(start: frame.pending.start, count: frame.pending.count), as: UTF8.self)
+        return JSONLexer.repeatedName(text, earlier: text, at: frame.pendingOffset)
+    }
+}
+
+/// The names of every open object, to find a repeated one exactly as the parser's `Dictionary`
+/// does (same error, same `earlier` name).
+struct TrackedMemberNames: MemberNameChecking {
+    /// A plain name: bytes of the text (ASCII, so equal as `String`s exactly when equal bytes).
+    struct PlainName: Hashable {
+        let content: UnsafeBufferPointer<UInt8>
+
+        static func == (left: PlainName, right: PlainName) -> Bool {
+            left.content.count == right.content.count
+                && (left.content.isEmpty
+                    || memcmp(left.content.baseAddress!, right.content.baseAddress!, left.content.count) == 0)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(bytes: UnsafeRawBufferPointer(content))
+        }
+    }
+
+    /// An open object.
+    struct Frame {
+        /// Where its names start in `plainNames` (while all of them are plain).
+        var firstName: Int
+        /// Its plain names for lookup, once it has more than `linearLimit` of them.
+        var plainSet: Set<PlainName>?
+        /// Its names once one of them is not plain (then `plainNames` has none of them).
+        var names: Set<String>?
+        /// The member being read: its name in the object's form, and the offset of the name.
+        var pendingPlain: PlainName
+        var pendingName: String
+        var pendingOffset: Int
+    }
+
+    /// Members an object may have before its plain names are hashed instead of compared in turn.
+    private static let linearLimit = 8
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var frames: [Frame] = []
+    /// The plain names of the open objects that have only plain names, in order.
+    private var plainNames: [PlainName] = []
+    private var decodingBuffer: [UInt8] = []
+
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        frames.reserveCapacity(JSONValue.maximumDepth)
+    }
+
+    mutating func openObject() {
+        frames.append(
+            Frame(
+                firstName: plainNames.count, plainSet: nil, names: nil,
+                pendingPlain: PlainName(content: UnsafeBufferPointer(start: nil, count: 0)), pendingName: "",
+                pendingOffset: 0))
+    }
+
+    mutating func closeObject() {
+        let frame = frames.removeLast()
+        if frame.names == nil { plainNames.removeSubrange(frame.firstName...) }
+    }
+
+    mutating func readName(at offset: Int, content: UnsafeBufferPointer<UInt8>, plain: Bool) throws {
+        let top = frames.count - 1
+        frames[top].pendingOffset = offset
+        if plain, frames[top].names == nil {
+            frames[top].pendingPlain = PlainName(content: content)
+            return
+        }
+        if frames[top].names == nil {
+            // From now on this object's names are compared as `String`s, in the order read.
+            let first = frames[top].firstName
+            var names = Set<String>()
+            for name in plainNames[first...] { names.insert(String(decoding: name.content, as: UTF8.self)) }
+            plainNames.removeSubrange(first...)
+            frames[top].plainSet = nil
+            frames[top].names = names
+        }
+        if plain {
+            frames[top].pendingName = String(decoding: content, as: UTF8.self)
+        } else {
+            // The token is well formed (the scanner read it): decode it as the parser does.
+            var lexer = JSONLexer(bytes: bytes)
+            lexer.index = offset
+            switch try lexer.scanString(decodingInto: &decodingBuffer) {
+            case .raw(let raw): frames[top].pendingName = String(decoding: raw, as: UTF8.self)
+            case .decoded: frames[top].pendingName = String(decoding: decodingBuffer, as: UTF8.self)
             }
         }
     }
 
-    /// Reads a value; for a container, opens it and reads on to its first scalar value or to
-    /// the end of an empty container (which it closes).
-    private mutating func readValueStart() throws {
-        while true {
-            guard !lexer.atEnd else { throw lexer.failure("unexpected end of input") }
-            switch lexer.bytes[lexer.index] {
-            case UInt8(ascii: "{"):
-                try openContainer(isObject: true)
-                if !lexer.atEnd, lexer.bytes[lexer.index] == UInt8(ascii: "}") {
-                    lexer.index += 1
-                    closeContainer()
-                    return
-                }
-                try readMemberName()
-            case UInt8(ascii: "["):
-                try openContainer(isObject: false)
-                if !lexer.atEnd, lexer.bytes[lexer.index] == UInt8(ascii: "]") {
-                    lexer.index += 1
-                    closeContainer()
-                    return
-                }
-            case UInt8(ascii: "\""):
-                _ = try lexer.scanString(decodingInto: &stringBuffer)
-                return
-            case UInt8(ascii: "t"):
-                try lexer.expectLiteral("true")
-                return
-            case UInt8(ascii: "f"):
-                try lexer.expectLiteral("false")
-                return
-            case UInt8(ascii: "n"):
-                try lexer.expectLiteral("null")
-                return
+    mutating func finishMember() throws {
+        let top = frames.count - 1
+        let offset = frames[top].pendingOffset
+        if frames[top].names != nil {
+            let name = frames[top].pendingName
+            let (inserted, earlier) = frames[top].names!.insert(name)
+            // The same error as the building parser's (a `Set` of `String`, like its
+            // `Dictionary`, holds one of two canonically equivalent names).
+            guard inserted else { throw JSONLexer.repeatedName(name, earlier: earlier, at: offset) }
+            return
+        }
+        let first = frames[top].firstName
+        let name = frames[top].pendingPlain
+        if frames[top].plainSet != nil {
+            guard frames[top].plainSet!.insert(name).inserted else { throw Self.repeated(name, at: offset) }
+        } else {
+            for index in first..<plainNames.count where plainNames[index] == name {
+                throw Self.repeated(name, at: offset)
+            }
+            if plainNames.count - first == Self.linearLimit {
+                frames[top].plainSet = Set(plainNames[first...] + [name])
+            }
+        }
+        plainNames.append(name)
+    }
+
+    private static func repeated(_ name: PlainName, at offset: Int) -> DocumentError {
+        let text = String(decoding: name.content, as: UTF8.self)
+        return JSONLexer.repeatedName(text, earlier: text, at: offset)
+    }
+}
+
+/// The validator's pass over the bytes (see `JSONValidator`): the same grammar, checks and error
+/// offsets as `JSONParser` with `JSONLexer`, in one loop with an explicit stack of containers.
+/// The offset being read is a local of `run` handed `inout` to inlined helpers, so that it stays
+/// in a register.
+private struct JSONScanner<Names: MemberNameChecking> {
+    private let base: UnsafePointer<UInt8>
+    private let count: Int
+    /// Whether each open container is an object (true) or an array.
+    private let openObjects: UnsafeMutablePointer<Bool>
+    private(set) var names: Names
+
+    init(base: UnsafePointer<UInt8>, count: Int, openObjects: UnsafeMutablePointer<Bool>, names: Names) {
+        self.base = base
+        self.count = count
+        self.openObjects = openObjects
+        self.names = names
+    }
+
+    /// The error for `reason` at `offset` (out of line: only the failing path builds text).
+    @inline(never)
+    private static func failure(_ reason: String, at offset: Int) -> DocumentError {
+        .invalidJSON(reason: "\(reason) at byte \(offset)")
+    }
+
+    mutating func run() throws {
+        let base = base
+        let count = count
+        var index = 0
+        var depth = 0
+        Self.skipWhitespace(base, count, &index)
+        nextValue: while true {
+            // A value, or the start of a container up to its first value.
+            guard index < count else { throw Self.failure("unexpected end of input", at: index) }
+            switch base[index] {
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                try lexer.skipNumber()
-                return
+                try Self.scanNumber(base, count, &index)
+            case UInt8(ascii: "\""):
+                _ = try Self.scanString(base, count, &index)
+            case UInt8(ascii: "{"):
+                try openContainer(isObject: true, &depth, &index)
+                if index < count, base[index] == UInt8(ascii: "}") {
+                    index += 1
+                    closeContainer(&depth)
+                } else {
+                    try readMemberName(&index)
+                    continue nextValue
+                }
+            case UInt8(ascii: "["):
+                try openContainer(isObject: false, &depth, &index)
+                while index < count, base[index] == UInt8(ascii: "[") {
+                    try openContainer(isObject: false, &depth, &index)
+                }
+                if index < count, base[index] == UInt8(ascii: "]") {
+                    index += 1
+                    closeContainer(&depth)
+                } else {
+                    continue nextValue
+                }
+            case UInt8(ascii: "t"):
+                try Self.expectLiteral("true", base, count, &index)
+            case UInt8(ascii: "f"):
+                try Self.expectLiteral("false", base, count, &index)
+            case UInt8(ascii: "n"):
+                try Self.expectLiteral("null", base, count, &index)
             default:
-                throw lexer.failure("unexpected character")
+                throw Self.failure("unexpected character", at: index)
+            }
+            // A value ended (or a container opened and closed): close what the text closes.
+            closing: while true {
+                guard depth > 0 else {
+                    Self.skipWhitespace(base, count, &index)
+                    guard index >= count else { throw Self.failure("unexpected content after the value", at: index) }
+                    return
+                }
+                let isObject = openObjects[depth - 1]
+                if isObject { try names.finishMember() }
+                Self.skipWhitespace(base, count, &index)
+                guard index < count else { throw Self.failure("unexpected end of input", at: index) }
+                let byte = base[index]
+                if byte == UInt8(ascii: ",") {
+                    index += 1
+                    if !isObject, index < count, Self.isDigit(base[index]) {
+                        // A run of numbers in an array (`1,2,3`): read without the general dispatch.
+                        repeat {
+                            try Self.scanNumber(base, count, &index)
+                            guard index < count, base[index] == UInt8(ascii: ",") else { continue closing }
+                            index += 1
+                        } while index < count && Self.isDigit(base[index])
+                    }
+                    Self.skipWhitespace(base, count, &index)
+                    if isObject { try readMemberName(&index) }
+                    continue nextValue
+                }
+                if isObject {
+                    guard byte == UInt8(ascii: "}") else { throw Self.failure("expected ',' or '}'", at: index) }
+                } else {
+                    guard byte == UInt8(ascii: "]") else { throw Self.failure("expected ',' or ']'", at: index) }
+                }
+                index += 1
+                closeContainer(&depth)
+                // `]]]`: arrays closing arrays, nothing to check in between.
+                while depth > 0, !openObjects[depth - 1], index < count, base[index] == UInt8(ascii: "]") {
+                    index += 1
+                    depth -= 1
+                }
             }
         }
     }
 
-    private mutating func openContainer(isObject: Bool) throws {
-        guard openObjects.count < JSONValue.maximumDepth else {
-            throw lexer.failure("nesting deeper than \(JSONValue.maximumDepth)")
+    /// Skips spaces, tabs, line feeds and carriage returns.
+    @inline(__always)
+    private static func skipWhitespace(_ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int) {
+        while index < count {
+            let byte = base[index]
+            guard byte <= 0x20, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+            index &+= 1
         }
-        openObjects.append(isObject)
-        if isObject, trackingMemberNames {
-            memberNames.append([])
-            pendingMembers.append(("", 0))
-        }
-        lexer.index += 1
-        lexer.skipWhitespace()
     }
 
-    private mutating func closeContainer() {
-        if openObjects.removeLast(), trackingMemberNames {
-            memberNames.removeLast()
-            pendingMembers.removeLast()
+    @inline(__always)
+    private mutating func openContainer(isObject: Bool, _ depth: inout Int, _ index: inout Int) throws {
+        guard depth < JSONValue.maximumDepth else {
+            throw Self.failure("nesting deeper than \(JSONValue.maximumDepth)", at: index)
         }
+        openObjects[depth] = isObject
+        depth += 1
+        if isObject { names.openObject() }
+        index += 1
+        Self.skipWhitespace(base, count, &index)
+    }
+
+    @inline(__always)
+    private mutating func closeContainer(_ depth: inout Int) {
+        depth -= 1
+        if openObjects[depth] { names.closeObject() }
     }
 
     /// Reads `"name"` and `:` up to the member's value.
-    private mutating func readMemberName() throws {
-        guard !lexer.atEnd, lexer.bytes[lexer.index] == UInt8(ascii: "\"") else {
-            throw lexer.failure("expected a member name")
+    @inline(__always)
+    private mutating func readMemberName(_ index: inout Int) throws {
+        guard index < count, base[index] == UInt8(ascii: "\"") else {
+            throw Self.failure("expected a member name", at: index)
         }
-        let offset = lexer.index
-        let token = try lexer.scanString(decodingInto: &stringBuffer)
-        if trackingMemberNames {
-            switch token {
-            case .raw(let content):
-                pendingMembers[pendingMembers.count - 1] = (String(decoding: content, as: UTF8.self), offset)
-            case .decoded:
-                pendingMembers[pendingMembers.count - 1] = (String(decoding: stringBuffer, as: UTF8.self), offset)
-            }
-        }
-        lexer.skipWhitespace()
-        guard !lexer.atEnd, lexer.bytes[lexer.index] == UInt8(ascii: ":") else { throw lexer.failure("expected ':'") }
-        lexer.index += 1
-        lexer.skipWhitespace()
+        let offset = index
+        let plain = try Self.scanString(base, count, &index)
+        let content = UnsafeBufferPointer(start: base + offset + 1, count: index - offset - 2)
+        try names.readName(at: offset, content: content, plain: plain)
+        Self.skipWhitespace(base, count, &index)
+        guard index < count, base[index] == UInt8(ascii: ":") else { throw Self.failure("expected ':'", at: index) }
+        index += 1
+        Self.skipWhitespace(base, count, &index)
     }
 
-    /// Records the name of the member whose value just ended; throws when the object has it.
-    private mutating func finishMember() throws {
-        let member = pendingMembers[pendingMembers.count - 1]
-        let (inserted, earlier) = memberNames[memberNames.count - 1].insert(member.name)
-        guard inserted else {
-            // The same error as the building parser's (a `Set` of `String`, like its
-            // `Dictionary`, holds one of two canonically equivalent names).
-            throw JSONLexer.repeatedName(member.name, earlier: earlier, at: member.offset)
+    /// Reads `literal` (`true`, `false` or `null`) at the current offset.
+    @inline(__always)
+    private static func expectLiteral(
+        _ literal: StaticString, _ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int
+    ) throws {
+        let length = literal.utf8CodeUnitCount
+        guard index + length <= count, memcmp(base + index, literal.utf8Start, length) == 0 else {
+            throw failure("invalid literal", at: index)
         }
+        index += length
+    }
+
+    @inline(__always)
+    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    @inline(__always)
+    private static func skipDigits(_ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int) {
+        while index < count, isDigit(base[index]) { index &+= 1 }
+    }
+
+    /// Reads a number (the current byte is `-` or a digit) as `JSONLexer.skipNumber` does: the
+    /// same grammar, and an exponent refused when the value it scales to is out of range.
+    @inline(__always)
+    private static func scanNumber(_ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int) throws {
+        let start = index
+        if base[index] == UInt8(ascii: "-") {
+            index &+= 1
+            guard index < count else { throw failure("invalid number", at: index) }
+        }
+        let integerStart = index
+        let first = base[index]
+        index &+= 1
+        if first != UInt8(ascii: "0") {
+            guard isDigit(first) else { throw failure("invalid number", at: index &- 1) }
+            skipDigits(base, count, &index)
+        }
+        guard index < count else { return }
+        let byte = base[index]
+        // The common case: an integer, followed by `,`, `]`, `}` or whitespace.
+        guard byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e") else { return }
+        try scanNumberTail(base, count, &index, start: start, integerStart: integerStart)
+    }
+
+    /// Reads the fraction and exponent of a number whose integer part ends at `index`.
+    private static func scanNumberTail(
+        _ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int, start: Int, integerStart: Int
+    ) throws {
+        let integerEnd = index
+        var fractionStart = index
+        var byte = base[index]
+        if byte == UInt8(ascii: ".") {
+            index += 1
+            fractionStart = index
+            skipDigits(base, count, &index)
+            guard index > fractionStart else { throw failure("invalid number", at: index) }
+            guard index < count else { return }
+            byte = base[index]
+        }
+        let fractionEnd = index
+        guard byte | 0x20 == UInt8(ascii: "e") else { return }
+        index += 1
+        var isNegativeExponent = false
+        if index < count, base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-") {
+            isNegativeExponent = base[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        let exponentStart = index
+        skipDigits(base, count, &index)
+        guard index > exponentStart else { throw failure("invalid number", at: index) }
+        var magnitude = 0  // saturates at Int.max, which is out of range
+        for position in exponentStart..<index {
+            let (shifted, overflowA) = magnitude.multipliedReportingOverflow(by: 10)
+            let (next, overflowB) = shifted.addingReportingOverflow(Int(base[position] &- UInt8(ascii: "0")))
+            magnitude = overflowA || overflowB ? Int.max : next
+        }
+        // Fraction digits move the exponent by at most their count: within that, no check.
+        let fractionCount = fractionEnd - fractionStart
+        if magnitude <= JSONNumber.exponentLimit, fractionCount <= JSONNumber.exponentLimit - magnitude { return }
+        let value = JSONNumber.normalize(
+            integer: UnsafeBufferPointer(start: base + integerStart, count: integerEnd - integerStart),
+            fraction: UnsafeBufferPointer(start: base + fractionStart, count: fractionCount),
+            exponent: isNegativeExponent ? -magnitude : magnitude)
+        if case .outOfRange = value { throw failure("number exponent out of range", at: start) }
+    }
+
+    /// Reads a string (the current byte is its opening quote) as `JSONLexer.scanString` does,
+    /// without decoding it: returns whether it is plain (ASCII without escapes). Its content is
+    /// checked to be UTF-8 as it is read; that error is thrown at the closing quote, as the
+    /// lexer's, so any other fault of the string comes first.
+    @inline(__always)
+    private static func scanString(_ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int) throws -> Bool {
+        index &+= 1  // the opening quote
+        let start = index
+        var plain = true
+        var validUTF8 = true
+        while true {
+            // Eight bytes at a time while none is a quote, a backslash, a control or non-ASCII.
+            while index &+ 8 <= count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let special = specialBytes(word)
+                if special == 0 {
+                    index &+= 8
+                } else {
+                    index &+= special.trailingZeroBitCount &>> 3
+                    break
+                }
+            }
+            guard index < count else { throw failure("unterminated string", at: index) }
+            let byte = base[index]
+            if byte == UInt8(ascii: "\"") {
+                guard validUTF8 else { throw failure("invalid UTF-8 in the string", at: start) }
+                index &+= 1
+                return plain
+            }
+            if byte == UInt8(ascii: "\\") {
+                plain = false
+                try scanEscape(base, count, &index)
+            } else if byte < 0x20 {
+                throw failure("unescaped control character in a string", at: index)
+            } else if byte < 0x80 {
+                index &+= 1
+            } else {
+                plain = false
+                if !scanUTF8Sequence(base, count, &index) {
+                    validUTF8 = false
+                    index &+= 1
+                }
+            }
+        }
+    }
+
+    /// The high bit of each byte of `word` that is `"`, `\`, below 0x20 or above 0x7F, maybe
+    /// with others above the lowest (only the lowest is exact).
+    @inline(__always)
+    private static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let zeroQuote = (quotes &- ones) & ~quotes
+        let zeroBackslash = (backslashes &- ones) & ~backslashes
+        let control = word &- (ones &* 0x20)
+        return (zeroQuote | zeroBackslash | control | word) & highBits
+    }
+
+    /// Reads one well-formed UTF-8 sequence of two to four bytes (Unicode's table 3-7) at the
+    /// current offset, a byte above 0x7F; false, reading nothing, when there is none. Its
+    /// continuation bytes are never a quote, backslash or control byte, so it lies within the
+    /// string.
+    private static func scanUTF8Sequence(_ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int) -> Bool {
+        let lead = base[index]
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: (length, low) = (3, 0xA0)
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: (length, high) = (3, 0x9F)
+        case 0xF0: (length, low) = (4, 0x90)
+        case 0xF1...0xF3: length = 4
+        case 0xF4: (length, high) = (4, 0x8F)
+        default: return false
+        }
+        guard index + length <= count, base[index + 1] >= low, base[index + 1] <= high else { return false }
+        if length > 2 {
+            guard base[index + 2] & 0xC0 == 0x80 else { return false }
+            if length > 3 {
+                guard base[index + 3] & 0xC0 == 0x80 else { return false }
+            }
+        }
+        index += length
+        return true
+    }
+
+    /// Reads an escape (the current byte is its backslash) as `JSONLexer.scanString` does.
+    private static func scanEscape(_ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int) throws {
+        index += 1
+        guard index < count else { throw failure("unterminated string", at: index) }
+        let escape = base[index]
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return
+        case UInt8(ascii: "u"):
+            let scalar = try scanHex4(base, count, &index)
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard index + 1 < count, base[index] == UInt8(ascii: "\\"), base[index + 1] == UInt8(ascii: "u")
+                else { throw failure("lone surrogate escape", at: index) }
+                index += 2
+                let low = try scanHex4(base, count, &index)
+                guard (0xDC00...0xDFFF).contains(low) else { throw failure("lone surrogate escape", at: index) }
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw failure("lone surrogate escape", at: index)
+            }
+        default:
+            throw failure("invalid escape", at: index)
+        }
+    }
+
+    private static func scanHex4(_ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int) throws -> UInt32 {
+        guard index + 4 <= count else { throw failure("invalid \\u escape", at: index) }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = base[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("invalid \\u escape", at: index)
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
     }
 }

@@ -192,6 +192,133 @@ final class JSONValidatorTests: XCTestCase {
             }.joined(separator: ",") + "}"
     }
 
+    /// The validator's fast paths (eight string bytes at a time, runs of numbers in an array,
+    /// UTF-8 checked as it is read, names compared by their bytes until one is not ASCII) on
+    /// longer random documents, damaged: the same errors as the building parser.
+    func testValidatorAgreesWithTheBuildingParserOnLongerTexts() {
+        var generator = SeededGenerator(seed: 41)
+        let alphabet =
+            Array("{}[]\",:.-+eE0123456789 \\u\n".utf8) + [
+                0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xA9, 0xE2, 0xED, 0xF0, 0xF4, 0xFF,
+            ]
+        var checked = 0
+        var duplicates = 0
+        for _ in 0..<3_000 {
+            var bytes = Array(Self.randomLongDocument(&generator, depth: 0).utf8)
+            for _ in 0..<Int.random(in: 0...2, using: &generator) where !bytes.isEmpty {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes.removeSubrange(position...)
+                case 1: bytes[position] = alphabet.randomElement(using: &generator)!
+                case 2: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
+                default: bytes.remove(at: position)
+                }
+            }
+            let validatorReason = reason { try bytes.withUnsafeBufferPointer { try JSONValidator.validate($0) } }
+            let parserReason = reason {
+                try bytes.withUnsafeBufferPointer { buffer in
+                    var parser = JSONParser(bytes: buffer)
+                    _ = try parser.parseDocument()
+                }
+            }
+            if let parserReason,
+                parserReason.hasPrefix("duplicate member name") || parserReason.hasPrefix("the member name")
+            {
+                duplicates += 1
+                if validatorReason == nil { continue }
+            }
+            XCTAssertEqual(validatorReason, parserReason, String(decoding: bytes, as: UTF8.self))
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 2_000)
+        XCTAssertGreaterThan(duplicates, 100)
+    }
+
+    /// A random JSON text with long strings (runs of ASCII, escapes, UTF-8 of every length),
+    /// long arrays of numbers and objects of up to 14 members (names that repeat, some in
+    /// another Unicode form: `K` and U+212A KELVIN SIGN, `é` and `e` + U+0301).
+    private static func randomLongDocument(_ generator: inout SeededGenerator, depth: Int) -> String {
+        let pieces = [
+            "abcdefghij", "x", "0123456789012345", " ", "\\n", "\\\"", "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00",
+            "\\u212A",
+            "é", "漢字", "😀", "\u{212A}", "e\u{301}", "\u{7F}",
+        ]
+        func string() -> String {
+            "\""
+                + (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+                .joined() + "\""
+        }
+        let numbers = [
+            "0", "-0", "7", "12", "-3", "1.5e3", "12.0", "1E+2", "0.000", "123456789012345678901234", "1e-7",
+        ]
+        let roll = Int.random(in: 0..<10, using: &generator)
+        if depth > 3 || roll < 3 {
+            return Bool.random(using: &generator) ? string() : numbers.randomElement(using: &generator)!
+        }
+        if roll < 5 {
+            let count = Int.random(in: 0...40, using: &generator)
+            return "[" + (0..<count).map { _ in numbers.randomElement(using: &generator)! }.joined(separator: ",") + "]"
+        }
+        let count = Int.random(in: 0...14, using: &generator)
+        if roll < 7 {
+            return "["
+                + (0..<count).map { _ in randomLongDocument(&generator, depth: depth + 1) }.joined(separator: ", ")
+                + "]"
+        }
+        let names = [
+            "\"a\"", "\"b\"", "\"c\"", "\"d\"", "\"e\"", "\"f\"", "\"g\"", "\"h\"", "\"i\"", "\"j\"", "\"k\"",
+            "\"K\"", "\"\u{212A}\"", "\"\\u212A\"", "\"\\u0061\"", "\"é\"", "\"e\u{301}\"", "\"long name of a member\"",
+        ]
+        var members: [String] = []
+        for index in 0..<count {
+            // Mostly distinct names (so that objects grow past eight members), some repeated.
+            let name =
+                Int.random(in: 0..<6, using: &generator) == 0
+                ? names.randomElement(using: &generator)! : "\"m\(index)\""
+            members.append(name + ":" + randomLongDocument(&generator, depth: depth + 1))
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// Repeated names found by the tracking pass when the text is malformed further on: in an
+    /// object of more than eight members, in nested objects, and in another Unicode form of an
+    /// ASCII name (U+212A KELVIN SIGN is `K`), each before a syntax error.
+    func testRepeatedNamesBeforeASyntaxError() {
+        let many = (0..<12).map { "\"n\($0)\":\($0)" }.joined(separator: ",")
+        let cases: [(String, String)] = [
+            ("{" + many + ",\"n3\":1,x}", "duplicate member name at byte \(many.utf8.count + 2)"),
+            ("{" + many + ",\"n12\":1,x}", "expected a member name at byte \(many.utf8.count + 10)"),
+            ("{\"a\":{\"b\":1,\"c\":2},\"b\":1,\"a\":2,x}", "duplicate member name at byte 25"),
+            ("{\"a\":{\"b\":1,\"b\":2},x}", "duplicate member name at byte 12"),
+            ("{\"K\":1,\"\u{212A}\":2,x}", Self.otherForm(at: 7)),
+            ("{\"K\":1,\"\\u212A\":2,x}", Self.otherForm(at: 7)),
+            ("{\"\u{212A}\":1,\"K\":2,x}", Self.otherForm(at: 9)),
+            ("{\"é\":1,\"x\":[1,2],\"e\u{301}\":2,x}", Self.otherForm(at: 18)),
+            ("{\"\\u0041\":1,\"A\":2,x}", "duplicate member name at byte 12"),
+            ("[{\"a\":1,\"b\":2},{\"a\":1,\"a\":2},x]", "duplicate member name at byte 22"),
+        ]
+        for (text, expected) in cases {
+            XCTAssertEqual(parseReason(Array(text.utf8)), expected, text)
+        }
+    }
+
+    /// The first pass compares plain member names (ASCII, no escape) by their bytes, so it
+    /// refuses a repeated one itself (the parser's error); a repeat among names that are not
+    /// plain, in otherwise valid text, is still left to the parser.
+    func testValidatorRefusesRepeatedPlainNamesItself() {
+        func validatorReason(_ text: String) -> String? {
+            reason { try Array(text.utf8).withUnsafeBufferPointer { try JSONValidator.validate($0) } }
+        }
+        let many = (0..<20).map { "\"name \($0)\":\($0)" }.joined(separator: ",")
+        XCTAssertEqual(validatorReason("{\"a\":1,\"a\":2}"), "duplicate member name at byte 7")
+        XCTAssertEqual(validatorReason("[{\"a\":{\"a\":1},\"b\":[],\"a\":2}]"), "duplicate member name at byte 21")
+        XCTAssertEqual(
+            validatorReason("{" + many + ",\"name 17\":1}"), "duplicate member name at byte \(many.utf8.count + 2)")
+        XCTAssertNil(validatorReason("{" + many + ",\"name 20\":1}"))
+        XCTAssertNil(validatorReason("{\"é\":1,\"é\":2}"))
+        XCTAssertNil(validatorReason("{\"a\":1,\"\\u0061\":2}"))
+    }
+
     /// The lexer's UTF-8 check accepts exactly what the standard library accepts.
     func testUTF8CheckAgreesWithTheStandardLibrary() {
         var generator = SeededGenerator(seed: 5)
