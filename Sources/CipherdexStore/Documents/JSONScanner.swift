@@ -10,6 +10,8 @@ struct JSONScanner<Names: MemberNameChecking> {
     /// Whether each open container is an object (true) or an array.
     private let openObjects: UnsafeMutablePointer<Bool>
     private(set) var names: Names
+    /// Which names with other characters than ASCII are plain too.
+    private var composedNames = ComposedNameCheck()
 
     init(base: UnsafePointer<UInt8>, count: Int, openObjects: UnsafeMutablePointer<Bool>, names: Names) {
         self.base = base
@@ -144,8 +146,10 @@ struct JSONScanner<Names: MemberNameChecking> {
             throw Self.failure("expected a member name", at: index)
         }
         let offset = index
-        let plain = try Self.scanString(base, count, &index)
+        var plain = try Self.scanString(base, count, &index)
         let content = UnsafeBufferPointer(start: base + offset + 1, count: index - offset - 2)
+        // Not ASCII, or escaped: plain still when it is its one spelling (`ComposedNameCheck`).
+        if !plain { plain = composedNames.isPlain(content) }
         try names.readName(at: offset, content: content, plain: plain)
         Self.skipWhitespace(base, count, &index)
         guard index < count, base[index] == UInt8(ascii: ":") else { throw Self.failure("expected ':'", at: index) }

@@ -10,8 +10,9 @@ import Foundation
 /// an exponent is normalised only when it could be out of range. Its memory is one byte per open
 /// container (at most `JSONValue.maximumDepth`).
 ///
-/// Member names are checked in the same pass while they are plain (ASCII without escapes: equal
-/// as `String`s exactly when their bytes are equal), by their bytes in the text. An object with
+/// Member names are checked in the same pass while they are plain (ASCII without escapes, or
+/// their one spelling, `ComposedNameCheck`: equal as `String`s exactly when their bytes are
+/// equal), by their bytes in the text. An object with
 /// a name that is not plain is left to the parser (its names compare by Unicode canonical
 /// equivalence, which needs `String`s), unless the text is malformed further on: then a second
 /// pass (`TrackedMemberNames`) compares every name as the parser does, to report the first error
@@ -50,7 +51,8 @@ protocol MemberNameChecking {
     mutating func openObject()
     mutating func closeObject()
     /// The name of the member being read: the string token at `offset` (its opening quote) whose
-    /// content is `content`; `plain` when it is ASCII without escapes.
+    /// content is `content`; `plain` when it is ASCII without escapes, or its one spelling
+    /// (`ComposedNameCheck`): equal as `String`s exactly when equal bytes.
     mutating func readName(at offset: Int, content: UnsafeBufferPointer<UInt8>, plain: Bool) throws
     /// The value of the member being read has ended: throws when its object already has the name.
     mutating func finishMember() throws

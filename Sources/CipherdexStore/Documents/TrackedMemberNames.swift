@@ -3,7 +3,8 @@ import Foundation
 /// The names of every open object, to find a repeated one exactly as the parser's `Dictionary`
 /// does (same error, same `earlier` name).
 struct TrackedMemberNames: MemberNameChecking {
-    /// A plain name: bytes of the text (ASCII, so equal as `String`s exactly when equal bytes).
+    /// A plain name: bytes of the text (its one spelling, so equal as `String`s exactly when
+    /// equal bytes: `ComposedNameCheck`).
     struct PlainName: Hashable {
         let content: UnsafeBufferPointer<UInt8>
 

@@ -315,8 +315,36 @@ final class JSONValidatorTests: XCTestCase {
         XCTAssertEqual(
             validatorReason("{" + many + ",\"name 17\":1}"), "duplicate member name at byte \(many.utf8.count + 2)")
         XCTAssertNil(validatorReason("{" + many + ",\"name 20\":1}"))
-        XCTAssertNil(validatorReason("{\"é\":1,\"é\":2}"))
+        XCTAssertNil(validatorReason("{\"e\u{301}\":1,\"e\u{301}\":2}"))
         XCTAssertNil(validatorReason("{\"a\":1,\"\\u0061\":2}"))
+        // Names that are their one spelling (`ComposedNameCheck`) are plain too, whatever their
+        // script; those with a character another spelling is equivalent to are not.
+        for name in ["é", "Ωμέγα", "имя", "名前", "가나", "שם", "اسم", "a b"] {
+            let text = "{\"\(name)\":1,\"\(name)\":2}"
+            XCTAssertEqual(validatorReason(text), "duplicate member name at byte \(name.utf8.count + 6)", name)
+            XCTAssertEqual(validatorReason(text), parseReason(Array(text.utf8)), name)
+        }
+        for name in ["\u{212A}", "\u{2126}", "\u{1100}\u{1161}", "क्ष", "\u{1F600}", "\u{F900}"] {
+            XCTAssertNil(validatorReason("{\"\(name)\":1,\"\(name)\":2}"), name)
+        }
+    }
+
+    /// Which characters make a name its one spelling: those that are their own NFC, of
+    /// combining class 0, outside the scripts whose vowel signs compose and the planes beyond
+    /// the first.
+    func testComposedNameCheck() {
+        for scalar in ["a", "é", "Å", "ß", "Ω", "я", "名", "가", "ש", "ا", " "] as [Unicode.Scalar] {
+            XCTAssertTrue(ComposedNameCheck.qualifies(scalar.value), "\(scalar)")
+        }
+        // Singletons (Kelvin, Ohm, Angstrom, a CJK compatibility ideograph), combining marks,
+        // Hangul jamo, Indic letters, astral characters.
+        for value: UInt32 in [0x212A, 0x2126, 0x212B, 0xF900, 0x0301, 0x0308, 0x1100, 0x1161, 0x0915, 0x0D3E, 0x1F600] {
+            XCTAssertFalse(ComposedNameCheck.qualifies(value), String(value, radix: 16))
+        }
+        var check = ComposedNameCheck()
+        for (name, plain) in [("plain", true), ("é", true), ("e\u{301}", false), ("a\\u0041", false), ("Å", true)] {
+            XCTAssertEqual(Array(name.utf8).withUnsafeBufferPointer { check.isPlain($0) }, plain, name)
+        }
     }
 
     /// The lexer's UTF-8 check accepts exactly what the standard library accepts.
