@@ -269,31 +269,46 @@ struct JSONLexer {
 
     /// Whether `content` is well-formed UTF-8.
     static func isValidUTF8(_ content: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = content.baseAddress else { return true }
         var position = 0
         let count = content.count
         while position < count {
-            let lead = content[position]
-            if lead < 0x80 {
+            if base[position] < 0x80 {
                 position += 1
                 continue
             }
-            let length: Int
-            var low: UInt8 = 0x80
-            var high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: (length, low) = (3, 0xA0)
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: (length, high) = (3, 0x9F)
-            case 0xF0: (length, low) = (4, 0x90)
-            case 0xF1...0xF3: length = 4
-            case 0xF4: (length, high) = (4, 0x8F)
-            default: return false
-            }
-            guard position + length <= count, (low...high).contains(content[position + 1]) else { return false }
-            for next in (position + 2)..<(position + length) where content[next] & 0xC0 != 0x80 { return false }
+            let length = utf8SequenceLength(base, position, count)
+            guard length > 0 else { return false }
             position += length
         }
         return true
+    }
+
+    /// The length of the well-formed UTF-8 sequence of two to four bytes (Unicode's table 3-7:
+    /// no overlong form, no surrogate, nothing above U+10FFFF) at `index`, a byte above 0x7F, in
+    /// the `count` bytes at `base`; 0 when there is none.
+    @inline(__always)
+    static func utf8SequenceLength(_ base: UnsafePointer<UInt8>, _ index: Int, _ count: Int) -> Int {
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch base[index] {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: (length, low) = (3, 0xA0)
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: (length, high) = (3, 0x9F)
+        case 0xF0: (length, low) = (4, 0x90)
+        case 0xF1...0xF3: length = 4
+        case 0xF4: (length, high) = (4, 0x8F)
+        default: return 0
+        }
+        guard index + length <= count, base[index + 1] >= low, base[index + 1] <= high else { return 0 }
+        if length > 2 {
+            guard base[index + 2] & 0xC0 == 0x80 else { return 0 }
+            if length > 3 {
+                guard base[index + 3] & 0xC0 == 0x80 else { return 0 }
+            }
+        }
+        return length
     }
 }

@@ -307,27 +307,8 @@ struct JSONScanner<Names: MemberNameChecking> {
     /// continuation bytes are never a quote, backslash or control byte, so it lies within the
     /// string.
     private static func scanUTF8Sequence(_ base: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int) -> Bool {
-        let lead = base[index]
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: (length, low) = (3, 0xA0)
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: (length, high) = (3, 0x9F)
-        case 0xF0: (length, low) = (4, 0x90)
-        case 0xF1...0xF3: length = 4
-        case 0xF4: (length, high) = (4, 0x8F)
-        default: return false
-        }
-        guard index + length <= count, base[index + 1] >= low, base[index + 1] <= high else { return false }
-        if length > 2 {
-            guard base[index + 2] & 0xC0 == 0x80 else { return false }
-            if length > 3 {
-                guard base[index + 3] & 0xC0 == 0x80 else { return false }
-            }
-        }
+        let length = JSONLexer.utf8SequenceLength(base, index, count)
+        guard length > 0 else { return false }
         index += length
         return true
     }

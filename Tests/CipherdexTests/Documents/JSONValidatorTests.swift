@@ -144,22 +144,8 @@ final class JSONValidatorTests: XCTestCase {
         var checked = 0
         for _ in 0..<4_000 {
             var bytes = Array(Self.randomDocument(&generator, depth: 0).utf8)
-            for _ in 0..<Int.random(in: 0...2, using: &generator) where !bytes.isEmpty {
-                let position = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<4, using: &generator) {
-                case 0: bytes.removeSubrange(position...)
-                case 1: bytes[position] = alphabet.randomElement(using: &generator)!
-                case 2: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
-                default: bytes.remove(at: position)
-                }
-            }
-            let validatorReason = reason { try bytes.withUnsafeBufferPointer { try JSONValidator.validate($0) } }
-            let parserReason = reason {
-                try bytes.withUnsafeBufferPointer { buffer in
-                    var parser = JSONParser(bytes: buffer)
-                    _ = try parser.parseDocument()
-                }
-            }
+            Self.damage(&bytes, from: alphabet, &generator)
+            let (validatorReason, parserReason) = reasons(bytes)
             if let parserReason,
                 parserReason.hasPrefix("duplicate member name") || parserReason.hasPrefix("the member name"),
                 validatorReason == nil
@@ -170,6 +156,31 @@ final class JSONValidatorTests: XCTestCase {
             checked += 1
         }
         XCTAssertGreaterThan(checked, 3_000)
+    }
+
+    /// Up to two random edits of `bytes`: cut, replace, insert (from `alphabet`) or remove.
+    private static func damage(_ bytes: inout [UInt8], from alphabet: [UInt8], _ generator: inout SeededGenerator) {
+        for _ in 0..<Int.random(in: 0...2, using: &generator) where !bytes.isEmpty {
+            let position = Int.random(in: 0..<bytes.count, using: &generator)
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: bytes.removeSubrange(position...)
+            case 1: bytes[position] = alphabet.randomElement(using: &generator)!
+            case 2: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
+            default: bytes.remove(at: position)
+            }
+        }
+    }
+
+    /// The validator's and the building parser's errors for `bytes` (nil: accepted).
+    private func reasons(_ bytes: [UInt8]) -> (validator: String?, parser: String?) {
+        let validator = reason { try bytes.withUnsafeBufferPointer { try JSONValidator.validate($0) } }
+        let parser = reason {
+            try bytes.withUnsafeBufferPointer { buffer in
+                var parser = JSONParser(bytes: buffer)
+                _ = try parser.parseDocument()
+            }
+        }
+        return (validator, parser)
     }
 
     /// A small random JSON text with numbers, escapes, non-ASCII and repeated member names.
@@ -205,22 +216,8 @@ final class JSONValidatorTests: XCTestCase {
         var duplicates = 0
         for _ in 0..<3_000 {
             var bytes = Array(Self.randomLongDocument(&generator, depth: 0).utf8)
-            for _ in 0..<Int.random(in: 0...2, using: &generator) where !bytes.isEmpty {
-                let position = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<4, using: &generator) {
-                case 0: bytes.removeSubrange(position...)
-                case 1: bytes[position] = alphabet.randomElement(using: &generator)!
-                case 2: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
-                default: bytes.remove(at: position)
-                }
-            }
-            let validatorReason = reason { try bytes.withUnsafeBufferPointer { try JSONValidator.validate($0) } }
-            let parserReason = reason {
-                try bytes.withUnsafeBufferPointer { buffer in
-                    var parser = JSONParser(bytes: buffer)
-                    _ = try parser.parseDocument()
-                }
-            }
+            Self.damage(&bytes, from: alphabet, &generator)
+            let (validatorReason, parserReason) = reasons(bytes)
             if let parserReason,
                 parserReason.hasPrefix("duplicate member name") || parserReason.hasPrefix("the member name")
             {

@@ -22,49 +22,8 @@ final class SearchTokenizerRevision5UpgradeTests: XCTestCase {
         store.library.waitUntilIdle()
     }
 
-    /// Gives the page of `uid` the terms of `cut` (as an older revision cut its text), keeping
-    /// `text` as its stored text.
-    private func cut(_ db: Connection, uid: String, text: String, as cut: String) throws {
-        let docid = try XCTUnwrap(
-            db.scalar("SELECT rowid FROM search_pages WHERE uid = ?", [.text(uid)])?.integerValue)
-        try db.execute("DELETE FROM search_text WHERE docid = ?", [.integer(docid)])
-        try db.execute("INSERT INTO search_text (docid, body) VALUES (?, ?)", [.integer(docid), .text(cut)])
-        try db.execute(
-            "UPDATE search_text_content SET c0body = \(PageTextCompression.compressName)(?) WHERE docid = ?",
-            [.text(text), .integer(docid)])
-    }
-
     private func reopen(_ path: String) throws -> Store {
         try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
-    }
-
-    /// FTS4's integrity check (every row's stored text cut again matches the index), the store's
-    /// `verify`, and FTS4's token total equal to the sum of the pages' lengths (BM25's average).
-    private func assertIndexWhole(_ store: Store, file: StaticString = #filePath, line: UInt = #line) throws {
-        XCTAssertNoThrow(
-            try store.write { try $0.execute("INSERT INTO search_text (search_text) VALUES ('integrity-check')") },
-            file: file, line: line)
-        XCTAssertEqual(try store.verify().problems, [], file: file, line: line)
-        let (total, lengths) = try store.read { db in
-            (
-                SearchLibraryTestSupport.varints(
-                    try db.scalar("SELECT value FROM search_text_stat WHERE id = 0")?.blobValue ?? [])[1],
-                try db.rows("SELECT size FROM search_text_docsize").map {
-                    SearchLibraryTestSupport.varints($0[0].blobValue ?? [])[0]
-                }
-                .reduce(0, +)
-            )
-        }
-        XCTAssertEqual(total, lengths, file: file, line: line)
-    }
-
-    /// The index's terms.
-    private func terms(_ store: Store) throws -> [String] {
-        try store.read { db in
-            try db.rows("SELECT term FROM search_text_terms WHERE col = '*' ORDER BY term").compactMap {
-                $0.first?.textValue
-            }
-        }
     }
 
     func testAnIndexBuiltBeforeRevision5IsCutAgainAtOpen() throws {
@@ -77,7 +36,8 @@ final class SearchTokenizerRevision5UpgradeTests: XCTestCase {
         try store.write { db in
             try db.transaction {
                 for (uid, text) in [("zw.txt", zeroWidth), ("dec.txt", decomposed)] {
-                    try cut(db, uid: uid, text: text, as: ZeroWidthSpaceRecut.revision4Equivalent(text))
+                    try TokenizerRecutTestSupport.cut(
+                        db, uid: uid, text: text, as: ZeroWidthSpaceRecut.revision4Equivalent(text))
                 }
                 try db.execute("DELETE FROM cipherdex_schema WHERE version = 1007")
             }
@@ -96,19 +56,19 @@ final class SearchTokenizerRevision5UpgradeTests: XCTestCase {
         for query in ["กำหนด", "ก\u{0E4D}\u{0E32}หนด", "กำ", "ก\u{0E4D}\u{0E32}", "ລຳ", "ລ\u{0ECD}\u{0EB2}", "ຳ"] {
             XCTAssertEqual(try search(reopened, query), ["comp.txt", "dec.txt"], query)
         }
-        try assertIndexWhole(reopened)
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
 
         // Removing the re-cut pages leaves none of their terms; indexing them again is whole too.
         for uid in ["zw.txt", "dec.txt"] { try reopened.library.remove(uid: uid) }
         reopened.library.waitUntilIdle()
-        try assertIndexWhole(reopened)
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
         let kept = Set(SearchTestSupport.texts(composed) + SearchTestSupport.texts(plain)).sorted()
-        XCTAssertEqual(try terms(reopened), kept)
+        XCTAssertEqual(try TokenizerRecutTestSupport.terms(reopened), kept)
         try addText(reopened, zeroWidth, uid: "zw.txt")
         try addText(reopened, decomposed, uid: "dec.txt")
         XCTAssertEqual(try search(reopened, "ออกแบบ"), ["zw.txt"])
         XCTAssertEqual(try search(reopened, "ก\u{0E4D}\u{0E32}หนด"), ["comp.txt", "dec.txt"])
-        try assertIndexWhole(reopened)
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
     }
 
     /// A store cut with revision 3 gets migrations 1006 and 1007 in one open: a page that both
@@ -123,7 +83,7 @@ final class SearchTokenizerRevision5UpgradeTests: XCTestCase {
             try db.transaction {
                 for (uid, text) in [("both.txt", both), ("zw.txt", zeroWidth)] {
                     let revision3 = ZeroWidthSpaceRecut.revision4Equivalent(SoftHyphenRecut.revision3Equivalent(text))
-                    try cut(db, uid: uid, text: text, as: revision3)
+                    try TokenizerRecutTestSupport.cut(db, uid: uid, text: text, as: revision3)
                 }
                 try db.execute("DELETE FROM cipherdex_schema WHERE version IN (1006, 1007)")
             }
@@ -137,11 +97,11 @@ final class SearchTokenizerRevision5UpgradeTests: XCTestCase {
         XCTAssertEqual(try search(reopened, "ออกแบบ"), ["both.txt", "zw.txt"])
         XCTAssertEqual(try search(reopened, "กำหนด"), ["both.txt"])
         XCTAssertEqual(try search(reopened, "corticostérone"), [])
-        try assertIndexWhole(reopened)
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
         for uid in ["both.txt", "zw.txt"] { try reopened.library.remove(uid: uid) }
         reopened.library.waitUntilIdle()
-        try assertIndexWhole(reopened)
-        XCTAssertEqual(try terms(reopened), Set(SearchTestSupport.texts(plain)).sorted())
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
+        XCTAssertEqual(try TokenizerRecutTestSupport.terms(reopened), Set(SearchTestSupport.texts(plain)).sorted())
         // The notes of the open are gone with it.
         let temporary = try reopened.read { db in
             try db.rows("SELECT name FROM sqlite_temp_master").compactMap { $0.first?.textValue }
@@ -165,7 +125,7 @@ final class SearchTokenizerRevision5UpgradeTests: XCTestCase {
         XCTAssertEqual(try search(reopened, "ออกแบบ"), ["zw.txt"])
         XCTAssertEqual(try search(reopened, "กำหนด"), ["dec.txt"])
         XCTAssertEqual(try search(reopened, "coenzyme"), ["dec.txt"])
-        try assertIndexWhole(reopened)
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
     }
 
     /// Only pages that revision 5 cuts differently are candidates: a composed AM alone, or text

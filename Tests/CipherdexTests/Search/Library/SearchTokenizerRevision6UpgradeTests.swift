@@ -20,54 +20,14 @@ final class SearchTokenizerRevision6UpgradeTests: XCTestCase {
         store.library.waitUntilIdle()
     }
 
-    /// Gives the page of `uid` the terms of `cut` (as an older revision cut its text), keeping
-    /// `text` as its stored text.
-    private func cut(_ db: Connection, uid: String, text: String, as cut: String) throws {
-        let docid = try XCTUnwrap(
-            db.scalar("SELECT rowid FROM search_pages WHERE uid = ?", [.text(uid)])?.integerValue)
-        try db.execute("DELETE FROM search_text WHERE docid = ?", [.integer(docid)])
-        try db.execute("INSERT INTO search_text (docid, body) VALUES (?, ?)", [.integer(docid), .text(cut)])
-        try db.execute(
-            "UPDATE search_text_content SET c0body = \(PageTextCompression.compressName)(?) WHERE docid = ?",
-            [.text(text), .integer(docid)])
-    }
-
-    /// FTS4's integrity check, the store's `verify`, and FTS4's token total equal to the sum of
-    /// the pages' lengths (BM25's average).
-    private func assertIndexWhole(_ store: Store, file: StaticString = #filePath, line: UInt = #line) throws {
-        XCTAssertNoThrow(
-            try store.write { try $0.execute("INSERT INTO search_text (search_text) VALUES ('integrity-check')") },
-            file: file, line: line)
-        XCTAssertEqual(try store.verify().problems, [], file: file, line: line)
-        let (total, lengths) = try store.read { db in
-            (
-                SearchLibraryTestSupport.varints(
-                    try db.scalar("SELECT value FROM search_text_stat WHERE id = 0")?.blobValue ?? [])[1],
-                try db.rows("SELECT size FROM search_text_docsize").map {
-                    SearchLibraryTestSupport.varints($0[0].blobValue ?? [])[0]
-                }
-                .reduce(0, +)
-            )
-        }
-        XCTAssertEqual(total, lengths, file: file, line: line)
-    }
-
-    /// The index's terms.
-    private func terms(_ store: Store) throws -> [String] {
-        try store.read { db in
-            try db.rows("SELECT term FROM search_text_terms WHERE col = '*' ORDER BY term").compactMap {
-                $0.first?.textValue
-            }
-        }
-    }
-
     func testAnIndexBuiltBeforeRevision6IsCutAgainAtOpen() throws {
         let (store, path) = try SearchLibraryTestSupport.store()
         try addText(store, broken, uid: "broken.txt")
         try addText(store, plain, uid: "plain.txt")
         try store.write { db in
             try db.transaction {
-                try cut(db, uid: "broken.txt", text: broken, as: LineEndHyphenRecut.revision5Equivalent(broken))
+                try TokenizerRecutTestSupport.cut(
+                    db, uid: "broken.txt", text: broken, as: LineEndHyphenRecut.revision5Equivalent(broken))
                 try db.execute("DELETE FROM cipherdex_schema WHERE version = 1008")
             }
         }
@@ -83,16 +43,16 @@ final class SearchTokenizerRevision6UpgradeTests: XCTestCase {
         XCTAssertEqual(try search(reopened, "log-likelihood"), ["broken.txt", "plain.txt"])
         XCTAssertEqual(try search(reopened, "likelihood"), ["plain.txt"])
         XCTAssertEqual(try search(reopened, "\"the loglikelihood of\""), ["broken.txt"])
-        try assertIndexWhole(reopened)
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
 
         // Removing the re-cut page leaves none of its terms; indexing it again is whole too.
         try reopened.library.remove(uid: "broken.txt")
         reopened.library.waitUntilIdle()
-        try assertIndexWhole(reopened)
-        XCTAssertEqual(try terms(reopened), Set(SearchTestSupport.texts(plain)).sorted())
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
+        XCTAssertEqual(try TokenizerRecutTestSupport.terms(reopened), Set(SearchTestSupport.texts(plain)).sorted())
         try addText(reopened, broken, uid: "broken.txt")
         XCTAssertEqual(try search(reopened, "computer"), ["broken.txt"])
-        try assertIndexWhole(reopened)
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
     }
 
     /// A store cut with revision 4 gets migrations 1007 and 1008 in one open: a page that both
@@ -107,7 +67,7 @@ final class SearchTokenizerRevision6UpgradeTests: XCTestCase {
                 for (uid, text) in [("both.txt", both), ("broken.txt", broken)] {
                     let revision4 = LineEndHyphenRecut.revision5Equivalent(
                         ZeroWidthSpaceRecut.revision4Equivalent(text))
-                    try cut(db, uid: uid, text: text, as: revision4)
+                    try TokenizerRecutTestSupport.cut(db, uid: uid, text: text, as: revision4)
                 }
                 try db.execute("DELETE FROM cipherdex_schema WHERE version IN (1007, 1008)")
             }
@@ -117,10 +77,10 @@ final class SearchTokenizerRevision6UpgradeTests: XCTestCase {
         defer { reopened.close() }
         XCTAssertEqual(try search(reopened, "ออกแบบ"), ["both.txt"])
         XCTAssertEqual(try search(reopened, "computer"), ["both.txt", "broken.txt"])
-        try assertIndexWhole(reopened)
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
         for uid in ["both.txt", "broken.txt"] { try reopened.library.remove(uid: uid) }
         reopened.library.waitUntilIdle()
-        try assertIndexWhole(reopened)
-        XCTAssertEqual(try terms(reopened), [])
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
+        XCTAssertEqual(try TokenizerRecutTestSupport.terms(reopened), [])
     }
 }
