@@ -10,9 +10,10 @@ extension SearchQuery {
     /// with the same tokenizer, which gives back exactly these tokens.
     ///
     /// A term with several tokens (a phrase, a hyphenated word, a CJK word's bigrams, `3.14`) is
-    /// a phrase. A hyphenated word also stands for itself with each of its hyphens taken out in
-    /// turn (`log-likelihood` OR `loglikelihood`; at most `maximumJoinedHyphens` of them): a word
-    /// hyphenated at a line end is indexed as one word (`log-⏎likelihood`, tokenizer revision 6). Words are prefixes unless `.exactWords` (a trailing `*` always is); phrase words
+    /// a phrase. A hyphenated word, or a phrase holding one, also stands for itself with each of
+    /// its hyphens taken out in turn (`log-likelihood` OR `loglikelihood`; see
+    /// `compiledAlternatives`): a word hyphenated at a line end is indexed as one word
+    /// (`log-⏎likelihood`, tokenizer revision 6). Words are prefixes unless `.exactWords` (a trailing `*` always is); phrase words
     /// are prefixes unless `.exactPhrases`. CJK bigrams are never prefixes; a single CJK
     /// character is one when it ends the term, so it also finds the bigrams it starts, and exact
     /// when other text follows it (`装Java`). Terms without tokens are
@@ -39,33 +40,66 @@ extension SearchQuery {
         }
         guard !parts.isEmpty else { throw SearchQueryError.noSearchableTerms }
         let excluded = exclusions.flatMap {
-            compiledAlternatives($0, stemming: stemming, readingPatterns: readingPatterns)
+            compiledAlternatives($0, stemming: stemming, readingPatterns: readingPatterns, excluded: true)
         }
         return CompiledSearchQuery(
             match: parts.joined(separator: " "),
             exclusion: excluded.isEmpty ? nil : excluded.joined(separator: " OR "))
     }
 
-    /// The most hyphens of one word that are each taken out in an alternative of their own.
-    static let maximumJoinedHyphens = 8
+    /// The most hyphens a term may have for each to be taken out in an alternative of its own;
+    /// a term with more gets none (each alternative is another phrase to read).
+    static let maximumJoinedHyphens = 4
 
-    /// The quoted strings one term stands for, OR'd: the term, and for a hyphenated word the word
-    /// with each hyphen between two letters or digits taken out in turn (a word hyphenated at a
-    /// line end there is one token: `log-⏎likelihood` is `loglikelihood`). Empty when the term
-    /// has no tokens.
-    func compiledAlternatives(_ term: Term, stemming: Bool, readingPatterns: Bool) -> [String] {
-        guard let whole = compile(term, stemming: stemming, readingPatterns: readingPatterns) else { return [] }
-        guard term.kind == .hyphenated, !term.matchesWordEnds else { return [whole] }
-        var alternatives = [whole]
-        let characters = Array(term.text)
-        let hyphens = characters.indices.filter { index in
-            index > 0 && index < characters.count - 1 && characters[index] == "-"
-                && (characters[index - 1].isLetter || characters[index - 1].isNumber)
-                && (characters[index + 1].isLetter || characters[index + 1].isNumber)
+    /// The characters that hyphenate a word in a query: the hyphen-minus, U+2010 HYPHEN and
+    /// U+2011 NON-BREAKING HYPHEN.
+    static let hyphens: Set<Character> = ["-", "\u{2010}", "\u{2011}"]
+
+    /// Where `text` holds a hyphen between two letters or digits, with white space that holds a
+    /// line break allowed after it (a word pasted from a page, hyphenated at a line end): each
+    /// hyphen's index and the index of the letter or digit after it.
+    static func hyphenPoints(_ characters: [Character]) -> [(hyphen: Int, resume: Int)] {
+        var points: [(hyphen: Int, resume: Int)] = []
+        for index in characters.indices.dropFirst() where hyphens.contains(characters[index]) {
+            guard characters[index - 1].isLetter || characters[index - 1].isNumber else { continue }
+            var resume = index + 1
+            var sawBreak = false
+            while resume < characters.count, characters[resume].isWhitespace {
+                if characters[resume].isNewline { sawBreak = true }
+                resume += 1
+            }
+            guard resume == index + 1 || sawBreak, resume < characters.count,
+                characters[resume].isLetter || characters[resume].isNumber
+            else { continue }
+            points.append((index, resume))
         }
-        for hyphen in hyphens.prefix(Self.maximumJoinedHyphens) {
+        return points
+    }
+
+    /// The quoted strings one term stands for, OR'd: the term, and for a hyphenated word or a
+    /// phrase with one the text with each such hyphen taken out in turn (a word hyphenated at a
+    /// line end there is one token: `log-⏎likelihood` is `loglikelihood`), when it has at most
+    /// `maximumJoinedHyphens`. A joined hyphenated word is an exact word (`co-op` also finds
+    /// `coop`, not `cooperation`), unless a `*` follows it; in an exclusion every joined form is
+    /// exact. Empty when the term has no tokens.
+    func compiledAlternatives(_ term: Term, stemming: Bool, readingPatterns: Bool, excluded: Bool = false)
+        -> [String]
+    {
+        guard let whole = compile(term, stemming: stemming, readingPatterns: readingPatterns) else { return [] }
+        guard term.kind == .hyphenated || term.kind == .phrase, !term.matchesWordEnds else { return [whole] }
+        let characters = Array(term.text)
+        let points = Self.hyphenPoints(characters)
+        guard !points.isEmpty, points.count <= Self.maximumJoinedHyphens else { return [whole] }
+        var alternatives = [whole]
+        for point in points {
             var joined = term
-            joined.text = String(characters[..<hyphen] + characters[(hyphen + 1)...])
+            joined.text = String(characters[..<point.hyphen] + characters[point.resume...])
+            if excluded {
+                joined.kind = .exactWord
+                joined.explicitPrefix = false
+            } else if term.kind == .hyphenated {
+                joined.kind = .exactWord
+            }
             if let compiled = compile(joined, stemming: stemming, readingPatterns: readingPatterns),
                 !alternatives.contains(compiled)
             {

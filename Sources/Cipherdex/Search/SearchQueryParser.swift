@@ -101,9 +101,11 @@ struct SearchQueryParser {
             var end = index
             while end < count, characters[end] != "\"" {
                 if characters[end].isWhitespace {
-                    // A word hyphenated at a line end with a soft hyphen (pasted from a page) is
-                    // one word, as the tokenizer cuts it.
-                    guard end > index, characters[end - 1] == "\u{AD}", let resume = softHyphenResumption(end)
+                    // A word hyphenated at a line end with a soft hyphen or a hyphen (pasted from
+                    // a page) is one word, as the tokenizer cuts it.
+                    guard end > index,
+                        characters[end - 1] == "\u{AD}" || SearchQuery.hyphens.contains(characters[end - 1]),
+                        let resume = softHyphenResumption(end)
                     else { break }
                     end = resume
                     continue
@@ -193,13 +195,8 @@ struct SearchQueryParser {
         return SearchQuery(clauses: clauses, exclusions: exclusions, options: options)
     }
 
-    /// Whether `text` has a hyphen between two letters or digits.
+    /// Whether `text` has a hyphen between two letters or digits (`SearchQuery.hyphenPoints`).
     private static func isHyphenated(_ text: String) -> Bool {
-        let characters = Array(text)
-        guard characters.count >= 3 else { return false }
-        return (1..<(characters.count - 1)).contains { index in
-            characters[index] == "-" && (characters[index - 1].isLetter || characters[index - 1].isNumber)
-                && (characters[index + 1].isLetter || characters[index + 1].isNumber)
-        }
+        !SearchQuery.hyphenPoints(Array(text)).isEmpty
     }
 }

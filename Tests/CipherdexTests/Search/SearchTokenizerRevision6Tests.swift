@@ -46,26 +46,36 @@ final class SearchTokenizerRevision6Tests: XCTestCase {
         XCTAssertEqual(cut("東京-\nlog"), ["東京@0", "log@1"])
     }
 
-    /// A query's text is cut without joining, and a hyphenated word is compiled as the phrase of
-    /// its parts OR each hyphen taken out.
+    /// A query's text is cut without joining, and a hyphenated word (or a phrase holding one) is
+    /// compiled as itself OR each hyphen taken out: the joined word exact, unless a `*` follows
+    /// it; in an exclusion every joined form exact. More than four hyphens: no alternatives.
     func testAHyphenatedQueryAlsoLooksForTheJoinedWord() throws {
+        func match(_ text: String, _ options: SearchQuery.Options = []) throws -> String {
+            try SearchQuery.parse(text, options: options).compiled().match
+        }
         XCTAssertEqual(
             SearchTokenizer.tokens(inQuery: "log-\nlikelihood").map { "\($0.text)@\($0.position)" },
             ["log@0", "likelihood@1"])
+        XCTAssertEqual(try match("log-likelihood"), "\"log* likelihood*\" OR \"loglikelihood\"")
+        XCTAssertEqual(try match("log-like*"), "\"log* like*\" OR \"loglike*\"")
         XCTAssertEqual(
-            try SearchQuery.parse("log-likelihood").compiled().match, "\"log* likelihood*\" OR \"loglikelihood*\"")
+            try match("state-of-the-art"),
+            "\"state* of* the* art*\" OR \"stateof the art\" OR \"state ofthe art\" OR \"state of theart\"")
+        XCTAssertEqual(try match("e-mail", .exactWords), "\"e mail\" OR \"email\"")
+        XCTAssertEqual(try SearchQuery.parse("patient -re-sign").compiled().exclusion, "\"re* sign*\" OR \"resign\"")
+        // U+2010 and U+2011 hyphenate too; a phrase holding a hyphenated word gets its joined
+        // form, with the phrase's own prefixes.
+        XCTAssertEqual(try match("log\u{2010}likelihood"), "\"log* likelihood*\" OR \"loglikelihood\"")
+        XCTAssertEqual(try match("\"log-likelihood of\""), "\"log* likelihood* of*\" OR \"loglikelihood* of*\"")
         XCTAssertEqual(
-            try SearchQuery.parse("state-of-the-art").compiled().match,
-            "\"state* of* the* art*\" OR \"stateof* the* art*\" OR \"state* ofthe* art*\" OR \"state* of* theart*\"")
-        var exact = try SearchQuery.parse("e-mail", options: [.exactWords]).compiled()
-        XCTAssertEqual(exact.match, "\"e mail\" OR \"email\"")
-        exact = try SearchQuery.parse("patient -e-mail").compiled()
-        XCTAssertEqual(exact.exclusion, "\"e* mail*\" OR \"email*\"")
-        // A quoted phrase, a hyphen not between letters or digits: as before.
-        XCTAssertEqual(try SearchQuery.parse("\"log-likelihood\"").compiled().match, "\"log* likelihood*\"")
-        XCTAssertEqual(try SearchQuery.parse("log-").compiled().match, "\"log*\"")
-        let broken = try SearchQuery.parse("\"log-\nlikelihood\"").compiled()
-        XCTAssertEqual(broken.match, try SearchQuery.parse("\"log likelihood\"").compiled().match)
+            try match("\"log-likelihood of\"", .exactPhrases), "\"log likelihood of\" OR \"loglikelihood of\"")
+        // Pasted from a page, hyphenated at a line end: one word.
+        XCTAssertEqual(try match("log-\nlikelihood"), try match("log-likelihood"))
+        XCTAssertEqual(try match("\"log-\r\n likelihood\""), try match("\"log-likelihood\""))
+        // Not a hyphen between letters or digits, or more than four of them: as before.
+        XCTAssertEqual(try match("log-"), "\"log*\"")
+        XCTAssertEqual(try match("a-b-c-d-e-f"), "\"a* b* c* d* e* f*\"")
+        XCTAssertEqual(try match("\"a - b\""), "\"a* b*\"")
     }
 
     /// The revision-5 equivalent of a text is cut by revision 6 as revision 5 cut the text (its
