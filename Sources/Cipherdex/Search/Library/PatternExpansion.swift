@@ -9,13 +9,20 @@
 /// for the inner pattern of a character of a bigram script (`*装*`), the prefix `装*` and the
 /// terms that end with it and do not begin with it, which is fewer. FTS4 (SQLite 3.15) refuses
 /// an expression tree deeper than 12 (`FTS expression tree is too large`): an `OR` chain of at
-/// most 4,095 pieces, 2,047 under an `AND` of two clauses, and so on. So each clause keeps to
-/// that many pieces, its patterns sharing what its other pieces leave, the terms in the most
+/// most 4,095 pieces, 2,047 under an `AND` of two clauses, and so on; and it holds every
+/// piece's doclists at once. So each clause keeps to that many pieces, and to at most
+/// `maximumPieces`, its patterns sharing what its other pieces leave, the terms in the most
 /// documents first: only here can a pattern that stands for more terms than that miss pages.
 /// The direct reader (`TopHits.directRows`) reads every term a pattern stands for.
 enum PatternExpansion {
     /// The depth of FTS4's expression tree (`SQLITE_FTS3_MAX_EXPR_DEPTH`).
     static let maximumDepth = 12
+
+    /// The most pieces one clause is spelled out into, whatever the depth would allow: FTS4
+    /// holds every piece's doclists at once, and the 4,095 pieces of a common pattern (`*a*`
+    /// beside a phrase of 17 words) took 1.2 GB and 2.6 s on a 19 MB index and 1.7 GB on a
+    /// 55 MB one (hostile-input audit, 2026-12-07); 511 take 173 MB and 0.44 s, and 250 MB.
+    static let maximumPieces = 511
 
     /// What a compiled query is for FTS4.
     enum Expansion: Equatable {
@@ -37,12 +44,14 @@ enum PatternExpansion {
         while 1 << depth < clauses.count { depth += 1 }
         var written: [String] = []
         for clause in clauses {
-            let pieces = try spelledOut(clause, budget: (1 << max(maximumDepth - depth, 1)) - 1, db: db)
+            let pieces = try spelledOut(
+                clause, budget: min((1 << max(maximumDepth - depth, 1)) - 1, maximumPieces), db: db)
             guard !pieces.isEmpty else { return .matchesNothing }
             written.append(pieces.joined(separator: " OR "))
         }
         // `SearchQuery.compiled` joins the exclusions by `OR`: one clause, a MATCH of its own.
-        let excluded = try spelledOut(Array(exclusions.joined()), budget: (1 << maximumDepth) - 1, db: db)
+        let excluded = try spelledOut(
+            Array(exclusions.joined()), budget: min((1 << maximumDepth) - 1, maximumPieces), db: db)
         return .expanded(
             CompiledSearchQuery(
                 match: written.joined(separator: " "),
