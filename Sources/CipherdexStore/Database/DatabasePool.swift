@@ -54,7 +54,19 @@ final class DatabasePool: @unchecked Sendable {
     /// `StoreError.insideTransaction` at once rather than deadlock.
     func write<T>(_ body: (Connection) throws -> T) throws -> T {
         if holdsWriter { throw StoreError.insideTransaction(operation: "a write to the database") }
-        writerLock.lock()
+        if let cancellation = WorkCancellation.takeBeforeTheWriter() {
+            // The first write of async work: it has done nothing yet, so a cancellation while
+            // it waits for the writer ends it (checked every 5 ms), with nothing done.
+            while !writerLock.lock(before: Date(timeIntervalSinceNow: 0.005)) {
+                try cancellation.check()
+            }
+            if cancellation.isCancelled {
+                writerLock.unlock()
+                throw CancellationError()
+            }
+        } else {
+            writerLock.lock()
+        }
         setWriterThread(pthread_self())
         defer {
             setWriterThread(nil)

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Runs the blocking work behind Cipherdex's async calls on the library's own dispatch queues,
@@ -8,7 +9,9 @@ import Synchronization
 /// Cancellation of the awaiting task sets the work's `WorkCancellation` (which the work checks
 /// between documents, chunks or waits, throwing `CancellationError`) and runs `wake` (which
 /// interrupts a wait). Work that has not started yet when its task is cancelled never starts:
-/// the task resumes at once with `CancellationError`. Started work is awaited to its end
+/// the task resumes at once with `CancellationError`; so does work whose first store write still
+/// waits for the writer (held by another thread's transaction: `beforeTakingTheWriter`). Started
+/// work is awaited to its end
 /// (`.finish`: its result, or the `CancellationError` it threw, is what the task gets), unless
 /// it is `.abandon`ed: then the task resumes at once with `CancellationError`, the work runs on
 /// to its end in the background and `discard` receives a value it produced after all.
@@ -46,7 +49,7 @@ package enum BlockingWork {
                     guard resumption.start() else { return }
                     let result = Result { () throws -> T in
                         try cancellation.check()
-                        return try body(cancellation)
+                        return try cancellation.beforeTakingTheWriter { try body(cancellation) }
                     }
                     if !resumption.resume(with: result), case .success(let value) = result { discard(value) }
                 }
@@ -77,6 +80,33 @@ package final class WorkCancellation: Sendable {
     /// Sets the flag.
     package func cancel() {
         cancelled.store(true, ordering: .releasing)
+    }
+
+    /// The thread-specific slot of the work running on a thread that has not taken a store's
+    /// writer yet (`takeBeforeTheWriter`).
+    private static let pendingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
+        return key
+    }()
+
+    /// Runs `body` with this flag noted as the calling thread's work that has taken no writer
+    /// yet: the first store write it starts waits for the writer only while the flag is not set
+    /// (`DatabasePool.write`), so a write queued behind another thread's transaction still
+    /// returns `CancellationError` at once, with nothing done.
+    func beforeTakingTheWriter<T>(_ body: () throws -> T) rethrows -> T {
+        let previous = pthread_getspecific(Self.pendingKey)
+        pthread_setspecific(Self.pendingKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.pendingKey, previous) }
+        return try body()
+    }
+
+    /// The calling thread's work that has taken no writer yet, if any, which from now on has
+    /// (later writes of the same work wait as any other).
+    package static func takeBeforeTheWriter() -> WorkCancellation? {
+        guard let pending = pthread_getspecific(pendingKey) else { return nil }
+        pthread_setspecific(pendingKey, nil)
+        return Unmanaged<WorkCancellation>.fromOpaque(pending).takeUnretainedValue()
     }
 }
 

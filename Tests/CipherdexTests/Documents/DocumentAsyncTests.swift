@@ -47,6 +47,40 @@ final class DocumentAsyncTests: XCTestCase {
     }
 
     /// Collections, indexes and the search tokenizer changed from async code.
+    /// An async write queued behind a transaction of another thread, cancelled while it waits
+    /// for the writer, returns `CancellationError` at once and writes nothing (consumer audit:
+    /// it waited, then committed and returned success).
+    func testAWriteWaitingForTheWriterIsCancelledAtOnce() async throws {
+        let store = try openStore()
+        defer { store.close() }
+        let notes = try store.createCollection("notes")
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            try? store.transaction { _ in
+                holding.signal()
+                // Released by the test, or after 3 s (so a write that ignores cancellation ends).
+                _ = release.wait(timeout: .now() + 3)
+            }
+        }
+        holder.start()
+        holding.wait()
+        let write = Task { try await notes.insertAsync(id: "queued", value: .object(["a": .number(1)])) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let cancelledAt = Date()
+        write.cancel()
+        do {
+            try await write.value
+            XCTFail("the cancelled write returned")
+        } catch is CancellationError {}
+        XCTAssertLessThan(Date().timeIntervalSince(cancelledAt), 1)
+        release.signal()
+        // The writer is free again: the next write goes through, and the cancelled one wrote nothing.
+        try await notes.insertAsync(id: "after", value: .object(["a": .number(2)]))
+        XCTAssertNil(try notes.get(id: "queued"))
+        XCTAssertNotNil(try notes.get(id: "after"))
+    }
+
     func testSchemaChangesFromAsyncCode() async throws {
         let store = try openStore()
         defer { store.close() }
