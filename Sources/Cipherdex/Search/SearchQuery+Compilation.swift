@@ -13,8 +13,8 @@ extension SearchQuery {
     /// a phrase. A hyphenated word, or a phrase holding one, also stands for itself with each of
     /// its hyphens taken out in turn (`log-likelihood` OR `loglikelihood`; see
     /// `compiledAlternatives`): a word hyphenated at a line end is indexed as one word
-    /// (`log-⏎likelihood`, tokenizer revision 6). Words are prefixes unless `.exactWords` (a trailing `*` always is); phrase words
-    /// are prefixes unless `.exactPhrases`. CJK bigrams are never prefixes; a single CJK
+    /// (`log-⏎likelihood`, tokenizer revision 6). Words are prefixes unless `.exactWords` (a
+    /// trailing `*` always is); phrase words are prefixes unless `.exactPhrases`. CJK bigrams are never prefixes; a single CJK
     /// character is one when it ends the term, so it also finds the bigrams it starts, and exact
     /// when other text follows it (`装Java`). Terms without tokens are
     /// dropped. Throws `SearchQueryError.noSearchableTerms` when no positive term is left.
