@@ -100,12 +100,14 @@ extension Store {
         // Published before the writer is released, as a transaction's `afterCommit` does: whoever
         // holds the writer (`verify`, a removal) never sees a committed row whose file is still
         // on its way into `attachments/`.
+        // The staged file is removed when the write never starts (cancelled while it waited for
+        // the writer, the store closed meanwhile) or is cancelled as it starts.
+        var started = false
+        defer { if !started { unlink(staged.path) } }
         let id = try Store.mappingDatabaseErrors {
             try pool.write { db in
-                if cancellation?.isCancelled == true {
-                    unlink(staged.path)
-                    throw CancellationError()
-                }
+                if cancellation?.isCancelled == true { throw CancellationError() }
+                started = true
                 let id = try db.transaction {
                     try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
                 }
