@@ -326,13 +326,19 @@ public final class SearchLibrary: @unchecked Sendable {
     /// Blocks like `waitUntilIdle()`, then throws `SearchError.indexWriteFailed` when the index
     /// of some documents could not be written to the store (disk full, I/O error): they are not
     /// searchable in their new version, and their status is `.failed` with the reason. Adding
-    /// them again (or syncing their folder again) once there is room retries them.
+    /// them again (or syncing their folder again) once there is room retries them. Called inside
+    /// `store.transaction` on its thread it throws `StoreError.insideTransaction` at once: the
+    /// index writes wait for that transaction, so nothing it waits for could be indexed.
     public func waitUntilIndexed() throws {
         try waitUntilIndexed(cancellation: nil)
     }
 
     /// `waitUntilIndexed()`, throwing `CancellationError` as soon as `cancellation` is set.
     func waitUntilIndexed(cancellation: WorkCancellation?) throws {
+        if store?.isInTransactionOnCurrentThread == true {
+            throw StoreError.insideTransaction(
+                operation: "waiting for the index (its writes wait for this transaction)")
+        }
         try waitUntilIdle(cancellation: cancellation)
         let failures = state.withLock { writeFailures }
         guard let reason = failures.sorted(by: { $0.key < $1.key }).first?.value else { return }

@@ -69,6 +69,23 @@ final class SearchLibraryReentrancyTests: XCTestCase {
         XCTAssertFalse(foreign, "another store's library waits for its own work")
     }
 
+    /// Inside `store.transaction`, `waitUntilIdle()` returns at once (as documented) and
+    /// `waitUntilIndexed()` throws `insideTransaction`: what it waits for could not be indexed
+    /// before the transaction ends (consumer audit: it returned as if the page were indexed).
+    func testWaitingForTheIndexInsideATransactionSaysItCannot() throws {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        try store.transaction { _ in
+            try store.library.add(data: Data("inside zqtx".utf8), uid: "t.txt", fileExtension: "txt")
+            store.library.waitUntilIdle()
+            XCTAssertThrowsError(try store.library.waitUntilIndexed()) { error in
+                guard case .insideTransaction = error as? StoreError else { return XCTFail("\(error)") }
+            }
+        }
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.search("zqtx").documents, ["t.txt": [0]])
+    }
+
     func testConfigureMayCallTheLibraryFromItsClosure() throws {
         let (store, path) = try SearchLibraryTestSupport.store()
         defer {
