@@ -3,16 +3,38 @@ import XCTest
 @testable import CipherdexCLI
 
 /// `SearchCLI.sanitized`, which makes document text safe for a terminal, checks bytes and code
-/// point ranges instead of looking up each scalar's general category: it must replace exactly
-/// what the lookup did (every control character, U+2028, U+2029), one scalar for one.
+/// point ranges instead of looking up each scalar's properties: it must replace exactly what the
+/// lookup did (every control character, U+2028 and U+2029 by a space; every bidirectional
+/// embedding, override and isolate by a zero-width space), one scalar for one.
 final class SearchOutputSanitizingTests: XCTestCase {
     private static func byCategory(_ text: String) -> String {
         String(
             String.UnicodeScalarView(
                 text.unicodeScalars.map { scalar in
-                    scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
-                        ? " " : scalar
+                    if isBidiFormatting(scalar) { return "\u{200B}" }
+                    return scalar.properties.generalCategory == .control || scalar == "\u{2028}"
+                        || scalar == "\u{2029}" ? " " : scalar
                 }))
+    }
+
+    /// The Unicode property Bidi_Control but the marks (U+061C, U+200E, U+200F), which only set
+    /// a direction: the embeddings, overrides and isolates.
+    private static func isBidiFormatting(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isBidiControl && ![0x061C, 0x200E, 0x200F].contains(scalar.value)
+    }
+
+    func testEveryScalarIsABidiControlExactlyWhenItsClassIsExplicitFormatting() {
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            XCTAssertEqual(SearchCLI.isBidiControl(scalar), Self.isBidiFormatting(scalar), String(value, radix: 16))
+        }
+    }
+
+    /// A right-to-left override in a file name or a page reaches the terminal as nothing it obeys.
+    func testOverridesNeverReachTheTerminal() {
+        let name = "invoice\u{202E}fdp.exe"
+        XCTAssertEqual(SearchCLI.sanitized(name), "invoice\u{200B}fdp.exe")
+        XCTAssertEqual(SearchCLI.singleLine("a\u{2066}b\u{2069}c"), "a\u{200B}b\u{200B}c")
     }
 
     func testEveryScalarIsReplacedExactlyWhenItsCategoryIsControl() {
@@ -25,7 +47,10 @@ final class SearchOutputSanitizingTests: XCTestCase {
 
     func testTextComesOutAsTheCategoryLookupMadeIt() {
         var samples = ["", "plain ascii text", "é\u{301} ü 中文 عربي 🙂", "tab\there", "line\nbreak"]
-        for value: UInt32 in [0x00, 0x1B, 0x1F, 0x7F, 0x80, 0x85, 0x9F, 0xA0, 0xAD, 0x2028, 0x2029, 0x2027, 0x202A] {
+        for value: UInt32 in [
+            0x00, 0x1B, 0x1F, 0x7F, 0x80, 0x85, 0x9F, 0xA0, 0xAD, 0x2028, 0x2029, 0x2027, 0x202A, 0x202E, 0x202F,
+            0x2065, 0x2066, 0x2069, 0x206A, 0x200E,
+        ] {
             let scalar = String(Unicode.Scalar(value)!)
             samples += ["a" + scalar + "b", scalar, "é" + scalar + "中", scalar + scalar + "\u{1B}[31m"]
         }

@@ -132,7 +132,8 @@ struct SearchCommand: Command {
     }
 
     /// The preview with its matches marked: bold reverse video on a terminal, [brackets] otherwise.
-    /// Control characters from the document are shown as spaces. `ranges` are UTF-16 offsets
+    /// Control characters from the document are shown as spaces, bidirectional controls as
+    /// zero-width spaces (`SearchCLI.sanitized`). `ranges` are UTF-16 offsets
     /// (`SearchPreview.matchRanges`): cut at scalar boundaries, the text is sliced in place; an
     /// offset inside a surrogate pair (never from a preview) takes the UTF-16 path, which shows the
     /// halves as U+FFFD.

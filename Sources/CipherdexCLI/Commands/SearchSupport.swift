@@ -44,8 +44,10 @@ enum SearchCLI {
     }
 
     /// Text from a document made safe for a terminal: control characters (an escape sequence in
-    /// a hostile PDF could drive the terminal) become spaces, one UTF-16 unit for one, so
-    /// UTF-16 offsets into the text stay valid.
+    /// a hostile PDF could drive the terminal) become spaces, and bidirectional embeddings,
+    /// overrides and isolates (a right-to-left override could show `exe.pdf` as `fdp.exe`)
+    /// become zero-width spaces, one UTF-16 unit for one, so UTF-16 offsets into the text stay
+    /// valid.
     static func sanitized(_ text: String) -> String {
         // Most previews need no change: scan the UTF-8 once and return the text itself.
         var text = text
@@ -54,12 +56,14 @@ enum SearchCLI {
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte < 0x20 || byte == 0x7F { return false }
-                // U+0080–U+009F (C2 80–C2 9F) and U+2028/U+2029 (E2 80 A8/A9) are the others.
+                // U+0080–U+009F (C2 80–C2 9F) and the separators and bidi controls below.
                 if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] <= 0x9F { return false }
-                if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80,
-                    bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9
-                {
-                    return false
+                // U+2028/U+2029 and U+202A–U+202E are E2 80 A8–AE; U+2066–U+2069 are E2 81 A6–A9.
+                if byte == 0xE2, index + 2 < bytes.count {
+                    let second = bytes[index + 1]
+                    let third = bytes[index + 2]
+                    if second == 0x80, (0xA8...0xAE).contains(third) { return false }
+                    if second == 0x81, (0xA6...0xA9).contains(third) { return false }
                 }
                 index += 1
             }
@@ -67,7 +71,20 @@ enum SearchCLI {
         }
         if unchanged { return text }
         return String(
-            String.UnicodeScalarView(text.unicodeScalars.map { isReplacedForTerminal($0) ? " " : $0 }))
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    if isBidiControl(scalar) { return "\u{200B}" }
+                    return isReplacedForTerminal(scalar) ? " " : scalar
+                }))
+    }
+
+    /// Whether `scalar` is a bidirectional embedding, override or isolate (U+202A–U+202E,
+    /// U+2066–U+2069), which a terminal that lays out bidirectional text would obey: shown as a
+    /// zero-width space. Poppler writes embeddings into mixed-direction lines of real pages, so
+    /// they are not made visible; the marks U+200E, U+200F and U+061C only set a direction and
+    /// are kept.
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 
     /// Whether `scalar` is shown as a space: a control character (general category Cc, which

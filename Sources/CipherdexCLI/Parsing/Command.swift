@@ -66,15 +66,19 @@ enum Output {
     /// Whether standard output is a terminal.
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    /// A name from the store (a document id may hold C1 control characters, U+0080–U+009F, and
-    /// line or paragraph separators) as shown on a terminal: each of those as `\u{XX}`, so that
-    /// none drives the terminal (U+009B is a control sequence introducer there); unchanged when
-    /// standard output is not a terminal, where a script reads the exact id.
+    /// A name from the store (a document id may hold C1 control characters, U+0080–U+009F, line
+    /// or paragraph separators and bidirectional controls) as shown on a terminal: each of those
+    /// as `\u{XX}`, so that none drives the terminal (U+009B is a control sequence introducer
+    /// there, U+202E reverses what follows); unchanged when standard output is not a terminal,
+    /// where a script reads the exact id.
     static func shown(_ name: String) -> String {
-        guard isTerminal, name.unicodeScalars.contains(where: SearchCLI.isReplacedForTerminal) else { return name }
+        let isEscaped = { (scalar: Unicode.Scalar) in
+            SearchCLI.isReplacedForTerminal(scalar) || SearchCLI.isBidiControl(scalar)
+        }
+        guard isTerminal, name.unicodeScalars.contains(where: isEscaped) else { return name }
         var text = ""
         for scalar in name.unicodeScalars {
-            if SearchCLI.isReplacedForTerminal(scalar) {
+            if isEscaped(scalar) {
                 text += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             } else {
                 text.unicodeScalars.append(scalar)
