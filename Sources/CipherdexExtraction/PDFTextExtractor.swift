@@ -72,6 +72,11 @@ public struct PDFTextExtractor: PDFExtractor {
         defer { api.g_object_unref(UnsafeMutableRawPointer(document)) }
 
         let pageCount = Int(api.poppler_document_get_n_pages(document))
+        // Poppler gives no page for a page tree that claims more pages than the file has objects
+        // (or an empty one): there is nothing to index, and "finished (0 pages)" would hide it.
+        guard pageCount > 0 else {
+            throw ExtractionError.damaged(reason: "poppler finds no page in it (its page tree is missing or damaged)")
+        }
         // Opened only after glib accepted the document and its password: glib decides `.locked`.
         var texts: [String]?
         var stalled = false

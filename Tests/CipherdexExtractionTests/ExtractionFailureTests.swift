@@ -41,6 +41,36 @@ final class ExtractionFailureTests: XCTestCase {
         }
     }
 
+    /// A page tree poppler finds no page in (it claims more pages than the file has objects, or
+    /// none at all) is `damaged`, not a document of no pages indexed as finished.
+    func testAPageTreeWithoutAReadablePageIsDamaged() throws {
+        let stream = "BT /F1 18 Tf 72 720 Td (hidden words) Tj ET"
+        let page = [
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+            "<< /Length \(stream.utf8.count) >>\nstream\n\(stream)\nendstream",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+        let trees = [
+            "<< /Type /Pages /Kids [3 0 R] /Count 2000000000 >>", "<< /Type /Pages /Kids [] /Count 0 >>",
+        ]
+        for extractor in [PDFTextExtractor() as TextExtractor, IsolatedPDFExtractor()] {
+            for tree in trees {
+                let pdf = ExtractionTestSupport.handWrittenPDF(
+                    objects: ["<< /Type /Catalog /Pages 2 0 R >>", tree] + page)
+                XCTAssertThrowsError(try extractor.extract(data: pdf, fileExtension: "pdf", password: nil), tree) {
+                    XCTAssertEqual(
+                        $0 as? ExtractionError,
+                        .damaged(reason: "poppler finds no page in it (its page tree is missing or damaged)"), tree)
+                }
+            }
+            let valid = ExtractionTestSupport.handWrittenPDF(
+                objects: ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>"] + page)
+            XCTAssertEqual(
+                try extractor.extract(data: valid, fileExtension: "pdf", password: nil).pages.map(\.text.isEmpty),
+                [false])
+        }
+    }
+
     /// A helper that never answers is killed at the wall-clock deadline.
     /// A PDF encrypted for certificate holders (`/Adobe.PubSec`) is `unsupportedFormat` saying so,
     /// not `locked`: no password opens it. One encrypted with a password stays `locked`.

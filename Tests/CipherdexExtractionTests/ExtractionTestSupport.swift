@@ -49,6 +49,12 @@ enum ExtractionTestSupport {
             "<< /Type /Annot /Subtype /Text /Rect [100 100 120 120] /Contents (\(note)) >>",
             "<< /Type /Annot /Subtype /FreeText /Rect [200 200 400 240] /DA (/Helv 12 Tf 0 g) /Contents (\(freeText)) >>",
         ]
+        return handWrittenPDF(objects: objects)
+    }
+
+    /// A PDF of `objects` (numbered from 1, the first the catalog) with a correct
+    /// cross-reference table.
+    static func handWrittenPDF(objects: [String]) -> [UInt8] {
         var output = "%PDF-1.4\n"
         var offsets: [Int] = []
         for (index, body) in objects.enumerated() {
