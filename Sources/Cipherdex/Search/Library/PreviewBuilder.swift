@@ -12,7 +12,7 @@ struct PreviewBuilder {
     let byteRanges: [Range<Int>]
 
     /// A preview of `length` characters starting `before` characters ahead of the first match;
-    /// line breaks become spaces (the UTF-16 offsets stay the same). `allowASCII: false` forces
+    /// line breaks, tabs and form feeds become spaces (the UTF-16 offsets stay the same). `allowASCII: false` forces
     /// the general path (for the test comparing both).
     func preview(before: Int, length: Int, allowASCII: Bool = true) -> Preview {
         if allowASCII, let preview = asciiPreview(before: before, length: length) { return preview }
@@ -31,7 +31,7 @@ struct PreviewBuilder {
         let startOffset = utf16Offset(start)
         let endOffset = utf16Offset(end)
         var text = String(body[start..<end])
-        // Line breaks and tabs are single ASCII bytes (never part of a longer UTF-8 sequence), so
+        // Line breaks, tabs and form feeds are single ASCII bytes (never part of a longer UTF-8 sequence), so
         // swapping bytes keeps every other scalar and every UTF-16 offset; a byte map is much
         // cheaper than rebuilding the string scalar by scalar.
         if text.utf8.contains(where: Self.isBlankControl) {
@@ -89,7 +89,9 @@ struct PreviewBuilder {
         return any & 0x8080_8080_8080_8080 == 0
     }
 
-    private static func isBlankControl(_ byte: UInt8) -> Bool { byte == 0x0A || byte == 0x0D || byte == 0x09 }
+    /// Line feed, carriage return, tab, vertical tab and form feed (the page break ending a PDF
+    /// page's text): shown as spaces.
+    private static func isBlankControl(_ byte: UInt8) -> Bool { (0x09...0x0D).contains(byte) }
 
     /// Ranges by start, then end (a total order, so the result never depends on `Set` order).
     private static func inOrder(_ lhs: Range<Int>, _ rhs: Range<Int>) -> Bool {

@@ -14,8 +14,9 @@ public struct SearchPreview: Codable, Sendable, Equatable {
     public var uid: String
     /// The page, counted from 0.
     public var pageIndex: Int
-    /// Up to `previewLength` characters of the original text around the first match (empty when
-    /// this result has no preview: see `hasPreview`).
+    /// Up to `previewLength` characters of the original text around the first match, its line
+    /// breaks, tabs and form feeds shown as spaces (empty when this result has no preview: see
+    /// `hasPreview`).
     public var preview: String
     /// Whether the preview was cut: false when previews are off, the result is past a preview
     /// cap, or preview work was cancelled (`SearchLibrary.cancelPreviews()`, Task cancellation).
