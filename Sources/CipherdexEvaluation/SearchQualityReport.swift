@@ -67,7 +67,7 @@ public struct SearchQualityReport: Sendable, Codable {
     public var documents: Int
     /// Truth pages.
     public var pages: Int
-    /// Files without truth (pdftotext failed), with the reason.
+    /// Files without truth (pdftotext failed or found no page), with the reason.
     public var excluded: [String: String]
     /// Files with truth that the library did not index, with their status.
     public var notIndexed: [String: String]
@@ -142,7 +142,7 @@ public struct SearchQualityReport: Sendable, Codable {
         text += causes("Extra pages by cause", extras)
         text += agreement.markdown
         text +=
-            "files without truth (pdftotext failed): \(excluded.count); with truth but not indexed: \(notIndexed.count)"
+            "files without truth (pdftotext failed or found no page): \(excluded.count); with truth but not indexed: \(notIndexed.count)"
         text +=
             notIndexed.isEmpty
             ? ""

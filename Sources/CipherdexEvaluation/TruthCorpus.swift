@@ -81,6 +81,8 @@ public struct TruthCorpus: Sendable {
         }
         var pages = String(decoding: data, as: UTF8.self).components(separatedBy: "\u{0C}")
         if pages.last?.isEmpty == true { pages.removeLast() }
+        // A file poppler finds no page in has no truth to search for (the store fails it `damaged`).
+        guard !pages.isEmpty else { return .failure(TruthError(reason: "pdftotext found no page")) }
         return .success(pages)
     }
 }
