@@ -134,7 +134,7 @@ public struct QueryGenerator {
             view.append(contentsOf: letters[range])
             let text = String(view)
             let script = TruthTokenizer.runScript(Array(letters[range]))
-            guard script.isSubstringScript else { continue }
+            guard script.isSubstringScript, !Self.splitsSaraAm(letters, range) else { continue }
             offer(crosses ? .substringAcrossLines : .substring, script, text, .substring(Array(text.utf8)))
         }
     }
@@ -156,12 +156,27 @@ public struct QueryGenerator {
         return result
     }
 
-    /// Whether a truth word makes a query: two letters or more, not only digits, not `OR`.
+    /// Whether a truth word makes a query: two letters or more, not only digits, not `OR`, not
+    /// starting with a combining mark (a mark with no letter before it: `֘B` of a font's
+    /// character table, which no reader types).
     static func isQueryWord(_ token: TruthToken) -> Bool {
         guard !token.isRun, token.script != .other else { return false }
         let scalars = token.text.unicodeScalars
-        guard scalars.count >= 2, scalars.count <= 40 else { return false }
+        guard scalars.count >= 2, scalars.count <= 40, let first = scalars.first, !TruthTokenizer.isMark(first)
+        else { return false }
         return token.folded != Array("or".utf8)
+    }
+
+    /// Whether `range` of a run's letters cuts a Thai or Lao SARA AM in two: the truth's folding
+    /// (NFKC) writes `ำ` as `ํา` (and `ຳ` as `ໍາ`), and a substring starting at its `า` or ending
+    /// at its `ํ` is half a vowel no reader types.
+    static func splitsSaraAm(_ letters: [Unicode.Scalar], _ range: Range<Int>) -> Bool {
+        func isSaraAm(_ index: Int) -> Bool {
+            guard index >= 1, index < letters.count else { return false }
+            let pair = (letters[index - 1].value, letters[index].value)
+            return pair == (0x0E4D, 0x0E32) || pair == (0x0ECD, 0x0EB2)
+        }
+        return isSaraAm(range.lowerBound) || isSaraAm(range.upperBound)
     }
 
     /// Scalar offsets at which each letter (with its marks) ends: `[0, end of 1st, end of 2nd…]`.

@@ -40,7 +40,8 @@ public struct TruthToken: Sendable {
 ///
 /// A word is a maximal run of letters, digits and combining marks (general categories L, N, M)
 /// of spaced scripts; a run is a maximal sequence of letters of substring scripts in which
-/// whitespace is skipped (a line break inside a Chinese sentence does not end it). Format
+/// whitespace is skipped (a line break inside a Chinese sentence does not end it), except next
+/// to Hangul, which is written with spaces between words. Format
 /// characters (general category Cf: soft hyphens, zero-width joiners) are dropped; a soft hyphen
 /// followed by whitespace holding a line break and a letter of a spaced script joins the word
 /// across the break, as a reader reads a word hyphenated at a line end. Everything else
@@ -181,7 +182,12 @@ public struct TruthTokenizer: Sendable {
                     current.append(scalar)
                     continue
                 }
-                if !current.isEmpty && currentIsRun && (substring || mark) {
+                // Hangul is written with spaces between words: the store's run stops at white
+                // space before or after a Hangul letter, and so does the truth's.
+                let hangulAcrossSpace =
+                    pendingWhitespace && !mark
+                    && (EvaluationScript.of(scalar) == .hangul || current.last.map(EvaluationScript.of) == .hangul)
+                if !current.isEmpty && currentIsRun && (substring || mark) && !hangulAcrossSpace {
                     if pendingWhitespace { breaks.append(runLetters) }
                     pendingWhitespace = false
                     current.append(scalar)
