@@ -81,9 +81,12 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         // The store, documents and attachments: SQLCipher, libsodium and libcrypto (SQLCipher's own) only, no poppler.
+        // SQLite's default VFS with the wal-index's shared memory backed by disk blocks before it
+        // is written (a write to a hole of the mapped `-shm` file on a full disk raises SIGBUS).
+        .target(name: "CSQLiteVFS", dependencies: ["CSQLCipher"]),
         .target(
             name: "CipherdexStore",
-            dependencies: ["CSQLCipher", "CSodium", "CCrypto", "CSystemShims"]
+            dependencies: ["CSQLCipher", "CSQLiteVFS", "CSodium", "CCrypto", "CSystemShims"]
         ),
         // Full-text search above the store; re-exports CipherdexStore and CipherdexExtraction.
         .target(

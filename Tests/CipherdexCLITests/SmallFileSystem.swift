@@ -12,6 +12,9 @@ final class SmallFileSystem {
     /// The file that takes the free space, while it exists.
     var fillerPath: String { path + "/filler" }
 
+    /// The ext4 image behind the mount, when it is one.
+    private var imagePath: String?
+
     /// Mounts a tmpfs of `bytes` at a fresh directory; skips the test when mounting is not
     /// allowed (not root, or in a container without CAP_SYS_ADMIN).
     init(bytes: Int) throws {
@@ -22,6 +25,30 @@ final class SmallFileSystem {
             try? FileManager.default.removeItem(atPath: path)
             throw XCTSkip("cannot mount a tmpfs (mount exited \(status))")
         }
+    }
+
+    /// Mounts an ext4 file system of `bytes` with blocks of `blockSize` bytes (no reserved
+    /// blocks), from an image file through a loop device; skips the test when `mkfs.ext4` or a
+    /// loop mount is not available.
+    init(ext4Bytes bytes: Int, blockSize: Int) throws {
+        path = NSTemporaryDirectory() + "cipherdex-ext4-" + UUID().uuidString
+        let image = path + ".img"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: image, contents: nil)
+        guard truncate(image, off_t(bytes)) == 0,
+            Self.run("/sbin/mkfs.ext4", ["-q", "-F", "-m", "0", "-b", "\(blockSize)", image]) == 0
+        else {
+            try? FileManager.default.removeItem(atPath: image)
+            try? FileManager.default.removeItem(atPath: path)
+            throw XCTSkip("cannot make an ext4 image (mkfs.ext4)")
+        }
+        let status = Self.run("/bin/mount", ["-o", "loop", image, path])
+        guard status == 0 else {
+            try? FileManager.default.removeItem(atPath: image)
+            try? FileManager.default.removeItem(atPath: path)
+            throw XCTSkip("cannot mount an ext4 image (mount exited \(status))")
+        }
+        imagePath = image
     }
 
     /// Free bytes now.
@@ -57,6 +84,7 @@ final class SmallFileSystem {
     func unmount() {
         _ = Self.run("/bin/umount", ["-l", path])
         try? FileManager.default.removeItem(atPath: path)
+        if let imagePath { try? FileManager.default.removeItem(atPath: imagePath) }
     }
 
     /// Runs a command (`mount`, `umount`), its output discarded: its exit status, -1 when it

@@ -1,4 +1,5 @@
 internal import CSQLCipher
+internal import CSQLiteVFS
 
 /// One SQLCipher connection, owned by this object and closed in `deinit` (GRDB's model): every
 /// return code is checked, and each connection is configured explicitly on open.
@@ -59,7 +60,9 @@ package final class Connection {
             flags |= SQLITE_OPEN_READONLY
         }
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(filename, &db, flags, nil)
+        // Cipherdex's VFS: the default one, but a full disk makes a wal-index map fail with
+        // SQLITE_FULL instead of a write to its memory raising SIGBUS (CSQLiteVFS.h).
+        let code = sqlite3_open_v2(filename, &db, flags, cipherdex_vfs_name())
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
             let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
