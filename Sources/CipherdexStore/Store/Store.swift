@@ -85,6 +85,7 @@ public final class Store: Sendable {
     /// `open(_:)`, giving up before the database is touched once `cancellation` is set (checked
     /// after the key derivation, the slow part).
     static func open(_ configuration: StoreConfiguration, cancellation: WorkCancellation?) throws -> Store {
+        try configuration.validate()
         var configuration = configuration
         let layout = StoreLayout(directory: configuration.path)
         // A folder that cannot even be looked at (a failing disk, no permission on a parent) is
@@ -97,6 +98,7 @@ public final class Store: Sendable {
             guard configuration.createIfMissing, !configuration.readOnly else {
                 throw StoreError.notAStore(path: layout.directory, reason: "no such directory")
             }
+            try checkParentFolder(of: layout)
             return try create(layout: layout, configuration: configuration)
         }
         guard FileSystem.isDirectory(layout.directory) else {

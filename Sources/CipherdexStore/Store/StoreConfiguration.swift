@@ -6,13 +6,15 @@ public struct StoreConfiguration: Sendable {
     public var keyProvider: KeyProvider?
     /// Argon2id cost for new passphrase keyslots (existing slots keep their recorded cost).
     public var passphraseCost: PassphraseCost
-    /// Most concurrent reader connections.
+    /// Most concurrent reader connections: 1 or more (less is `StoreError.invalidConfiguration`
+    /// at open).
     public var maximumReaders: Int
     /// Whether opening a path with no store creates one (default) or fails with `notAStore`.
     public var createIfMissing: Bool
     /// Page cache per connection in KiB. Pages in the cache are kept decrypted (in process
     /// memory only), so a cache that holds the working set makes encrypted reads as fast as
-    /// plaintext ones. Allocated as pages are used.
+    /// plaintext ones. Allocated as pages are used. 0 or more (below 64, 64 KiB is used; a
+    /// negative value is `StoreError.invalidConfiguration` at open).
     public var cacheSizeKiB: Int
     /// Opens the store without writing anything (no lock file, log or clean-up is created or
     /// changed): reads, searches, `verify`, `backup` and `export` work, and every write throws

@@ -49,6 +49,17 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// `CipherdexStore` product opening a store that also holds a search index): the database
     /// records its migrations `versions`. Use the `Cipherdex` product for it.
     case featureUnavailable(operation: String, versions: [Int])
+    /// The configured path cannot name a store (`reason`: it is empty, or holds a NUL
+    /// character); nothing was looked at or created.
+    case invalidPath(path: String, reason: String)
+    /// A new store was to be created at `path`, but the folder that would hold it, `parent`,
+    /// does not exist: stores are created one folder deep, never with missing parents. Nothing
+    /// was created; create `parent` first.
+    case parentFolderMissing(path: String, parent: String)
+    /// A setting of `StoreConfiguration` (`setting`, such as `maximumReaders`) has a value no
+    /// store can use; `reason` gives the allowed range and the value. Thrown before anything
+    /// on disk is looked at or created.
+    case invalidConfiguration(setting: String, reason: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -68,6 +79,9 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .database: return "database"
         case .insideTransaction: return "insideTransaction"
         case .featureUnavailable: return "featureUnavailable"
+        case .invalidPath: return "invalidPath"
+        case .parentFolderMissing: return "parentFolderMissing"
+        case .invalidConfiguration: return "invalidConfiguration"
         }
     }
 
@@ -109,6 +123,13 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             let list = versions.map(String.init).joined(separator: ", ")
             return
                 "\(operation) needs a feature this program does not include: the store holds its tables (schema versions \(list); search, with the Cipherdex product), which it would have to change (they may keep attachments, and hold content hashes keyed with the data key); the store is unchanged"
+        case .invalidPath(let path, let reason):
+            return "invalid store path \(path.debugDescription): \(reason)"
+        case .parentFolderMissing(let path, let parent):
+            return "cannot create a store at \(path): the folder \(parent) does not exist "
+                + "(create it first; nothing was created)"
+        case .invalidConfiguration(let setting, let reason):
+            return "invalid StoreConfiguration.\(setting): \(reason); nothing was opened or created"
         }
     }
 }
