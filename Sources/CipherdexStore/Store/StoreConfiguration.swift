@@ -24,7 +24,7 @@ public struct StoreConfiguration: Sendable {
     /// writable open did not end cleanly (a crash left its write-ahead log holding writes, a
     /// creation or deletion half done, migrations of a newer build pending) needs a writable
     /// open first (`permissionDenied`, saying so).
-    public var readOnly = false
+    public var readOnly: Bool
     /// Features above the store whose tables it keeps (full-text search): set by
     /// `Store.open(_:features:)`, which `import Cipherdex`'s `Store.open` calls with search.
     package var features: [StoreFeature] = []
@@ -38,12 +38,14 @@ public struct StoreConfiguration: Sendable {
     /// process made after the caller looked, is `StoreAlreadyExists`, never opened.
     package var requiresNewStore = false
 
-    /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given.
+    /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given;
+    /// `readOnly` opens it without writing anything (see `readOnly`).
     public init(
         path: String, keyProvider: KeyProvider? = nil, passphraseCost: PassphraseCost = .default,
-        maximumReaders: Int = 4, createIfMissing: Bool = true, cacheSizeKiB: Int = 32 * 1024
+        maximumReaders: Int = 4, createIfMissing: Bool = true, cacheSizeKiB: Int = 32 * 1024, readOnly: Bool = false
     ) {
         self.cacheSizeKiB = cacheSizeKiB
+        self.readOnly = readOnly
         self.path = path
         self.keyProvider = keyProvider
         self.passphraseCost = passphraseCost

@@ -98,6 +98,17 @@ final class StoreConfigurationTests: XCTestCase {
         }
     }
 
+    func testInitializerTakesReadOnly() throws {
+        let path = TestSupport.temporaryPath()
+        try Store.open(StoreConfiguration(path: path)).close()
+        let configuration = StoreConfiguration(path: path, readOnly: true)
+        XCTAssertTrue(configuration.readOnly)
+        XCTAssertFalse(StoreConfiguration(path: path).readOnly)
+        let store = try Store.open(configuration)
+        defer { store.close() }
+        XCTAssertTrue(store.isReadOnly)
+    }
+
     private func openError(_ configuration: StoreConfiguration) -> Error? {
         do {
             try Store.open(configuration).close()
