@@ -14,8 +14,10 @@ extension Store {
     /// one's.
     ///
     /// The file must be a regular file (a link to one is followed): a FIFO, directory, device or
-    /// socket is refused at once with `AttachmentError.sourceNotRegularFile`, unread; a file
-    /// larger than the free space of the store's disk is `StoreError.diskFull` at once.
+    /// socket is refused at once with `AttachmentError.sourceNotRegularFile`, unread; a missing
+    /// file is `AttachmentError.sourceNotFound`, one this process may not read
+    /// `AttachmentError.sourceUnreadable`; a file larger than the free space of the store's disk
+    /// is `StoreError.diskFull` at once.
     ///
     /// Called inside `transaction(_:)` on its thread, this and the other synchronous
     /// `addAttachment` forms join that transaction (as `StoreTransaction.addAttachment` does): the
