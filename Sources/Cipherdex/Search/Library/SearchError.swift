@@ -2,7 +2,8 @@ import Foundation
 
 /// Misuse of the search library (malformed queries are `SearchQueryError`).
 public enum SearchError: Error, LocalizedError, Equatable, Sendable {
-    /// A UID must be 1–1024 characters without control characters.
+    /// A UID must be 1–1024 characters without control characters; the message says which
+    /// rule this one breaks (`problem(withUID:)`).
     case invalidUID(String)
     /// No extractor handles this file extension (empty: the file name has none).
     case unsupportedFileType(String)
@@ -45,7 +46,12 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     /// A one-line description.
     public var errorDescription: String? {
         switch self {
-        case .invalidUID(let uid): return "'\(uid.prefix(80))' is not a valid document UID"
+        case .invalidUID(let uid):
+            // At most 80 characters of it, control characters escaped: the message stays one line.
+            let echo = String(uid.prefix(80)).debugDescription + (uid.count > 80 ? "…" : "")
+            return "\(echo) is not a valid document UID: "
+                + (Self.problem(withUID: uid)
+                    ?? "a UID is 1–\(Self.maximumUIDLength) characters without control characters")
         case .unsupportedFileType(let ext):
             return ext.isEmpty
                 ? "the file name has no extension, and the text extractor is chosen by it (such as .pdf or .txt)"
@@ -64,5 +70,22 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
                 uids.prefix(3).map { "'\($0.prefix(80))'" }.joined(separator: ", ") + (uids.count > 3 ? ", …" : "")
             return "the search index could not be written for \(uids.count) document(s) (\(named)): \(reason)"
         }
+    }
+
+    /// The most characters a document UID may have.
+    static let maximumUIDLength = 1024
+
+    /// Why `uid` is not a valid document UID (it is empty, longer than `maximumUIDLength`
+    /// characters, or holds a control character, named by its code point); nil when it is one.
+    static func problem(withUID uid: String) -> String? {
+        if uid.isEmpty { return "it is empty" }
+        if uid.count > maximumUIDLength {
+            return "it is \(uid.count) characters long, more than the limit of \(maximumUIDLength)"
+        }
+        if let control = uid.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            return "it contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)"
+        }
+        return nil
     }
 }
