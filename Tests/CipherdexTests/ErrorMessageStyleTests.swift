@@ -56,6 +56,7 @@ final class ErrorMessageStyleTests: XCTestCase {
         SearchError.unreadable(path: "/x", reason: "gone"), SearchError.extractionHelperMissing(reason: "build it"),
         SearchError.ocrLanguageMissing(language: "fra", package: "tesseract-ocr-fra"),
         SearchError.invalidOCRLanguage("../x"),
+        SearchError.invalidOption(name: "maximumResults", reason: "it must be at least 1 (it is 0)"),
         KeyError.invalidLength(3), KeyError.emptyPassphrase, KeyError.invalidHex("odd"),
         KeyError.unreadable(source: "/k", reason: "gone"), KeyError.unsupportedCost("ops 99"),
     ]

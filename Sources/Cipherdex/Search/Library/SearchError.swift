@@ -27,6 +27,9 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     case ocrLanguageMissing(language: String, package: String)
     /// An OCR language code is not one (letters, digits and `_`, as `eng` or `chi_sim`).
     case invalidOCRLanguage(String)
+    /// A setting of `SearchOptions` (`name`, such as `maximumResults`) is out of its range;
+    /// `reason` gives the range and the value. Nothing was searched.
+    case invalidOption(name: String, reason: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -40,6 +43,7 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .extractionHelperMissing: return "extractionHelperMissing"
         case .ocrLanguageMissing: return "ocrLanguageMissing"
         case .invalidOCRLanguage: return "invalidOCRLanguage"
+        case .invalidOption: return "invalidOption"
         }
     }
 
@@ -65,6 +69,7 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
                 + "(or set TESSDATA_PREFIX to a folder holding \(language).traineddata)"
         case .invalidOCRLanguage(let language):
             return "'\(language.prefix(80))' is not an OCR language code (such as eng, fra or chi_sim)"
+        case .invalidOption(let name, let reason): return "invalid SearchOptions.\(name): \(reason)"
         case .indexWriteFailed(let uids, let reason):
             let named =
                 uids.prefix(3).map { "'\($0.prefix(80))'" }.joined(separator: ", ") + (uids.count > 3 ? ", …" : "")
