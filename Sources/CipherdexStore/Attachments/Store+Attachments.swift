@@ -48,32 +48,6 @@ extension Store {
         }
     }
 
-    /// Adds an attachment from an asynchronous stream of pieces. Each piece is encrypted and
-    /// written on Cipherdex's own queue (never blocking a thread of Swift's cooperative pool), and
-    /// the commit waits for the writer there too. Cancelling the task (or a failing stream) stops
-    /// between pieces: the staged ciphertext is deleted and nothing is recorded.
-    public func addAttachment<Pieces: AsyncSequence>(
-        from pieces: Pieces, contentType: String? = nil, metadata: [String: String] = [:]
-    ) async throws -> AttachmentToken where Pieces.Element == Data {
-        try refuseWhenReadOnly()
-        let storage = attachmentStorage
-        let writer = try await BlockingWork.run { _ in try AsyncStagingWriter(storage: storage) }
-        let staged: AttachmentStorage.Staged
-        do {
-            for try await piece in pieces {
-                try Task.checkCancellation()
-                try await BlockingWork.run { _ in try writer.append(piece) }
-            }
-            staged = try await BlockingWork.run { _ in try writer.finish() }
-        } catch {
-            writer.abandon()
-            throw error
-        }
-        return try await BlockingWork.run { _ in
-            try self.commitStaged(staged, contentType: contentType, metadata: metadata)
-        }
-    }
-
     /// Adds an attachment whose content `produce` streams; the general form of the others.
     public func addAttachment(
         contentType: String? = nil, metadata: [String: String] = [:],
