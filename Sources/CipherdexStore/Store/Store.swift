@@ -234,6 +234,8 @@ public final class Store: Sendable {
         var slotID: Int?
         if metadata.encrypted {
             guard let provider = configuration.keyProvider else { throw EncryptionError.keyRequired }
+            // An async open cancelled already neither asks for the key nor holds the lock for it.
+            try cancellation?.check()
             let key = try provider()
             let unwrapped = try unwrapDataKey(metadata: metadata, key: key)
             dataKey = unwrapped.dataKey

@@ -5,7 +5,9 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// The key was right (it opened a keyslot) but the database or another file failed to
     /// decrypt or authenticate: the store is damaged, not the key wrong.
     case storeCorrupted(reason: String)
-    /// Another process (or another open `Store` in this one) holds the store.
+    /// Another process (or another open `Store` in this one) holds the store, or an open or
+    /// close of it in this process has not finished: a cancelled `openAsync` returns at once but
+    /// keeps the lock until its abandoned open stops (right after the key derivation).
     case storeLocked(path: String)
     /// The path is not a Cipherdex store (and is not an empty or missing directory).
     case notAStore(path: String, reason: String)
@@ -91,7 +93,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .storeCorrupted(let reason):
             return "the store is damaged (the key is right): \(reason)"
         case .storeLocked(let path):
-            return "the store at \(path) is open in another process or instance"
+            return "the store at \(path) is open in another process or instance, or an open or close of it in this "
+                + "process is still finishing (a cancelled openAsync keeps the lock until its key provider and key derivation return)"
         case .notAStore(let path, let reason):
             return "\(path) is not a Cipherdex store: \(reason)"
         case .notEncrypted(let path):
