@@ -76,4 +76,24 @@ final class ErrorMessageStyleTests: XCTestCase {
             XCTAssertFalse(message.contains("\n"), "spans lines: \(message)")
         }
     }
+
+    /// Cancellation is Swift's own `CancellationError`, never wrapped (callers test
+    /// `is CancellationError`): the one error whose description is not one of these, and README,
+    /// where it says every error is a `LocalizedError` with one line, says so.
+    func testCancellationIsSwiftsOwnErrorAndReadmeSaysSo() async throws {
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await Store.deleteAsync(at: TestSupport.temporaryPath())
+        }
+        do {
+            try await task.value
+            XCTFail("a cancelled async form must throw")
+        } catch {
+            XCTAssertTrue(error is CancellationError, "\(error)")
+            XCTAssertFalse(error is LocalizedError)
+        }
+        let readme = try String(contentsOfFile: FixturePackage.repositoryRoot + "/README.md", encoding: .utf8)
+        let paragraph = readme.components(separatedBy: "\n\n").first { $0.contains("Every error Cipherdex throws") }
+        XCTAssertTrue(paragraph?.contains("`CancellationError`, not wrapped") == true, paragraph ?? "no paragraph")
+    }
 }
