@@ -234,15 +234,17 @@ public final class Store: Sendable {
         var slotID: Int?
         if metadata.encrypted {
             guard let provider = configuration.keyProvider else { throw EncryptionError.keyRequired }
-            // An async open cancelled already neither asks for the key nor holds the lock for it.
-            try cancellation?.check()
-            let key = try provider()
-            let unwrapped = try unwrapDataKey(metadata: metadata, key: key)
+            func unwrapKey() throws -> (dataKey: SecureBytes, slotID: Int) {
+                let unwrapped = try unwrapDataKey(metadata: metadata, key: try provider())
+                try metadata.verifyMAC(dataKey: unwrapped.dataKey)
+                return unwrapped
+            }
+            // The key provider and its derivation cannot be interrupted. A cancelled async open
+            // stops right after them, before anything opens the database, so it lets go of the
+            // lock as soon as it is cancelled (and asks for no key if cancelled before).
+            let unwrapped = try cancellation?.running(unwrapKey, onCancel: { lock.release() }) ?? unwrapKey()
             dataKey = unwrapped.dataKey
             slotID = unwrapped.slotID
-            try metadata.verifyMAC(dataKey: unwrapped.dataKey)
-            // A cancelled async open stops here, before anything opens the database.
-            try cancellation?.check()
         } else if configuration.keyProvider != nil {
             throw EncryptionError.keyUnexpected
         }

@@ -6,8 +6,10 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// decrypt or authenticate: the store is damaged, not the key wrong.
     case storeCorrupted(reason: String)
     /// Another process (or another open `Store` in this one) holds the store, or an open or
-    /// close of it in this process has not finished: a cancelled `openAsync` returns at once but
-    /// keeps the lock until its abandoned open stops (right after the key derivation).
+    /// close of it in this process has not finished: a cancelled `openAsync` returns at once, and
+    /// lets go of the lock at once only when it was cancelled before or during its key provider
+    /// and key derivation; cancelled later, its abandoned open keeps it until it has closed the
+    /// store it opened (or created).
     case storeLocked(path: String)
     /// The path is not a Cipherdex store (and is not an empty or missing directory).
     case notAStore(path: String, reason: String)
@@ -94,7 +96,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             return "the store is damaged (the key is right): \(reason)"
         case .storeLocked(let path):
             return "the store at \(path) is open in another process or instance, or an open or close of it in this "
-                + "process is still finishing (a cancelled openAsync keeps the lock until its key provider and key derivation return)"
+                + "process is still finishing (such as a cancelled openAsync that got past the key)"
         case .notAStore(let path, let reason):
             return "\(path) is not a Cipherdex store: \(reason)"
         case .notEncrypted(let path):
