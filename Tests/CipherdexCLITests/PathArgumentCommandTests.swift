@@ -30,4 +30,20 @@ final class PathArgumentCommandTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(again.stdout.hasPrefix("o.txt: finished"), again.stdout)
     }
+
+    /// An empty STORE, and a new store's missing parent folder, are the library's typed errors
+    /// (exit 1, the code naming the case); nothing is created.
+    func testAnEmptyStorePathOrAMissingParentFolderIsTyped() throws {
+        for command in [["info", ""], ["verify", ""], ["create", "", "--plaintext"], ["doc", "get", "", "c", "a"]] {
+            let result = try cli.run(command)
+            XCTAssertEqual(result.status, 1, "\(command): \(result.stderr)")
+            XCTAssertEqual(
+                result.stderr, "cipherdex: error: invalidPath: invalid store path \"\": the path is empty\n",
+                "\(command)")
+        }
+        let created = try cli.run(["create", "no/store", "--plaintext"])
+        XCTAssertEqual(created.status, 1, created.stderr)
+        XCTAssertTrue(created.stderr.hasPrefix("cipherdex: error: parentFolderMissing: "), created.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cli.directory + "/no"))
+    }
 }

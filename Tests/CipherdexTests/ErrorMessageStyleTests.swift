@@ -14,6 +14,7 @@ final class ErrorMessageStyleTests: XCTestCase {
         SearchQueryError.bareWildcard(position: 1), SearchQueryError.onlyExclusions,
         SearchQueryError.exclusionInAlternative(position: 4), SearchQueryError.noSearchableTerms,
         SearchQueryError.tooManyTerms(count: 65, limit: 64), SearchQueryError.unsupportedWildcard(position: 1),
+        BM25.MatchInfoError.malformed(count: 4),
         AttachmentError.notFound(id: "a1"), AttachmentError.badHeader(id: "a1", reason: "short"),
         AttachmentError.unsupportedVersion(id: "a1", version: 9),
         AttachmentError.headerAuthenticationFailed(id: "a1"),
@@ -22,7 +23,9 @@ final class ErrorMessageStyleTests: XCTestCase {
         AttachmentError.chunkAuthenticationFailed(id: "a1", chunkIndex: 2),
         AttachmentError.contentHashMismatch(id: "a1"),
         AttachmentError.sourceChanged(path: "/x", expectedBytes: 10, readBytes: 5),
-        AttachmentError.sourceSizeUnknown(path: "/proc/cpuinfo"), RegularFileError.sizeUnknown(path: "/proc/cpuinfo"),
+        AttachmentError.sourceSizeUnknown(path: "/proc/cpuinfo"), AttachmentError.sourceNotFound(path: "/x"),
+        AttachmentError.sourceUnreadable(path: "/x", reason: "permission denied"),
+        RegularFileError.sizeUnknown(path: "/proc/cpuinfo"),
         StoreError.fileTooLarge(path: "/s/store.db"), SearchError.unsupportedFileType(""),
         AttachmentError.heldByFeature(id: "a1", feature: "search"),
         StoreAlreadyExists(path: "/s"),
@@ -40,16 +43,21 @@ final class ErrorMessageStyleTests: XCTestCase {
         StoreError.storeCorrupted(reason: "bad page"), StoreError.storeLocked(path: "/s"), StoreError.closed,
         StoreError.notAStore(path: "/s", reason: "empty"), StoreError.diskFull(path: "/s"),
         StoreError.insideTransaction(operation: "verify()"),
+        StoreError.invalidPath(path: "", reason: "the path is empty"),
+        StoreError.parentFolderMissing(path: "/var/lib/myapp/store", parent: "/var/lib/myapp"),
+        StoreError.invalidConfiguration(setting: "maximumReaders", reason: "it must be at least 1 (it is 0)"),
         StoreError.classifying(SystemError(operation: "rmdir", path: "/s/staging/x", errno: EBUSY)),
         StoreError.classifying(SystemError(operation: "rename", path: "/s/attachments/a", errno: EXDEV)),
         EncryptionError.keyRequired, EncryptionError.keyUnexpected, EncryptionError.keyInvalid,
         EncryptionError.unsupportedScheme(found: 9, supported: 8), EncryptionError.metadataCorrupt(reason: "bad"),
         DocumentError.notAnObject, DocumentError.unknownCollection("c"), DocumentError.transactionNotActive,
         DocumentError.duplicateID(collection: "c", id: "a"), DocumentError.invalidID(reason: "the id is empty"),
-        SearchError.invalidUID(""), SearchError.notAFolder("/x"), SearchError.documentNotFound(uid: "u"),
+        SearchError.invalidUID(""), SearchError.invalidUID("a\nb"), SearchError.notAFolder("/x"),
+        SearchError.documentNotFound(uid: "u"),
         SearchError.unreadable(path: "/x", reason: "gone"), SearchError.extractionHelperMissing(reason: "build it"),
         SearchError.ocrLanguageMissing(language: "fra", package: "tesseract-ocr-fra"),
         SearchError.invalidOCRLanguage("../x"),
+        SearchError.invalidOption(name: "maximumResults", reason: "it must be at least 1 (it is 0)"),
         KeyError.invalidLength(3), KeyError.emptyPassphrase, KeyError.invalidHex("odd"),
         KeyError.unreadable(source: "/k", reason: "gone"), KeyError.unsupportedCost("ops 99"),
     ]
@@ -67,5 +75,25 @@ final class ErrorMessageStyleTests: XCTestCase {
             XCTAssertFalse(message.hasSuffix("."), "ends with a period: \(message)")
             XCTAssertFalse(message.contains("\n"), "spans lines: \(message)")
         }
+    }
+
+    /// Cancellation is Swift's own `CancellationError`, never wrapped (callers test
+    /// `is CancellationError`): the one error whose description is not one of these, and README,
+    /// where it says every error is a `LocalizedError` with one line, says so.
+    func testCancellationIsSwiftsOwnErrorAndReadmeSaysSo() async throws {
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await Store.deleteAsync(at: TestSupport.temporaryPath())
+        }
+        do {
+            try await task.value
+            XCTFail("a cancelled async form must throw")
+        } catch {
+            XCTAssertTrue(error is CancellationError, "\(error)")
+            XCTAssertFalse(error is LocalizedError)
+        }
+        let readme = try String(contentsOfFile: FixturePackage.repositoryRoot + "/README.md", encoding: .utf8)
+        let paragraph = readme.components(separatedBy: "\n\n").first { $0.contains("Every error Cipherdex throws") }
+        XCTAssertTrue(paragraph?.contains("`CancellationError`, not wrapped") == true, paragraph ?? "no paragraph")
     }
 }

@@ -15,9 +15,18 @@ public enum BM25 {
     public static let b = 0.75
 
     /// Why a matchinfo array cannot be scored.
-    public enum MatchInfoError: Error, Equatable, Sendable {
+    public enum MatchInfoError: Error, LocalizedError, Equatable, Sendable {
         /// The array's size does not match the 'pcnalx' layout.
         case malformed(count: Int)
+
+        /// A one-line description.
+        public var errorDescription: String? {
+            switch self {
+            case .malformed(let count):
+                return "a matchinfo array of \(count) values does not fit the 'pcnalx' layout "
+                    + "(3 + 2 × columns + 3 × columns × phrases values, at most 65536 columns and phrases)"
+            }
+        }
     }
 
     /// The score of one row from its 'pcnalx' matchinfo values and per-column weights (missing

@@ -129,6 +129,8 @@ struct StoreArguments {
         path: String, key: KeyOptions, passphraseCost: PassphraseCost = .default,
         cacheSizeKiB: Int = defaultCacheSizeKiB, readsOnWriter: Bool = false
     ) throws -> Store {
+        // As the library says it (it was "notAStore:  is not a Cipherdex store").
+        if path.isEmpty { throw StoreError.invalidPath(path: path, reason: "the path is empty") }
         // A folder this process may not search hides whether a store is there: the open names
         // the missing permission instead.
         let searchable =

@@ -4,7 +4,7 @@ import Foundation
 /// `AttachmentStorage.stage` cannot be used across suspension points).
 ///
 /// `Sendable` unchecked because its hash and cipher state are mutable and not thread-safe: the
-/// one task that owns it (`Store.addAttachment(from:)`) hands it to a queue thread for each step
+/// one task that owns it (`Store.addAttachmentAsync(from:)`) hands it to a queue thread for each step
 /// and awaits that step before the next (`append`, then `finish` or `abandon`), so two threads
 /// never touch it at once, and each await orders one step's writes before the next step's reads.
 final class AsyncStagingWriter: @unchecked Sendable {

@@ -37,6 +37,13 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
     /// The file to add as an attachment, at `path`, is not a regular file (a FIFO, directory,
     /// device or socket, which could block or never end); nothing was read or stored.
     case sourceNotRegularFile(path: String, kind: String)
+    /// The file to add as an attachment, at `path`, does not exist (nor does a folder on its
+    /// path, or a link there leads nowhere); nothing was stored.
+    case sourceNotFound(path: String)
+    /// The file to add as an attachment, at `path`, exists but this process may not read it
+    /// (`reason`: its permissions, or a folder above it that may not be searched); nothing was
+    /// stored.
+    case sourceUnreadable(path: String, reason: String)
     /// The file being added, at `path`, changed while it was read: it ended after `readBytes` of
     /// the `expectedBytes` it held when opened (it shrank), or, when `readBytes` is
     /// `expectedBytes`, it was written to meanwhile (grown or overwritten in place: its size,
@@ -67,6 +74,8 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
         case .io: return "io"
         case .notRegularFile: return "notRegularFile"
         case .sourceNotRegularFile: return "sourceNotRegularFile"
+        case .sourceNotFound: return "sourceNotFound"
+        case .sourceUnreadable: return "sourceUnreadable"
         case .heldByFeature: return "attachmentHeld"
         case .sourceChanged: return "sourceChanged"
         case .sourceSizeUnknown: return "sourceSizeUnknown"
@@ -118,6 +127,10 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
                 + "remove that document from it instead"
         case .sourceNotRegularFile(let path, let kind):
             return "cannot add \(path) as an attachment: it is \(kind), not a regular file"
+        case .sourceNotFound(let path):
+            return "cannot add \(path) as an attachment: there is no such file; nothing was stored"
+        case .sourceUnreadable(let path, let reason):
+            return "cannot add \(path) as an attachment: it cannot be read (\(reason)); nothing was stored"
         case .sourceSizeUnknown(let path):
             return "cannot add \(path) as an attachment: \(RegularFileError.sizeUnknownReason); nothing was stored"
         }

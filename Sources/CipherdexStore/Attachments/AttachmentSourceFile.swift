@@ -5,7 +5,9 @@ import Foundation
 #endif
 
 /// A file about to be added as an attachment, opened and checked before anything is stored:
-/// only a regular file (a link to one is followed) is accepted, so a FIFO, directory, device or
+/// a missing file is `AttachmentError.sourceNotFound`, one this process may not read
+/// `AttachmentError.sourceUnreadable`; only a regular file (a link to one is followed) is
+/// accepted, so a FIFO, directory, device or
 /// socket is refused at once (`AttachmentError.sourceNotRegularFile`) instead of blocking forever
 /// or being read without end (`/dev/zero`); and a file the store's disk has no room for is
 /// `StoreError.diskFull` before a byte is written.
@@ -39,6 +41,11 @@ struct AttachmentSourceFile {
             }
         } catch let error as SystemError where error.errno == ELOOP {
             throw AttachmentError.sourceNotRegularFile(path: path, kind: FileKind.of(path).description)
+        } catch let error as SystemError where error.errno == ENOENT || error.errno == ENOTDIR {
+            throw AttachmentError.sourceNotFound(path: path)
+        } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
+            throw AttachmentError.sourceUnreadable(
+                path: path, reason: "permission denied: its mode, or a folder above it that may not be searched")
         } catch let error as SystemError {
             throw StoreError.classifying(error)
         }

@@ -36,6 +36,42 @@ extension Store {
         }
     }
 
+    /// Adds an attachment from an asynchronous stream of pieces (the async counterpart of
+    /// `addAttachment(from:)`, which takes a `Sequence`). Each piece is encrypted and written on
+    /// Cipherdex's own queue (never blocking a thread of Swift's cooperative pool), and the commit
+    /// waits for the writer there too. Cancelling the task (or a failing stream) stops between
+    /// pieces: the staged ciphertext is deleted and nothing is recorded.
+    public func addAttachmentAsync<Pieces: AsyncSequence>(
+        from pieces: Pieces, contentType: String? = nil, metadata: [String: String] = [:]
+    ) async throws -> AttachmentToken where Pieces.Element == Data {
+        try refuseWhenReadOnly()
+        let storage = attachmentStorage
+        let writer = try await BlockingWork.run { _ in try AsyncStagingWriter(storage: storage) }
+        let staged: AttachmentStorage.Staged
+        do {
+            for try await piece in pieces {
+                try Task.checkCancellation()
+                try await BlockingWork.run { _ in try writer.append(piece) }
+            }
+            staged = try await BlockingWork.run { _ in try writer.finish() }
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        return try await BlockingWork.run { _ in
+            try self.commitStaged(staged, contentType: contentType, metadata: metadata)
+        }
+    }
+
+    /// The former name of `addAttachmentAsync(from:contentType:metadata:)`: sync and async forms
+    /// never share a name (the synchronous `addAttachment(from:)` takes a `Sequence`).
+    @available(*, deprecated, renamed: "addAttachmentAsync(from:contentType:metadata:)")
+    public func addAttachment<Pieces: AsyncSequence>(
+        from pieces: Pieces, contentType: String? = nil, metadata: [String: String] = [:]
+    ) async throws -> AttachmentToken where Pieces.Element == Data {
+        try await addAttachmentAsync(from: pieces, contentType: contentType, metadata: metadata)
+    }
+
     /// The async form of `attachment(_:)`: opening checks the file's header.
     public func attachmentAsync(_ id: String) async throws -> AttachmentReader {
         try await BlockingWork.run { _ in try self.attachment(id) }

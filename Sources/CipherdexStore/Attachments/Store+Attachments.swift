@@ -14,8 +14,10 @@ extension Store {
     /// one's.
     ///
     /// The file must be a regular file (a link to one is followed): a FIFO, directory, device or
-    /// socket is refused at once with `AttachmentError.sourceNotRegularFile`, unread; a file
-    /// larger than the free space of the store's disk is `StoreError.diskFull` at once.
+    /// socket is refused at once with `AttachmentError.sourceNotRegularFile`, unread; a missing
+    /// file is `AttachmentError.sourceNotFound`, one this process may not read
+    /// `AttachmentError.sourceUnreadable`; a file larger than the free space of the store's disk
+    /// is `StoreError.diskFull` at once.
     ///
     /// Called inside `transaction(_:)` on its thread, this and the other synchronous
     /// `addAttachment` forms join that transaction (as `StoreTransaction.addAttachment` does): the
@@ -43,32 +45,6 @@ extension Store {
     ) throws -> AttachmentToken where Pieces.Element == Data {
         try addAttachment(contentType: contentType, metadata: metadata) { sink in
             for piece in pieces { try piece.withUnsafeBytes { try sink($0) } }
-        }
-    }
-
-    /// Adds an attachment from an asynchronous stream of pieces. Each piece is encrypted and
-    /// written on Cipherdex's own queue (never blocking a thread of Swift's cooperative pool), and
-    /// the commit waits for the writer there too. Cancelling the task (or a failing stream) stops
-    /// between pieces: the staged ciphertext is deleted and nothing is recorded.
-    public func addAttachment<Pieces: AsyncSequence>(
-        from pieces: Pieces, contentType: String? = nil, metadata: [String: String] = [:]
-    ) async throws -> AttachmentToken where Pieces.Element == Data {
-        try refuseWhenReadOnly()
-        let storage = attachmentStorage
-        let writer = try await BlockingWork.run { _ in try AsyncStagingWriter(storage: storage) }
-        let staged: AttachmentStorage.Staged
-        do {
-            for try await piece in pieces {
-                try Task.checkCancellation()
-                try await BlockingWork.run { _ in try writer.append(piece) }
-            }
-            staged = try await BlockingWork.run { _ in try writer.finish() }
-        } catch {
-            writer.abandon()
-            throw error
-        }
-        return try await BlockingWork.run { _ in
-            try self.commitStaged(staged, contentType: contentType, metadata: metadata)
         }
     }
 

@@ -25,7 +25,8 @@ extension StoreTransaction {
 
     /// Adds the file at `path` as an attachment inside this transaction, streamed as
     /// `Store.addAttachment(fromFile:)` does: only a regular file is read (anything else is
-    /// `AttachmentError.sourceNotRegularFile` at once), and a file larger than the disk's free
+    /// `AttachmentError.sourceNotRegularFile` at once; a missing or unreadable one
+    /// `sourceNotFound` or `sourceUnreadable`), and a file larger than the disk's free
     /// space is `StoreError.diskFull` before anything is written.
     public func addAttachment(fromFile path: String, contentType: String? = nil, metadata: [String: String] = [:])
         throws -> AttachmentToken

@@ -85,6 +85,8 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
     /// The kind of an encoding error and where it happened, without any value.
     static func describe(_ error: EncodingError) -> String {
         switch error {
+        case .invalidValue(let value, let context) where isNonFiniteNumber(value):
+            return "non-finite number (NaN or infinity) at \(path(context.codingPath))"
         case .invalidValue(_, let context): return "invalid value at \(path(context.codingPath))"
         @unknown default: return "encoding error"
         }
@@ -102,6 +104,17 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
             }
             return "corrupted data at \(path(context.codingPath))"
         @unknown default: return "decoding error"
+        }
+    }
+
+    /// Whether `value` is a `Double`, `Float` or `Decimal` that JSON cannot hold: NaN or an
+    /// infinity.
+    private static func isNonFiniteNumber(_ value: Any) -> Bool {
+        switch value {
+        case let number as Double: return !number.isFinite
+        case let number as Float: return !number.isFinite
+        case let number as Decimal: return number.isNaN
+        default: return false
         }
     }
 

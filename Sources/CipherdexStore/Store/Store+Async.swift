@@ -8,7 +8,9 @@ extension Store {
     /// waiting for it — it gets `CancellationError` at once, and the open is abandoned in the
     /// background: it stops right after the derivation, before the database is touched (an
     /// existing store is left byte-for-byte unchanged), or, if it got further, the store it
-    /// opened (or created) is closed.
+    /// opened (or created) is closed. Cancelled before or during the key provider and the
+    /// derivation, it lets go of the store's lock at once; cancelled later, it keeps the lock
+    /// until that store is closed (an open of the same store meanwhile is `storeLocked`).
     /// Store only (see `open(_:)`); disfavoured so that `Cipherdex`'s (with search) is the one
     /// called where it is imported.
     @_disfavoredOverload

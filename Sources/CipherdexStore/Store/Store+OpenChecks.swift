@@ -8,6 +8,17 @@ import Foundation
 /// whether the process may write it, and whether the database decrypts and holds a schema —
 /// including what a crash left in its write-ahead log.
 extension Store {
+    /// Throws `StoreError.parentFolderMissing` when the folder that would hold a new store at
+    /// `layout.directory` does not exist (a store is created one folder deep): said before the
+    /// key provider is asked, rather than `mkdir`'s bare "No such file or directory".
+    static func checkParentFolder(of layout: StoreLayout) throws {
+        let parent = FileSystem.parent(of: layout.directory)
+        var info = stat()
+        if stat(parent, &info) != 0, errno == ENOENT {
+            throw StoreError.parentFolderMissing(path: layout.directory, parent: parent)
+        }
+    }
+
     /// Refuses a database (or its `-wal`/`-shm`) that is not a regular file, a database too
     /// short to hold a first page, or attachment folders that are not directories, and names
     /// any file the process may not read and write.

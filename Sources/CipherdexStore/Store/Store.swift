@@ -85,6 +85,7 @@ public final class Store: Sendable {
     /// `open(_:)`, giving up before the database is touched once `cancellation` is set (checked
     /// after the key derivation, the slow part).
     static func open(_ configuration: StoreConfiguration, cancellation: WorkCancellation?) throws -> Store {
+        try configuration.validate()
         var configuration = configuration
         let layout = StoreLayout(directory: configuration.path)
         // A folder that cannot even be looked at (a failing disk, no permission on a parent) is
@@ -97,6 +98,7 @@ public final class Store: Sendable {
             guard configuration.createIfMissing, !configuration.readOnly else {
                 throw StoreError.notAStore(path: layout.directory, reason: "no such directory")
             }
+            try checkParentFolder(of: layout)
             return try create(layout: layout, configuration: configuration)
         }
         guard FileSystem.isDirectory(layout.directory) else {
@@ -232,13 +234,17 @@ public final class Store: Sendable {
         var slotID: Int?
         if metadata.encrypted {
             guard let provider = configuration.keyProvider else { throw EncryptionError.keyRequired }
-            let key = try provider()
-            let unwrapped = try unwrapDataKey(metadata: metadata, key: key)
+            func unwrapKey() throws -> (dataKey: SecureBytes, slotID: Int) {
+                let unwrapped = try unwrapDataKey(metadata: metadata, key: try provider())
+                try metadata.verifyMAC(dataKey: unwrapped.dataKey)
+                return unwrapped
+            }
+            // The key provider and its derivation cannot be interrupted. A cancelled async open
+            // stops right after them, before anything opens the database, so it lets go of the
+            // lock as soon as it is cancelled (and asks for no key if cancelled before).
+            let unwrapped = try cancellation?.running(unwrapKey, onCancel: { lock.release() }) ?? unwrapKey()
             dataKey = unwrapped.dataKey
             slotID = unwrapped.slotID
-            try metadata.verifyMAC(dataKey: unwrapped.dataKey)
-            // A cancelled async open stops here, before anything opens the database.
-            try cancellation?.check()
         } else if configuration.keyProvider != nil {
             throw EncryptionError.keyUnexpected
         }

@@ -6,13 +6,15 @@ public struct StoreConfiguration: Sendable {
     public var keyProvider: KeyProvider?
     /// Argon2id cost for new passphrase keyslots (existing slots keep their recorded cost).
     public var passphraseCost: PassphraseCost
-    /// Most concurrent reader connections.
+    /// Most concurrent reader connections: 1 or more (less is `StoreError.invalidConfiguration`
+    /// at open).
     public var maximumReaders: Int
     /// Whether opening a path with no store creates one (default) or fails with `notAStore`.
     public var createIfMissing: Bool
     /// Page cache per connection in KiB. Pages in the cache are kept decrypted (in process
     /// memory only), so a cache that holds the working set makes encrypted reads as fast as
-    /// plaintext ones. Allocated as pages are used.
+    /// plaintext ones. Allocated as pages are used. 0 or more (below 64, 64 KiB is used; a
+    /// negative value is `StoreError.invalidConfiguration` at open).
     public var cacheSizeKiB: Int
     /// Opens the store without writing anything (no lock file, log or clean-up is created or
     /// changed): reads, searches, `verify`, `backup` and `export` work, and every write throws
@@ -22,7 +24,7 @@ public struct StoreConfiguration: Sendable {
     /// writable open did not end cleanly (a crash left its write-ahead log holding writes, a
     /// creation or deletion half done, migrations of a newer build pending) needs a writable
     /// open first (`permissionDenied`, saying so).
-    public var readOnly = false
+    public var readOnly: Bool
     /// Features above the store whose tables it keeps (full-text search): set by
     /// `Store.open(_:features:)`, which `import Cipherdex`'s `Store.open` calls with search.
     package var features: [StoreFeature] = []
@@ -36,12 +38,14 @@ public struct StoreConfiguration: Sendable {
     /// process made after the caller looked, is `StoreAlreadyExists`, never opened.
     package var requiresNewStore = false
 
-    /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given.
+    /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given;
+    /// `readOnly` opens it without writing anything (see `readOnly`).
     public init(
         path: String, keyProvider: KeyProvider? = nil, passphraseCost: PassphraseCost = .default,
-        maximumReaders: Int = 4, createIfMissing: Bool = true, cacheSizeKiB: Int = 32 * 1024
+        maximumReaders: Int = 4, createIfMissing: Bool = true, cacheSizeKiB: Int = 32 * 1024, readOnly: Bool = false
     ) {
         self.cacheSizeKiB = cacheSizeKiB
+        self.readOnly = readOnly
         self.path = path
         self.keyProvider = keyProvider
         self.passphraseCost = passphraseCost

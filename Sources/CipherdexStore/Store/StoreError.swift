@@ -5,7 +5,11 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// The key was right (it opened a keyslot) but the database or another file failed to
     /// decrypt or authenticate: the store is damaged, not the key wrong.
     case storeCorrupted(reason: String)
-    /// Another process (or another open `Store` in this one) holds the store.
+    /// Another process (or another open `Store` in this one) holds the store, or an open or
+    /// close of it in this process has not finished: a cancelled `openAsync` returns at once, and
+    /// lets go of the lock at once only when it was cancelled before or during its key provider
+    /// and key derivation; cancelled later, its abandoned open keeps it until it has closed the
+    /// store it opened (or created).
     case storeLocked(path: String)
     /// The path is not a Cipherdex store (and is not an empty or missing directory).
     case notAStore(path: String, reason: String)
@@ -49,6 +53,17 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// `CipherdexStore` product opening a store that also holds a search index): the database
     /// records its migrations `versions`. Use the `Cipherdex` product for it.
     case featureUnavailable(operation: String, versions: [Int])
+    /// The configured path cannot name a store (`reason`: it is empty, or holds a NUL
+    /// character); nothing was looked at or created.
+    case invalidPath(path: String, reason: String)
+    /// A new store was to be created at `path`, but the folder that would hold it, `parent`,
+    /// does not exist: stores are created one folder deep, never with missing parents. Nothing
+    /// was created; create `parent` first.
+    case parentFolderMissing(path: String, parent: String)
+    /// A setting of `StoreConfiguration` (`setting`, such as `maximumReaders`) has a value no
+    /// store can use; `reason` gives the allowed range and the value. Thrown before anything
+    /// on disk is looked at or created.
+    case invalidConfiguration(setting: String, reason: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -68,6 +83,9 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .database: return "database"
         case .insideTransaction: return "insideTransaction"
         case .featureUnavailable: return "featureUnavailable"
+        case .invalidPath: return "invalidPath"
+        case .parentFolderMissing: return "parentFolderMissing"
+        case .invalidConfiguration: return "invalidConfiguration"
         }
     }
 
@@ -77,7 +95,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .storeCorrupted(let reason):
             return "the store is damaged (the key is right): \(reason)"
         case .storeLocked(let path):
-            return "the store at \(path) is open in another process or instance"
+            return "the store at \(path) is open in another process or instance, or an open or close of it in this "
+                + "process is still finishing (such as a cancelled openAsync that got past the key)"
         case .notAStore(let path, let reason):
             return "\(path) is not a Cipherdex store: \(reason)"
         case .notEncrypted(let path):
@@ -109,6 +128,13 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             let list = versions.map(String.init).joined(separator: ", ")
             return
                 "\(operation) needs a feature this program does not include: the store holds its tables (schema versions \(list); search, with the Cipherdex product), which it would have to change (they may keep attachments, and hold content hashes keyed with the data key); the store is unchanged"
+        case .invalidPath(let path, let reason):
+            return "invalid store path \(path.debugDescription): \(reason)"
+        case .parentFolderMissing(let path, let parent):
+            return "cannot create a store at \(path): the folder \(parent) does not exist "
+                + "(create it first; nothing was created)"
+        case .invalidConfiguration(let setting, let reason):
+            return "invalid StoreConfiguration.\(setting): \(reason); nothing was opened or created"
         }
     }
 }

@@ -65,6 +65,8 @@ package enum BlockingWork {
 /// A cancellation flag shared by an awaiting task and the blocking work it started.
 package final class WorkCancellation: Sendable {
     private let cancelled = Atomic<Bool>(false)
+    /// What a cancellation does at once while `running(_:onCancel:)` runs its body.
+    private let onCancel = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// A flag that is not set.
     package init() {}
@@ -77,9 +79,31 @@ package final class WorkCancellation: Sendable {
         if isCancelled { throw CancellationError() }
     }
 
-    /// Sets the flag.
+    /// Sets the flag, and runs the action `running(_:onCancel:)` holds, if any.
     package func cancel() {
         cancelled.store(true, ordering: .releasing)
+        let action = onCancel.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+
+    /// Runs `body`, which cannot be interrupted, then throws `CancellationError` if the flag is
+    /// set. A cancellation while `body` runs calls `action` at once, on the cancelling thread
+    /// (at most once, and never once `body` has returned and the flag was found clear): for
+    /// letting go of what `body`'s caller holds but will not use once cancelled, since the
+    /// caller throws right after `body` (an abandoned open's store lock, released during its
+    /// key derivation).
+    package func running<T>(_ body: () throws -> T, onCancel action: @escaping @Sendable () -> Void) throws -> T {
+        onCancel.withLock { $0 = action }
+        defer { onCancel.withLock { $0 = nil } }
+        // Cancelled before `action` was installed: `cancel()` did not see it.
+        try check()
+        let value = try body()
+        onCancel.withLock { $0 = nil }
+        try check()
+        return value
     }
 
     /// The thread-specific slot of the work running on a thread that has not taken a store's

@@ -111,7 +111,7 @@ final class AttachmentAsyncTests: XCTestCase {
         defer { store.close() }
         // An endless stream of 64 KiB pieces: only cancellation ends the add.
         let endless = AsyncStream<Data> { Data(count: 64 << 10) }
-        let adding = Task { try await store.addAttachment(from: endless) }
+        let adding = Task { try await store.addAttachmentAsync(from: endless) }
         try await Task.sleep(nanoseconds: 200_000_000)
         let cancelledAt = Date()
         adding.cancel()

@@ -143,6 +143,51 @@ final class AttachmentFileFaultTests: XCTestCase {
         XCTAssertEqual(try store.attachmentData(token.id), Self.content)
     }
 
+    /// A missing source (or one under a missing folder, or under a file) is `sourceNotFound`, and
+    /// one this process may not read `sourceUnreadable`, from every form of `addAttachment(fromFile:)`
+    /// (they were `StoreError.system`, "open failed …", and `permissionDenied`, a store's case).
+    func testAMissingOrUnreadableSourceIsTypedAndNothingIsStored() async throws {
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let sources = TestSupport.temporaryPath("sources")
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: sources + "/plain.txt", contents: Self.content)
+        // Root reads any file whose mode forbids it; not a write-only sysctl.
+        let unreadable = getuid() == 0 ? "/proc/sys/vm/compact_memory" : sources + "/secret.txt"
+        if getuid() != 0 {
+            _ = FileManager.default.createFile(atPath: unreadable, contents: Self.content)
+            XCTAssertEqual(chmod(unreadable, 0), 0)
+        }
+        var expected: [(String, AttachmentError)] = [
+            (sources + "/missing.pdf", .sourceNotFound(path: sources + "/missing.pdf")),
+            (sources + "/no/such/folder.pdf", .sourceNotFound(path: sources + "/no/such/folder.pdf")),
+            (sources + "/plain.txt/inside", .sourceNotFound(path: sources + "/plain.txt/inside")),
+        ]
+        if access(unreadable, F_OK) == 0 && access(unreadable, R_OK) != 0 {
+            let reason = "permission denied: its mode, or a folder above it that may not be searched"
+            expected.append((unreadable, .sourceUnreadable(path: unreadable, reason: reason)))
+        }
+        for (source, wanted) in expected {
+            XCTAssertThrowsError(try store.addAttachment(fromFile: source)) {
+                XCTAssertEqual($0 as? AttachmentError, wanted)
+            }
+            XCTAssertThrowsError(try store.transaction { try $0.addAttachment(fromFile: source) }) {
+                XCTAssertEqual($0 as? AttachmentError, wanted)
+            }
+            do {
+                _ = try await store.addAttachmentAsync(fromFile: source)
+                XCTFail("\(source) was added")
+            } catch {
+                XCTAssertEqual(error as? AttachmentError, wanted)
+            }
+        }
+        XCTAssertEqual(
+            AttachmentError.sourceNotFound(path: "/scans/a.pdf").errorDescription,
+            "cannot add /scans/a.pdf as an attachment: there is no such file; nothing was stored")
+        XCTAssertEqual(try store.attachmentTokens(), [])
+        XCTAssertEqual(FileSystem.contents(of: path + "/staging"), [])
+    }
+
     /// A /proc file reports 0 bytes yet has content: adding it is `sourceSizeUnknown` and stores
     /// nothing (it was stored as an empty attachment); an empty regular file is still added.
     func testAProcFileIsSourceSizeUnknownAndNothingIsStored() throws {

@@ -74,7 +74,7 @@ final class AttachmentStoreTests: XCTestCase {
             for piece in pieces.reversed() { continuation.yield(piece) }
             continuation.finish()
         }
-        let fromStream = try await store.addAttachment(from: stream)
+        let fromStream = try await store.addAttachmentAsync(from: stream)
         XCTAssertEqual(try store.attachmentData(fromStream.id), pieces.reversed().reduce(Data(), +))
         var streamed = Data()
         for try await chunk in try store.attachment(fromStream.id).chunks(chunkSize: 10_000) { streamed.append(chunk) }

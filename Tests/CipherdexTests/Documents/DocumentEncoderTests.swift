@@ -143,25 +143,35 @@ final class DocumentEncoderTests: XCTestCase {
         }
     }
 
-    func testNonFiniteNumbersAreEncodingFailedWithTheirCodingPath() throws {
+    func testNonFiniteNumbersAreEncodingFailedSayingSoWithTheirCodingPath() throws {
         struct Doubles: Encodable { var x: [Double] }
         struct Floats: Encodable { var y: [String: Float] }
         struct Decimals: Encodable { var z: Decimal }
         for value in [Double.infinity, -.infinity, .nan] {
             XCTAssertDocumentError(
-                .encodingFailed(reason: "invalid value at x.1"), try JSONValue(encoding: Doubles(x: [0, value])))
+                .encodingFailed(reason: "non-finite number (NaN or infinity) at x.1"),
+                try JSONValue(encoding: Doubles(x: [0, value])))
         }
         XCTAssertDocumentError(
-            .encodingFailed(reason: "invalid value at y.k"), try JSONValue(encoding: Floats(y: ["k": .nan])))
+            .encodingFailed(reason: "non-finite number (NaN or infinity) at y.k"),
+            try JSONValue(encoding: Floats(y: ["k": .nan])))
         XCTAssertDocumentError(
-            .encodingFailed(reason: "invalid value at z"), try JSONValue(encoding: Decimals(z: .nan)))
+            .encodingFailed(reason: "non-finite number (NaN or infinity) at z"),
+            try JSONValue(encoding: Decimals(z: .nan)))
         XCTAssertDocumentError(
             .encodingFailed(reason: "invalid value at the top level"), try JSONValue(encoding: Nothing()))
         let store = try DocumentTestSupport.openStore()
         defer { store.close() }
         let items = try store.createCollection("items")
         XCTAssertDocumentError(
-            .encodingFailed(reason: "invalid value at x.0"), try items.insert(Doubles(x: [.nan]), id: "a"))
+            .encodingFailed(reason: "non-finite number (NaN or infinity) at x.0"),
+            try items.insert(Doubles(x: [.nan]), id: "a"))
+        XCTAssertEqual(
+            DocumentError.encodingFailed(
+                reason: DocumentError.describe(
+                    .invalidValue(Float.infinity, .init(codingPath: [], debugDescription: "")))
+            ).errorDescription,
+            "the value cannot be encoded as JSON: non-finite number (NaN or infinity) at the top level")
         XCTAssertDocumentError(.notAnObject, try items.insert([1, 2], id: "a"))
         XCTAssertEqual(try items.count(), 0)
     }

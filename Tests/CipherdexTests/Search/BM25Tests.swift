@@ -14,7 +14,14 @@ final class BM25Tests: XCTestCase {
         XCTAssertEqual(try BM25.score(matchInfo: info), expected, accuracy: 1e-12)
         XCTAssertEqual(try BM25.score(matchInfo: info, weights: [2]), 2 * expected, accuracy: 1e-12)
         XCTAssertEqual(try BM25.score(matchInfo: [1, 1, 10, 100, 50, 0, 9, 3]), 0)
-        XCTAssertThrowsError(try BM25.score(matchInfo: [1, 1, 10, 100]))
+        XCTAssertThrowsError(try BM25.score(matchInfo: [1, 1, 10, 100])) {
+            XCTAssertEqual($0 as? BM25.MatchInfoError, .malformed(count: 4))
+            // A LocalizedError like every public error, with one line saying what is wrong.
+            XCTAssertEqual(
+                ($0 as? LocalizedError)?.errorDescription,
+                "a matchinfo array of 4 values does not fit the 'pcnalx' layout "
+                    + "(3 + 2 × columns + 3 × columns × phrases values, at most 65536 columns and phrases)")
+        }
         XCTAssertThrowsError(try BM25.score(matchInfo: []))
         XCTAssertThrowsError(try BM25.score(matchInfo: [UInt32.max, UInt32.max, 1]))
     }

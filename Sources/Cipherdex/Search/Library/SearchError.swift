@@ -2,7 +2,8 @@ import Foundation
 
 /// Misuse of the search library (malformed queries are `SearchQueryError`).
 public enum SearchError: Error, LocalizedError, Equatable, Sendable {
-    /// A UID must be 1–1024 characters without control characters.
+    /// A UID must be 1–1024 characters without control characters; the message says which
+    /// rule this one breaks (`problem(withUID:)`).
     case invalidUID(String)
     /// No extractor handles this file extension (empty: the file name has none).
     case unsupportedFileType(String)
@@ -26,6 +27,9 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     case ocrLanguageMissing(language: String, package: String)
     /// An OCR language code is not one (letters, digits and `_`, as `eng` or `chi_sim`).
     case invalidOCRLanguage(String)
+    /// A setting of `SearchOptions` (`name`, such as `maximumResults`) is out of its range;
+    /// `reason` gives the range and the value. Nothing was searched.
+    case invalidOption(name: String, reason: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -39,13 +43,19 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .extractionHelperMissing: return "extractionHelperMissing"
         case .ocrLanguageMissing: return "ocrLanguageMissing"
         case .invalidOCRLanguage: return "invalidOCRLanguage"
+        case .invalidOption: return "invalidOption"
         }
     }
 
     /// A one-line description.
     public var errorDescription: String? {
         switch self {
-        case .invalidUID(let uid): return "'\(uid.prefix(80))' is not a valid document UID"
+        case .invalidUID(let uid):
+            // At most 80 characters of it, control characters escaped: the message stays one line.
+            let echo = String(uid.prefix(80)).debugDescription + (uid.count > 80 ? "…" : "")
+            return "\(echo) is not a valid document UID: "
+                + (Self.problem(withUID: uid)
+                    ?? "a UID is 1–\(Self.maximumUIDLength) characters without control characters")
         case .unsupportedFileType(let ext):
             return ext.isEmpty
                 ? "the file name has no extension, and the text extractor is chosen by it (such as .pdf or .txt)"
@@ -59,10 +69,28 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
                 + "(or set TESSDATA_PREFIX to a folder holding \(language).traineddata)"
         case .invalidOCRLanguage(let language):
             return "'\(language.prefix(80))' is not an OCR language code (such as eng, fra or chi_sim)"
+        case .invalidOption(let name, let reason): return "invalid SearchOptions.\(name): \(reason)"
         case .indexWriteFailed(let uids, let reason):
             let named =
                 uids.prefix(3).map { "'\($0.prefix(80))'" }.joined(separator: ", ") + (uids.count > 3 ? ", …" : "")
             return "the search index could not be written for \(uids.count) document(s) (\(named)): \(reason)"
         }
+    }
+
+    /// The most characters a document UID may have.
+    static let maximumUIDLength = 1024
+
+    /// Why `uid` is not a valid document UID (it is empty, longer than `maximumUIDLength`
+    /// characters, or holds a control character, named by its code point); nil when it is one.
+    static func problem(withUID uid: String) -> String? {
+        if uid.isEmpty { return "it is empty" }
+        if uid.count > maximumUIDLength {
+            return "it is \(uid.count) characters long, more than the limit of \(maximumUIDLength)"
+        }
+        if let control = uid.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            return "it contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)"
+        }
+        return nil
     }
 }

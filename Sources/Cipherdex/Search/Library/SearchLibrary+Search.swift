@@ -4,7 +4,9 @@ extension SearchLibrary {
     /// Searches the index. The query syntax: words (each matches the words it begins, unless
     /// `exactWordsOnly`), "exact phrases", `-excluded` words or phrases, `OR` between terms, and a
     /// trailing `*` for an explicit prefix. A malformed query throws `SearchQueryError` with the
-    /// position; user text can never reach FTS or SQL as syntax.
+    /// position; user text can never reach FTS or SQL as syntax. An option out of its range
+    /// (`maximumResults` below 1, a negative `previewLength`, …) throws
+    /// `SearchError.invalidOption`.
     public func search(_ text: String, options: SearchOptions = SearchOptions()) throws -> SearchResults {
         try search(text, options: options, cancellation: nil)
     }
@@ -13,12 +15,13 @@ extension SearchLibrary {
     /// `cancelPreviews()`.
     func search(_ text: String, options: SearchOptions, cancellation: WorkCancellation?) throws -> SearchResults {
         guard let store else { throw StoreError.closed }
+        try options.validate()
         var queryOptions: SearchQuery.Options = []
         if options.exactWordsOnly { queryOptions.insert(.exactWords) }
         if options.exactPhrasesOnly { queryOptions.insert(.exactPhrases) }
         let query = try SearchQuery.parse(text, options: queryOptions)
         let empty = SearchResults(documents: [:], rankedUIDs: [], previews: [])
-        if options.excludeAnnotations && options.excludeDocumentText || options.maximumResults <= 0 { return empty }
+        if options.excludeAnnotations && options.excludeDocumentText { return empty }
         return try Store.mappingDatabaseErrors {
             try store.read { db in
                 let stemming = try SearchSchema.tokenizer(db) == .englishStemming

@@ -406,11 +406,7 @@ public final class SearchLibrary: @unchecked Sendable {
     // MARK: Helpers
 
     static func validated(_ uid: String) throws -> String {
-        guard !uid.isEmpty, uid.count <= 1024,
-            !uid.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
-            throw SearchError.invalidUID(uid)
-        }
+        guard SearchError.problem(withUID: uid) == nil else { throw SearchError.invalidUID(uid) }
         return uid
     }
 

@@ -1,0 +1,129 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+/// What `Store.open` makes of a configuration that cannot be used: a typed error naming the
+/// problem, before the key provider is asked and before anything on disk is looked at or created.
+final class StoreConfigurationTests: XCTestCase {
+    /// A provider that records being called.
+    private func countingKey(_ calls: LockedCounter) -> KeyProvider {
+        let bytes = TestSupport.rawKeyBytes(4)
+        return {
+            calls.increment()
+            return try EncryptionKey.raw(bytes)
+        }
+    }
+
+    func testEmptyPathIsInvalidPath() async throws {
+        let calls = LockedCounter()
+        let configuration = StoreConfiguration(path: "", keyProvider: countingKey(calls))
+        for error in [openError(configuration), await openAsyncError(configuration)] {
+            XCTAssertEqual(error as? StoreError, .invalidPath(path: "", reason: "the path is empty"))
+            XCTAssertEqual(error?.localizedDescription, #"invalid store path "": the path is empty"#)
+        }
+        XCTAssertEqual(calls.value, 0)
+    }
+
+    func testPathWithNULIsInvalidPathAndCreatesNothing() throws {
+        let parent = TestSupport.temporaryPath("parent")
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: false)
+        // The system would cut the path at the NUL and create `parent/a`.
+        let error = openError(StoreConfiguration(path: parent + "/a\u{0}b"))
+        XCTAssertEqual(
+            error as? StoreError, .invalidPath(path: parent + "/a\u{0}b", reason: "the path contains a NUL character"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent), [])
+    }
+
+    func testMissingParentFolderIsParentFolderMissingAndCreatesNothing() async throws {
+        let root = TestSupport.temporaryPath("root")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        let path = root + "/myapp/store"
+        let calls = LockedCounter()
+        let configuration = StoreConfiguration(path: path, keyProvider: countingKey(calls))
+        for error in [openError(configuration), await openAsyncError(configuration)] {
+            XCTAssertEqual(error as? StoreError, .parentFolderMissing(path: path, parent: root + "/myapp"))
+            let message = error?.localizedDescription ?? ""
+            XCTAssertTrue(message.contains("the folder \(root)/myapp does not exist"), message)
+        }
+        XCTAssertEqual(calls.value, 0, "the key provider is not asked")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), [])
+        // With the folder there, the same configuration creates the store.
+        try FileManager.default.createDirectory(atPath: root + "/myapp", withIntermediateDirectories: false)
+        try Store.open(configuration).close()
+        XCTAssertTrue(Store.exists(at: path))
+    }
+
+    func testNonsensicalSettingsAreInvalidConfigurationBeforeAnythingIsCreated() async throws {
+        let path = TestSupport.temporaryPath()
+        let calls = LockedCounter()
+        let cases: [(StoreConfiguration, String, String)] = [
+            (
+                StoreConfiguration(path: path, keyProvider: countingKey(calls), maximumReaders: 0),
+                "maximumReaders", "it must be at least 1 (it is 0)"
+            ),
+            (
+                StoreConfiguration(path: path, keyProvider: countingKey(calls), maximumReaders: -3),
+                "maximumReaders", "it must be at least 1 (it is -3)"
+            ),
+            (
+                StoreConfiguration(path: path, keyProvider: countingKey(calls), cacheSizeKiB: -1),
+                "cacheSizeKiB", "it must be 0 or more (it is -1)"
+            ),
+        ]
+        for (configuration, setting, reason) in cases {
+            for error in [openError(configuration), await openAsyncError(configuration)] {
+                XCTAssertEqual(error as? StoreError, .invalidConfiguration(setting: setting, reason: reason))
+                XCTAssertEqual(
+                    error?.localizedDescription,
+                    "invalid StoreConfiguration.\(setting): \(reason); nothing was opened or created")
+            }
+        }
+        XCTAssertEqual(calls.value, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        // The edges are fine.
+        try Store.open(StoreConfiguration(path: path, maximumReaders: 1, cacheSizeKiB: 0)).close()
+    }
+
+    func testInvalidSettingOfAnOpenStoreIsNotTakenForItsLock() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: nil))
+        defer { store.close() }
+        // The lock is never tried: the setting is what is wrong.
+        XCTAssertThrowsError(try Store.open(StoreConfiguration(path: path, maximumReaders: 0))) {
+            XCTAssertEqual(
+                $0 as? StoreError,
+                .invalidConfiguration(setting: "maximumReaders", reason: "it must be at least 1 (it is 0)"))
+        }
+    }
+
+    func testInitializerTakesReadOnly() throws {
+        let path = TestSupport.temporaryPath()
+        try Store.open(StoreConfiguration(path: path)).close()
+        let configuration = StoreConfiguration(path: path, readOnly: true)
+        XCTAssertTrue(configuration.readOnly)
+        XCTAssertFalse(StoreConfiguration(path: path).readOnly)
+        let store = try Store.open(configuration)
+        defer { store.close() }
+        XCTAssertTrue(store.isReadOnly)
+    }
+
+    private func openError(_ configuration: StoreConfiguration) -> Error? {
+        do {
+            try Store.open(configuration).close()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private func openAsyncError(_ configuration: StoreConfiguration) async -> Error? {
+        do {
+            try await Store.openAsync(configuration).close()
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
