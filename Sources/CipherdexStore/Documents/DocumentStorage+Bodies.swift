@@ -10,9 +10,19 @@ extension DocumentStorage {
         }
     }
 
-    /// A document's stored JSON text, checked (`checkedText`), or nil.
+    /// A document's stored JSON text, checked (`checkText`), or nil. The body is read with
+    /// incremental blob I/O into the returned buffer (`Connection.blob`), its only copy.
     func text(collection: String, id: String) throws -> Data? {
-        try body(collection: collection, id: id) { try Self.checkedText($0, collection: collection) }
+        guard
+            let row = try db.rows(
+                "SELECT rowid, typeof(body) FROM documents WHERE collection = ? AND id = ?",
+                [.text(collection), .text(id)]
+            ).first, let rowID = row[0].integerValue
+        else { return nil }
+        guard row[1].textValue == "blob" else { throw Self.corruptBody(collection: collection) }
+        let text = try db.blob(table: "documents", column: "body", rowID: rowID)
+        try text.withUnsafeBytes { try Self.checkText($0, collection: collection) }
+        return text
     }
 
     /// `read` applied to the body of a document in place, or nil when there is none.
@@ -102,10 +112,16 @@ extension DocumentStorage {
         return value
     }
 
-    /// A stored body's text, copied once, after `JSONValidator` checked it completely (it
-    /// refuses exactly what the parser refuses) and that the top level is an object:
-    /// `storeCorrupted` otherwise, as `decodeBody` would throw.
+    /// A stored body's text, copied once, after `checkText`.
     static func checkedText(_ bytes: UnsafeRawBufferPointer, collection: String) throws -> Data {
+        try checkText(bytes, collection: collection)
+        return Data(bytes)
+    }
+
+    /// Checks a stored body with `JSONValidator`, completely (it refuses exactly what the parser
+    /// refuses), and that its top level is an object: `storeCorrupted` otherwise, as
+    /// `decodeBody` would throw.
+    static func checkText(_ bytes: UnsafeRawBufferPointer, collection: String) throws {
         let text = bytes.assumingMemoryBound(to: UInt8.self)
         do {
             try JSONValidator.validate(text, completely: true)
@@ -117,7 +133,6 @@ extension DocumentStorage {
         guard let first = text.first(where: { !whitespace.contains($0) }), first == UInt8(ascii: "{") else {
             throw corruptBody(collection: collection)
         }
-        return Data(bytes)
     }
 
     private static func corruptBody(collection: String) -> StoreError {

@@ -21,8 +21,8 @@ final class DocumentJSONTextTests: XCTestCase {
         ("nested", #"{"b":{"y":[{"k":null,"j":true}],"x":{}},"a":[[],[[false]]]}"#),
     ]
 
-    private func filledStore() throws -> Store {
-        let store = try DocumentTestSupport.openStore()
+    private func filledStore(encrypted: Bool = true) throws -> Store {
+        let store = try DocumentTestSupport.openStore(encrypted: encrypted)
         for (id, text) in Self.written {
             try store.collection("c").insert(id: id, json: DocumentTestSupport.json(text))
         }
@@ -38,7 +38,11 @@ final class DocumentJSONTextTests: XCTestCase {
     }
 
     func testJSONIsTheStoredCanonicalText() throws {
-        let store = try filledStore()
+        for encrypted in [true, false] { try checkStoredCanonicalText(encrypted: encrypted) }
+    }
+
+    private func checkStoredCanonicalText(encrypted: Bool) throws {
+        let store = try filledStore(encrypted: encrypted)
         defer { store.close() }
         let documents = try store.collection("c")
         for (id, _) in Self.written {
