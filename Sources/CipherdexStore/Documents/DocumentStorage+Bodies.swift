@@ -11,7 +11,9 @@ extension DocumentStorage {
     }
 
     /// A document's stored JSON text, checked (`checkText`), or nil. The body is read with
-    /// incremental blob I/O into the returned buffer (`Connection.blob`), its only copy.
+    /// incremental blob I/O into the returned buffer (`Connection.blob`), its only copy. Both
+    /// reads run in the connection's one transaction (a reader's snapshot, or the writer's
+    /// transaction), so the row id still names this document when its blob is opened.
     func text(collection: String, id: String) throws -> Data? {
         guard
             let row = try db.rows(
