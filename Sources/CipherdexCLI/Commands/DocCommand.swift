@@ -14,7 +14,8 @@ struct DocCommand: Command {
         put      stores the JSON object read from FILE (or stdin with - or no FILE), replacing any
                  document with that ID; FILE must be a regular file, and the text at most 256 MiB
                  (documentTooLarge)
-        get      prints the document as JSON
+        get      prints the document's JSON as stored: canonical (no white space, members sorted by
+                 key), every number and string exactly as put
         rm       removes the document
         find     prints the documents matching every --where: FIELD is a dotted path
                  (address.city); the operator is one of = < <= > >= (no != or ==); VALUE is read as
@@ -87,24 +88,59 @@ struct DocCommand: Command {
                 kind == .insert
                     ? "inserted \(collection)/\(Output.shown(id))" : "updated \(collection)/\(Output.shown(id))")
         case .get(let collection, let id):
-            guard let document = try store.collection(collection).get(id: id) else {
+            // The stored text is the canonical JSON `get(id:)`'s value would print, checked but
+            // not parsed: no tree many times the document's size.
+            guard let text = try store.collection(collection).json(id: id) else {
                 throw CLIError.failed(code: "documentNotFound", message: "no document \(id) in \(collection)")
             }
-            try Output.print(document.value.canonicalString)
+            try text.withUnsafeBytes { try Output.write($0) }
+            try Output.print("")
         case .remove(let collection, let id):
             guard try store.collection(collection).remove(id: id) else {
                 throw CLIError.failed(code: "documentNotFound", message: "no document \(id) in \(collection)")
             }
             try Output.print("removed \(collection)/\(Output.shown(id))")
         case .find(let collection, let predicates, let limit, let json):
-            let documents = try store.collection(collection).find(where: predicates, limit: limit)
+            let documents = try store.collection(collection).findJSON(where: predicates, limit: limit)
             if json {
-                let array = JSONValue.array(documents.map { .object(["id": .string($0.id), "document": $0.value]) })
-                try Output.print(array.canonicalString)
+                try Self.writeCanonicalArray(documents) { piece in try piece.withUnsafeBytes { try Output.write($0) } }
             } else {
                 for document in documents { try Output.print(Output.shown(document.id)) }
             }
         }
+    }
+}
+
+extension DocCommand {
+    /// Writes, in pieces through `write`, the canonical JSON of the array of
+    /// `{"id": …, "document": …}` objects for `documents` and a line feed, as
+    /// `JSONValue.canonicalString` of that array prints it (members in key order: `document`
+    /// before `id`), from the stored texts, which are canonical already. Small pieces are
+    /// gathered up to 1 MiB; a larger text is written as it is, never copied.
+    static func writeCanonicalArray(_ documents: [DocumentJSON], _ write: (Data) throws -> Void) throws {
+        let gathered = 1 << 20
+        var buffer = Data()
+        buffer.append(UInt8(ascii: "["))
+        for (offset, document) in documents.enumerated() {
+            if offset > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.append(contentsOf: #"{"document":"#.utf8)
+            if document.json.count < gathered {
+                buffer.append(document.json)
+            } else {
+                try write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+                try write(document.json)
+            }
+            buffer.append(contentsOf: #","id":"#.utf8)
+            buffer.append(contentsOf: JSONValue.string(document.id).canonicalBytes)
+            buffer.append(UInt8(ascii: "}"))
+            if buffer.count >= gathered {
+                try write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        buffer.append(contentsOf: "]\n".utf8)
+        try write(buffer)
     }
 }
 

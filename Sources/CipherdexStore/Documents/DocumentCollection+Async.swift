@@ -47,6 +47,11 @@ extension DocumentCollection {
         try await readAsync { try $0.get(type, id: id) }
     }
 
+    /// The async form of `json(id:)`.
+    public func jsonAsync(id: String) async throws -> Data? {
+        try await readAsync { try $0.json(id: id) }
+    }
+
     /// The async form of `find(where:orderBy:limit:)`.
     public func findAsync(where predicates: [FieldPredicate] = [], orderBy: [SortKey] = [], limit: Int? = nil)
         async throws -> [Document]
@@ -59,6 +64,13 @@ extension DocumentCollection {
         _ type: T.Type, where predicates: [FieldPredicate] = [], orderBy: [SortKey] = [], limit: Int? = nil
     ) async throws -> [T] {
         try await readAsync { try $0.find(type, where: predicates, orderBy: orderBy, limit: limit) }
+    }
+
+    /// The async form of `findJSON(where:orderBy:limit:)`.
+    public func findJSONAsync(where predicates: [FieldPredicate] = [], orderBy: [SortKey] = [], limit: Int? = nil)
+        async throws -> [DocumentJSON]
+    {
+        try await readAsync { try $0.findJSON(where: predicates, orderBy: orderBy, limit: limit) }
     }
 
     /// The async form of `list(limit:offset:)`.

@@ -106,6 +106,22 @@ public struct DocumentCollection: @unchecked Sendable {
         }
     }
 
+    /// The stored JSON text of the document with this id, or nil: the canonical JSON of its
+    /// value (`JSONValue.canonicalBytes`, the text FORMAT.md describes), so its numbers and
+    /// strings exactly as stored, the same bytes as `get(id:)`'s `value.canonicalBytes`.
+    ///
+    /// The text is checked by the validator the parser runs first (it refuses exactly what the
+    /// parser refuses) but never parsed into a `JSONValue`: reading a document costs about its
+    /// size in time and memory, where `get(id:)` builds a tree many times larger. A stored body
+    /// that is not valid JSON or not an object throws `StoreError.storeCorrupted`, as for `get`.
+    public func json(id: String) throws -> Data? {
+        try Self.validate(id: id)
+        return try performRead { storage in
+            _ = try storage.existingCollection(name)
+            return try storage.text(collection: name, id: id)
+        }
+    }
+
     /// Documents in id order (UTF-8 byte order), skipping `offset` and returning at most
     /// `limit` (all when nil).
     public func list(limit: Int? = nil, offset: Int = 0) throws -> [Document] {

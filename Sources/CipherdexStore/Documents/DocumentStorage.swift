@@ -67,16 +67,6 @@ struct DocumentStorage {
             .integerValue
     }
 
-    /// A document, or nil.
-    func document(collection: String, id: String) throws -> Document? {
-        guard
-            let row = try db.rows(
-                "SELECT body FROM documents WHERE collection = ? AND id = ?", [.text(collection), .text(id)]
-            ).first
-        else { return nil }
-        return Document(uncheckedID: id, value: try decodeBody(row[0], collection: collection))
-    }
-
     /// Inserts a new document and its index entries.
     func insert(_ info: CollectionInfo, id: String, value: JSONValue) throws {
         try db.execute(
@@ -105,55 +95,6 @@ struct DocumentStorage {
         )
     }
 
-    /// Documents in id order, paginated (`limit` nil for all).
-    func list(collection: String, limit: Int?, offset: Int) throws -> [Document] {
-        var documents: [Document] = []
-        try db.forEachRow(
-            "SELECT id, body FROM documents WHERE collection = ? ORDER BY id LIMIT ? OFFSET ?",
-            [.text(collection), .int(limit ?? -1), .int(offset)]
-        ) { row in
-            documents.append(
-                Document(uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection)))
-        }
-        return documents
-    }
-
-    // MARK: Scans
-
-    /// Visits every document of a collection in id order; `body` returns false to stop.
-    func scan(collection: String, _ body: (Document) throws -> Bool) throws {
-        try visit(
-            "SELECT id, body FROM documents WHERE collection = ? ORDER BY id", [.text(collection)],
-            collection: collection, body)
-    }
-
-    /// Visits, in id order, the documents whose index key for `field` lies in `lower...upper`.
-    func indexScan(
-        collection: String, field: FieldPath, lower: [UInt8], upper: [UInt8], _ body: (Document) throws -> Bool
-    ) throws {
-        let sql = """
-            SELECT d.id, d.body FROM document_index AS i JOIN documents AS d ON d.rowid = i.doc
-            WHERE i.collection = ? AND i.field = ? AND i.key BETWEEN ? AND ? ORDER BY d.id
-            """
-        try visit(
-            sql, [.text(collection), .text(field.rawValue), .blob(lower), .blob(upper)], collection: collection, body)
-    }
-
-    /// Steps through `sql`'s (id, body) rows as documents until `body` returns false.
-    private func visit(
-        _ sql: String, _ arguments: [SQLValue], collection: String, _ body: (Document) throws -> Bool
-    ) throws {
-        let statement = try db.cachedStatement(sql)
-        try statement.bind(arguments)
-        defer { statement.reset() }
-        while try statement.step() {
-            let row = statement.row()
-            let document = Document(
-                uncheckedID: row[0].textValue ?? "", value: try decodeBody(row[1], collection: collection))
-            if try !body(document) { return }
-        }
-    }
-
     // MARK: Indexes
 
     /// Adds the index entries of one document for `fields` (a missing field gets no entry).
@@ -169,8 +110,11 @@ struct DocumentStorage {
     /// Builds the index of `field` for every document of the collection.
     func buildIndex(_ info: CollectionInfo, field: FieldPath) throws {
         var entries: [(Int64, JSONValue)] = []
-        try db.forEachRow("SELECT rowid, body FROM documents WHERE collection = ?", [.text(info.name)]) { row in
-            entries.append((row[0].integerValue ?? 0, try decodeBody(row[1], collection: info.name)))
+        try db.forEachRowView("SELECT rowid, body FROM documents WHERE collection = ?", [.text(info.name)]) { row in
+            let value = try Self.withBody(row, column: 1, collection: info.name) {
+                try Self.decodeBody($0, collection: info.name)
+            }
+            entries.append((row.integer(0), value))
         }
         for (rowID, value) in entries {
             try addIndexEntries(info, rowID: rowID, value: value, fields: [field])
@@ -190,12 +134,5 @@ struct DocumentStorage {
                 "SELECT count(*) FROM document_index WHERE collection = ? AND field = ?",
                 [.text(collection), .text(field)])?
                 .integerValue ?? 0)
-    }
-
-    private func decodeBody(_ body: SQLValue, collection: String) throws -> JSONValue {
-        guard let bytes = body.blobValue, let value = try? JSONValue(parsing: bytes), case .object = value else {
-            throw StoreError.storeCorrupted(reason: "a document body in collection \(collection) does not parse")
-        }
-        return value
     }
 }

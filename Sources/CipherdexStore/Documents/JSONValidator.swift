@@ -18,10 +18,12 @@ import Foundation
 /// pass (`TrackedMemberNames`) compares every name as the parser does, to report the first error
 /// (a repeated name may come before the syntax error).
 enum JSONValidator {
-    /// Throws the error `JSONParser` would throw for `bytes`, except that a document whose only
-    /// fault is a repeated member name in an object with a name that is not plain passes (the
-    /// parser finds those as it builds).
-    static func validate(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    /// Throws the error `JSONParser` would throw for `bytes`, except that, unless `completely`,
+    /// a document whose only fault is a repeated member name in an object with a name that is
+    /// not plain passes (the parser finds those as it builds). With `completely` (for text that
+    /// is used without being parsed: `DocumentCollection.json(id:)`), such a document gets the
+    /// second pass too, so that every text the parser refuses is refused.
+    static func validate(_ bytes: UnsafeBufferPointer<UInt8>, completely: Bool = false) throws {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
             throw DocumentError.invalidJSON(reason: "unexpected end of input at byte 0")
         }
@@ -41,6 +43,11 @@ enum JSONValidator {
                 base: base, count: bytes.count, openObjects: openObjects, names: TrackedMemberNames(bytes: bytes))
             try tracking.run()
             throw error
+        }
+        if completely, fast.names.leftUnchecked {
+            var tracking = JSONScanner(
+                base: base, count: bytes.count, openObjects: openObjects, names: TrackedMemberNames(bytes: bytes))
+            try tracking.run()
         }
     }
 }

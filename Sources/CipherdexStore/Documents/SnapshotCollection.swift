@@ -1,3 +1,5 @@
+import Foundation
+
 /// A collection as a `StoreSnapshot` sees it: the read operations of `DocumentCollection`, all
 /// answered from the snapshot's one read transaction.
 public struct SnapshotCollection {
@@ -16,6 +18,12 @@ public struct SnapshotCollection {
         try base.get(type, id: id)
     }
 
+    /// The stored JSON text of the document with this id, or nil (see
+    /// `DocumentCollection.json(id:)`).
+    public func json(id: String) throws -> Data? {
+        try base.json(id: id)
+    }
+
     /// The documents matching every predicate (see `DocumentCollection.find(where:orderBy:limit:)`).
     public func find(where predicates: [FieldPredicate] = [], orderBy: [SortKey] = [], limit: Int? = nil) throws
         -> [Document]
@@ -28,6 +36,14 @@ public struct SnapshotCollection {
         _ type: T.Type, where predicates: [FieldPredicate] = [], orderBy: [SortKey] = [], limit: Int? = nil
     ) throws -> [T] {
         try base.find(type, where: predicates, orderBy: orderBy, limit: limit)
+    }
+
+    /// The matching documents as their stored JSON text (see
+    /// `DocumentCollection.findJSON(where:orderBy:limit:)`).
+    public func findJSON(where predicates: [FieldPredicate] = [], orderBy: [SortKey] = [], limit: Int? = nil) throws
+        -> [DocumentJSON]
+    {
+        try base.findJSON(where: predicates, orderBy: orderBy, limit: limit)
     }
 
     /// Documents in id order (see `DocumentCollection.list(limit:offset:)`).

@@ -360,4 +360,26 @@ final class JSONValidatorTests: XCTestCase {
             XCTAssertEqual(bytes.withUnsafeBufferPointer { JSONLexer.isValidUTF8($0) }, expected, "\(bytes)")
         }
     }
+
+    /// The validator's complete check refuses what the parser refuses, no more: the names that
+    /// differ by their bytes only are accepted.
+    func testCompleteValidationAgreesWithTheParser() throws {
+        let texts = [
+            "{\"\u{E9}\":1,\"e\u{301}\":2}", "{\"e\u{301}\":1,\"x\":{\"e\u{301}\":2}}",
+            "{\"\u{E9}\":1,\"\u{E8}\":2,\"e\u{300}\":3}", "{\"\u{1E9B}\u{323}\":1,\"\u{17F}\u{323}\u{307}\":2}",
+            "{\"\u{1E9B}\u{323}\":1,\"\u{17F}\u{307}\":2}", #"{"a":1,"b":2}"#,
+        ]
+        for text in texts {
+            let bytes = Array(text.utf8)
+            let parsed = Result { try JSONValue(parsing: bytes) }
+            let validated = Result {
+                try bytes.withUnsafeBufferPointer { try JSONValidator.validate($0, completely: true) }
+            }
+            switch (parsed, validated) {
+            case (.success, .success): break
+            case (.failure(let a as DocumentError), .failure(let b as DocumentError)): XCTAssertEqual(a, b, text)
+            default: XCTFail("\(text): parser \(parsed), validator \(validated)")
+            }
+        }
+    }
 }
