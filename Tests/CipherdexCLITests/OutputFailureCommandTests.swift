@@ -21,7 +21,7 @@ final class OutputFailureCommandTests: XCTestCase {
         XCTAssertEqual(try cli.run(["create", store] + key, environment: environment).status, 0)
         for command in [
             ["--version"], ["--help"], ["info", "--help"], ["keygen"], ["info", store] + key,
-            ["doc", "put", store, "notes", "one", "-"] + key, ["key", "add", store, "--recovery"] + key,
+            ["key", "add", store, "--recovery"] + key,
         ] {
             let result = try cli.run(
                 command, environment: environment, stdin: Array("{\"n\": 1}".utf8), launcher: toFullDisk)
@@ -32,10 +32,34 @@ final class OutputFailureCommandTests: XCTestCase {
                 result.stderr)
             XCTAssertFalse(result.stderr.contains("Fatal error"), result.stderr)
         }
-        XCTAssertEqual(
-            try cli.run(["doc", "get", store, "notes", "one"] + key, environment: environment).stdout, "{\"n\":1}\n")
         let slots = try cli.run(["key", "list", store] + key, environment: environment)
         XCTAssertEqual(slots.stdout.split(separator: "\n").count, 1, "the unseen recovery key's slot: \(slots.stdout)")
+    }
+
+    /// A command whose change is committed before its report is written says so when the report
+    /// cannot be written: `outputFailed` (exit 21), "the change is in effect; do not run the
+    /// command again", never `diskFull`'s "the write did not happen ... retry" (which, after a
+    /// key change, a script would follow and lock itself out).
+    func testACommittedChangeWhoseReportCannotBeWrittenIsOutputFailed() throws {
+        XCTAssertEqual(try cli.run(["create", store] + key, environment: environment).status, 0)
+        let newKey = ["CIPHERDEX_NEW_KEY": String(repeating: "6b", count: 32)]
+        let both = environment.merging(newKey) { a, _ in a }
+        let cases: [([String], String)] = [
+            (["doc", "put", store, "notes", "one", "-"] + key, "the document notes/one is stored"),
+            (["doc", "rm", store, "notes", "one"] + key, "the document notes/one is removed"),
+            (["rekey", store] + key + ["--new-key-env", "CIPHERDEX_NEW_KEY"], "only the new key opens it"),
+        ]
+        for (command, done) in cases {
+            let result = try cli.run(
+                command, environment: both, stdin: Array("{\"n\": 1}".utf8), launcher: toFullDisk)
+            XCTAssertFalse(result.signaled, "\(command)")
+            XCTAssertEqual(result.status, 21, "\(command): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: outputFailed: "), result.stderr)
+            XCTAssertTrue(result.stderr.contains(done), result.stderr)
+            XCTAssertTrue(result.stderr.contains("do not run the command again"), result.stderr)
+        }
+        let opened = try cli.run(["info", store, "--key-env", "CIPHERDEX_NEW_KEY"], environment: newKey)
+        XCTAssertEqual(opened.status, 0, opened.stderr)
     }
 
     /// `cat` on a full standard output is `diskFull` (18) like every other command's output (it

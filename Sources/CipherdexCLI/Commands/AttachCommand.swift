@@ -82,6 +82,7 @@ struct AttachCommand: Command {
         } else {
             token = try store.addAttachment(fromFile: file, contentType: contentType, metadata: metadata)
         }
+        Output.committed("the attachment \(token.id) is stored")
         if json {
             try Output.print(try JSONValue(encoding: token).canonicalString)
         } else {

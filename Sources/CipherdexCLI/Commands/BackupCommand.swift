@@ -36,6 +36,7 @@ struct BackupCommand: Command {
         defer { line.finish() }
         let summary = try store.backup(to: destination, progress: line.update)
         line.finish()
+        Output.committed("the backup of \(target.path) in \(destination) is written")
         try Output.print("backed up \(target.path) to \(destination): \(summary.line)")
     }
 }

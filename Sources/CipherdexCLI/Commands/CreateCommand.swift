@@ -46,6 +46,7 @@ struct CreateCommand: Command {
         let store = try Store.open(configuration)
         let encrypted = store.isEncrypted
         store.close()
+        Output.committed("the store at \(path) is created")
         try Output.print("created \(encrypted ? "encrypted" : "unencrypted") store at \(path)")
     }
 }

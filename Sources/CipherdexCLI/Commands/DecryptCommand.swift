@@ -53,6 +53,7 @@ struct DecryptCommand: Command {
         defer { line.finish() }
         try Store.decrypt(configuration, progress: line.update)
         line.finish()
+        Output.committed("\(target.path) is decrypted")
         try Output.print("decrypted \(target.path): it is no longer encrypted")
     }
 }

@@ -44,6 +44,7 @@ struct DeleteCommand: Command {
         // The store is gone whatever became of its folder: exit 0, and the line says when the
         // folder stays (holding other files, or left empty with the reason).
         let folder = try Store.deleteReportingFolder(at: path)
+        Output.committed("the store at \(path) is deleted")
         try Output.print(SearchCLI.singleLine("deleted \(path)" + (folder.note.map { " (\($0))" } ?? "")))
     }
 }

@@ -45,6 +45,7 @@ struct DetachCommand: Command {
             return try tx.removeAttachment(id)
         }
         guard removed else { throw AttachmentError.notFound(id: id) }
+        Output.committed("the attachment \(id) is removed")
         try Output.print(
             "removed attachment \(id)" + (updated > 0 ? " (and its token from \(updated) document(s))" : ""))
     }

@@ -84,6 +84,7 @@ struct DocCommand: Command {
         case .put(let collection, let id, _):
             let data = input ?? Data()
             let kind = try store.collection(collection).upsert(id: id, json: data)
+            Output.committed("the document \(collection)/\(id) is stored")
             try Output.print(
                 kind == .insert
                     ? "inserted \(collection)/\(Output.shown(id))" : "updated \(collection)/\(Output.shown(id))")
@@ -99,6 +100,7 @@ struct DocCommand: Command {
             guard try store.collection(collection).remove(id: id) else {
                 throw CLIError.failed(code: "documentNotFound", message: "no document \(id) in \(collection)")
             }
+            Output.committed("the document \(collection)/\(id) is removed")
             try Output.print("removed \(collection)/\(Output.shown(id))")
         case .find(let collection, let predicates, let limit, let json):
             let documents = try store.collection(collection).findJSON(where: predicates, limit: limit)

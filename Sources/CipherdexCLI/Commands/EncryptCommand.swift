@@ -34,6 +34,7 @@ struct EncryptCommand: Command {
         try Store.encrypt(
             StoreConfiguration(path: path, createIfMissing: false), newKey: provider, progress: line.update)
         line.finish()
+        Output.committed("\(path) is encrypted")
         try Output.print("encrypted \(path)")
     }
 }

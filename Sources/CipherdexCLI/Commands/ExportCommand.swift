@@ -51,6 +51,7 @@ struct ExportCommand: Command {
         let store = try target.open()
         defer { store.close() }
         let summary = try store.export(to: destination)
+        Output.committed("the export of \(target.path) to \(destination) is written")
         try Output.print(
             "exported \(summary.documents) documents in \(summary.collections) collections, "
                 + "\(summary.attachments) attachments, \(summary.pages) page texts of \(summary.searchDocuments) "

@@ -111,6 +111,7 @@ struct IndexCommand: Command {
         var writeFailure: Error?
         do { try library.waitUntilIndexed() } catch { writeFailure = error }
         if writeFailure == nil { progress.waitUntilAllEnded() }
+        Output.committed("the folder is indexed as far as it could be (`cipherdex status` lists each file)")
         watcher.cancel()
         progress.clear()
         var failures: [(uid: String, reason: String)] = []

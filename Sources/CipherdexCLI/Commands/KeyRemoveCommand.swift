@@ -17,6 +17,7 @@ struct KeyRemoveCommand {
         let store = try target.open()
         defer { store.close() }
         try store.removeKey(slot: slot)
+        Output.committed("keyslot \(slot) is removed from \(target.path)")
         try Output.print("keyslot \(slot) removed from \(target.path)")
     }
 }

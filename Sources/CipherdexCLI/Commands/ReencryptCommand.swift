@@ -41,6 +41,9 @@ struct ReencryptCommand: Command {
         defer { line.finish() }
         let removed = try Store.reencrypt(configuration, newKey: newProvider, progress: line.update)
         line.finish()
+        Output.committed(
+            "\(target.path) is re-encrypted under a new data key"
+                + (removed.isEmpty ? "" : " (keyslots \(removed.map { "\($0.id)" }.joined(separator: ", ")) removed)"))
         try Output.print("re-encrypted \(target.path) under a new data key")
         if !removed.isEmpty {
             let names = removed.map { "\($0.id)" + ($0.label.map { " (\($0))" } ?? "") }.joined(separator: ", ")

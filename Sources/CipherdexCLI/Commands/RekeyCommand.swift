@@ -32,6 +32,7 @@ struct RekeyCommand: Command {
         defer { store.close() }
         guard let provider = try newKey.provider(confirm: true) else { throw CLIError.usage("missing NEWKEY") }
         try store.rotateKey(to: provider)
+        Output.committed("the key of \(target.path) is changed: only the new key opens it")
         try Output.print("key changed for \(target.path)")
     }
 }

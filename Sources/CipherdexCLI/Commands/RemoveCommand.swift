@@ -28,6 +28,7 @@ struct RemoveCommand: Command {
         let store = try target.open()
         defer { store.close() }
         guard try store.library.remove(uid: uid) else { throw SearchError.documentNotFound(uid: uid) }
+        Output.committed("\(uid) is removed from the index")
         try Output.print("removed \(SearchCLI.singleLine(uid))")
     }
 }

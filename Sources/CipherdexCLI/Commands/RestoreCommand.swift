@@ -48,6 +48,7 @@ struct RestoreCommand: Command {
                     + "or a store to replace with --yes)")
         }
         line.finish()
+        Output.committed("\(destination) is restored from \(backup.path)")
         try Output.print("restored \(backup.path) to \(destination): \(summary.line)")
     }
 }

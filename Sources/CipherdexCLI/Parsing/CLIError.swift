@@ -11,6 +11,10 @@ enum CLIError: Error, LocalizedError {
     /// option it follows, when the argument before it is one. Exit status 64. The message never
     /// repeats the argument's bytes.
     case invalidArgumentEncoding(position: Int, option: String?)
+    /// The command's change is committed (`done` says what is in effect), but its report could
+    /// not be written to standard output (`reason`: a full disk, an input/output error, a closed
+    /// pipe). Exit status 21.
+    case outputFailed(done: String, reason: String)
 
     var errorDescription: String? {
         switch self {
@@ -19,6 +23,9 @@ enum CLIError: Error, LocalizedError {
         case .invalidArgumentEncoding(let position, let option):
             let location = option.map { " (after \($0))" } ?? ""
             return "argument \(position)\(location) is not valid UTF-8"
+        case .outputFailed(let done, let reason):
+            return "\(done), but its report could not be written to standard output (\(reason)): "
+                + "the change is in effect; do not run the command again"
         }
     }
 }
@@ -38,6 +45,7 @@ enum ExitStatus {
     static let diskFull: Int32 = 18
     static let ioError: Int32 = 19
     static let mountPoint: Int32 = 20
+    static let outputFailed: Int32 = 21
     static let usage: Int32 = 64
 
     /// The error line's code and the exit status for any error.
@@ -67,6 +75,7 @@ enum ExitStatus {
             switch error {
             case .usage, .invalidArgumentEncoding: return ("usage", usage)
             case .failed(let code, _): return (code, failure)
+            case .outputFailed: return ("outputFailed", outputFailed)
             }
         case let error as KeyError:
             switch error {

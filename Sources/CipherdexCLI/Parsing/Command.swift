@@ -1,5 +1,6 @@
 import Cipherdex
 import Foundation
+import Synchronization
 
 /// One `cipherdex` subcommand: parses and validates its arguments in `init`, then runs.
 protocol Command {
@@ -25,15 +26,30 @@ enum Output {
 
     /// Writes raw bytes to standard output, all of them; a failure is typed by
     /// `writeFailure(errno:)` (a full disk `diskFull`, exit 18; a device's input/output error
-    /// `ioError`, exit 19; a closed pipe, with SIGPIPE ignored, `io`, exit 1). Never a trap: what
-    /// the command did stays done (a store's change is committed before it is reported).
+    /// `ioError`, exit 19; a closed pipe, with SIGPIPE ignored, `io`, exit 1), or, once the
+    /// command has committed its change (`committed(_:)`), `outputFailed` (exit 21) saying what
+    /// is in effect. Never a trap: what the command did stays done.
     static func write(_ bytes: UnsafeRawBufferPointer) throws {
         do {
             try standardOutput.writeAll(bytes)
         } catch let error as SystemError {
+            if let done = committedChange.withLock({ $0 }) {
+                throw CLIError.outputFailed(done: done, reason: String(cString: strerror(error.errno)))
+            }
             throw writeFailure(errno: error.errno)
         }
     }
+
+    /// Notes that the running command's change is committed, as `done` says ("the document
+    /// notes/a is stored"): from here a report that cannot be written is `outputFailed`, never
+    /// an error saying the write did not happen (whose advice, retry, a changed key would
+    /// defeat).
+    static func committed(_ done: String) {
+        committedChange.withLock { $0 = done }
+    }
+
+    /// What the running command has committed, when it has.
+    private static let committedChange = Mutex<String?>(nil)
 
     /// The error for a write to standard output that failed with `code`, the same for every
     /// command: a full disk or quota is `diskFull` (exit 18), a file-size limit `fileTooLarge`
