@@ -53,4 +53,24 @@ final class SmallBlockDiskFullCommandTests: XCTestCase {
         XCTAssertEqual(try run(["doc", "put", store, "notes", "after", document]).status, 0)
         XCTAssertEqual(try run(["verify", store]).status, 0)
     }
+
+    /// A create into an existing empty folder that fails (the disk is full) leaves the folder as
+    /// it found it: empty and with its mode (it was left private, 0700).
+    func testAFailedCreateInAnEmptyFolderLeavesItsMode() throws {
+        let disk = try XCTUnwrap(disk)
+        let folder = disk.path + "/empty"
+        XCTAssertEqual(mkdir(folder, 0o755), 0)
+        XCTAssertEqual(chmod(folder, 0o755), 0)
+        for free in [2, 8, 16, 32].map({ $0 << 10 }) {
+            try disk.fill(leaving: free)
+            defer { disk.free() }
+            let result = try run(["create", folder])
+            if result.status == 0 { break }
+            XCTAssertEqual(result.status, 18, "\(free) bytes free: \(result.stderr)")
+            var info = stat()
+            XCTAssertEqual(stat(folder, &info), 0)
+            XCTAssertEqual(info.st_mode & 0o7777, 0o755, "\(free) bytes free")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), [], "\(free) bytes free")
+        }
+    }
 }

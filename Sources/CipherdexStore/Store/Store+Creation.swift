@@ -16,6 +16,9 @@ extension Store {
             try Keyslot.checkAccepted(configuration.passphraseCost)
         }
         let createdDirectory = !FileSystem.exists(layout.directory)
+        // An existing (empty) folder gets its mode back when the create fails: it is left as it
+        // was found, not made private.
+        let foundMode = createdDirectory ? nil : Self.permissionBits(of: layout.directory)
         try wrapSystem {
             try FileSystem.createDirectory(layout.directory)
             try FileSystem.restrictMode(layout.directory, to: 0o700)
@@ -48,6 +51,7 @@ extension Store {
                 try checkEmptyOrOurLeftovers(layout)
             } catch {
                 lock.release()
+                if let foundMode { _ = chmod(layout.directory, foundMode) }
                 throw error
             }
         }
@@ -79,10 +83,19 @@ extension Store {
                 }
                 try? FileSystem.removeTree(layout.staging)
                 if createdDirectory { _ = rmdir(layout.directory) }
+                if let foundMode { _ = chmod(layout.directory, foundMode) }
             }
             lock.release()
             throw error
         }
+    }
+
+    /// The permission bits (and set-id and sticky bits) of `path`, or nil when it cannot be
+    /// looked at.
+    private static func permissionBits(of path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
     }
 
     /// The steps of `create` after the directory exists.
