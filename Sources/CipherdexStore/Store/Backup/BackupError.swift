@@ -55,7 +55,8 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
         case .destinationOverlapsStore(let path, let store):
             return "\(path) overlaps the store \(store) (one inside the other); give a path outside it"
         case .insufficientSpace(let path, let needed, let available):
-            return "\(path) needs \(needed) bytes free for the backup, \(available) are available; nothing was changed"
+            return "\(path) needs \(needed) bytes free for what it would write, \(available) are available; "
+                + "nothing was changed"
         case .cancelled:
             return "the backup was cancelled; the destination is as it was"
         case .verificationFailed(let reason):
