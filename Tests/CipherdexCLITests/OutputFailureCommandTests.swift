@@ -62,6 +62,36 @@ final class OutputFailureCommandTests: XCTestCase {
         XCTAssertEqual(opened.status, 0, opened.stderr)
     }
 
+    /// A pipe whose reader is gone: a command that changed nothing ends quietly by SIGPIPE (as
+    /// `cipherdex search … | head` expects), one whose change is committed says so, exit 21
+    /// (the signal ended `rekey` without a word, its new key the only one that opens the store).
+    func testAClosedPipeAfterACommittedChangeIsOutputFailed() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
+            throw XCTSkip("python3 is not installed")
+        }
+        // Standard output a pipe whose read end is closed, SIGPIPE at its default (Python ignores it).
+        let toClosedPipe = [
+            "/usr/bin/python3", "-c",
+            "import os, signal, sys; r, w = os.pipe(); os.close(r); os.dup2(w, 1); "
+                + "signal.signal(signal.SIGPIPE, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
+        ]
+        XCTAssertEqual(try cli.run(["create", store] + key, environment: environment).status, 0)
+        let both = environment.merging(["CIPHERDEX_NEW_KEY": String(repeating: "6b", count: 32)]) { a, _ in a }
+        for command in [
+            ["doc", "put", store, "notes", "one", "-"] + key,
+            ["rekey", store] + key + ["--new-key-env", "CIPHERDEX_NEW_KEY"],
+        ] {
+            let result = try cli.run(command, environment: both, stdin: Array("{}".utf8), launcher: toClosedPipe)
+            XCTAssertFalse(result.signaled, "\(command): \(result.status)")
+            XCTAssertEqual(result.status, 21, "\(command): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: outputFailed: "), result.stderr)
+        }
+        let info = try cli.run(
+            ["info", store, "--key-env", "CIPHERDEX_NEW_KEY"], environment: both, launcher: toClosedPipe)
+        XCTAssertTrue(info.signaled || info.status == 141, "info: \(info.status) \(info.stderr)")
+        XCTAssertEqual(info.stderr, "")
+    }
+
     /// `cat` on a full standard output is `diskFull` (18) like every other command's output (it
     /// was an untyped `io`, exit 1).
     func testCatToAFullStandardOutputIsDiskFull() throws {

@@ -28,13 +28,15 @@ final class SearchDiskFullCommandTests: XCTestCase {
 
     private func writePDF(_ name: String, _ pages: [String]) throws {
         let path = cli.directory + "/" + name
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(makePDF(pages: pages, title: name))))
     }
 
     func testAddOnAFullDiskExitsOneAndSucceedsOnceThereIsRoom() throws {
         let disk = try XCTUnwrap(disk)
-        try writePDF("gannets.pdf", (0..<10).map { "page \($0) about gannets " + String(repeating: "booby \($0) ", count: 80) })
+        try writePDF(
+            "gannets.pdf", (0..<10).map { "page \($0) about gannets " + String(repeating: "booby \($0) ", count: 80) })
         try disk.fill(leaving: 96 << 10)
         let full = try run(["add", store, "gannets.pdf"])
         XCTAssertEqual(full.status, 1, full.stdout + full.stderr)
@@ -54,7 +56,9 @@ final class SearchDiskFullCommandTests: XCTestCase {
     func testIndexOnAFullDiskExitsOneAndTheNextRunIndexesEverything() throws {
         let disk = try XCTUnwrap(disk)
         for index in 0..<30 {
-            try writePDF("folder/d\(index).pdf", ["document \(index) about shearwaters " + String(repeating: "petrel \(index) ", count: 80)])
+            try writePDF(
+                "folder/d\(index).pdf",
+                ["document \(index) about shearwaters " + String(repeating: "petrel \(index) ", count: 80)])
         }
         try disk.fill(leaving: 96 << 10)
         let full = try run(["index", store, cli.directory + "/folder"])
@@ -69,7 +73,31 @@ final class SearchDiskFullCommandTests: XCTestCase {
         XCTAssertTrue(again.stdout.hasSuffix(", failed 0, locked 0\n"), again.stdout)
         let json = try run(["search", store, "shearwaters", "--json"])
         XCTAssertEqual(json.status, 0, json.stderr)
-        let documents = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])["documents"]
+        let documents = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])[
+            "documents"]
         XCTAssertEqual((documents as? [String: Any])?.count, 30)
+    }
+
+    /// `index` and `add` whose index could not be written and whose report cannot be written
+    /// either (a log on the same full disk) never say "the change is in effect; do not run the
+    /// command again" (`outputFailed`): running them again once there is room is the advice.
+    func testAnUnwrittenIndexWithAnUnwritableReportIsNotOutputFailed() throws {
+        let disk = try XCTUnwrap(disk)
+        for index in 0..<10 {
+            try writePDF(
+                "folder/d\(index).pdf",
+                ["document \(index) about fulmars " + String(repeating: "prion \(index) ", count: 80)])
+        }
+        try disk.fill(leaving: 96 << 10)
+        let toFullDisk = ["/bin/sh", "-c", "exec \"$0\" \"$@\" >/dev/full"]
+        for command in [
+            ["index", store, cli.directory + "/folder"], ["add", store, cli.directory + "/folder/d0.pdf"],
+        ] {
+            let result = try cli.run(command + ["--key-file", "k"], launcher: toFullDisk)
+            XCTAssertFalse(result.signaled, "\(command[0])")
+            XCTAssertNotEqual(result.status, 21, "\(command[0]): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("do not run the command again"), result.stderr)
+            XCTAssertTrue([1, 18].contains(result.status), "\(command[0]): \(result.status) \(result.stderr)")
+        }
     }
 }

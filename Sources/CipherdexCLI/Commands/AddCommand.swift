@@ -90,7 +90,9 @@ struct AddCommand: Command {
         // A write of the index that failed (disk full) is reported after the per-file lines.
         var writeFailure: Error?
         do { try library.waitUntilIndexed() } catch { writeFailure = error }
-        Output.committed("the files are indexed as far as they could be (`cipherdex status` lists each)")
+        if writeFailure == nil {
+            Output.committed("the files are indexed as far as they could be (`cipherdex status` lists each)")
+        }
         var failed = 0
         var locked = 0
         for file in files {

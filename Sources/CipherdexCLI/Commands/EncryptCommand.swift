@@ -10,8 +10,9 @@ struct EncryptCommand: Command {
         Encrypts an unencrypted store in place: every document, attachment, index entry and
         setting is written encrypted under a new data key wrapped for NEWKEY, beside the plaintext
         files; one atomic step switches to it and the plaintext files are removed. Afterwards the
-        store needs NEWKEY to open. A kill at any instant leaves the plaintext or the encrypted
-        store, complete. Progress is shown on a terminal.
+        store needs NEWKEY to open. Needs free space for a copy of the store plus 10% and 4 MiB
+        (checked first). A kill at any instant leaves the plaintext or the encrypted store,
+        complete. Progress is shown on a terminal.
 
         NEWKEY (one of):
         \(KeyOptions.help(prefix: "new-"))

@@ -18,7 +18,8 @@ struct IndexCommand: Command {
 
           added A, changed C, removed R, unchanged U, failed F, locked L
 
-        where failed and locked count the files indexed in this run (a file that failed or was
+        where added and changed count the files the sync found new or changed, whatever became of
+        them, and failed and locked count the files indexed in this run (a file that failed or was
         locked before is tried again, and counted as `retried T` after them); each failed file is also
         listed as `<uid>: failed: <reason>`, each locked file that had a password as `<uid>: locked
         (the password given does not open it; not indexed)`, and each entry left out as `<path>: skipped: <reason>`
@@ -111,7 +112,11 @@ struct IndexCommand: Command {
         var writeFailure: Error?
         do { try library.waitUntilIndexed() } catch { writeFailure = error }
         if writeFailure == nil { progress.waitUntilAllEnded() }
-        Output.committed("the folder is indexed as far as it could be (`cipherdex status` lists each file)")
+        // Not when the index could not be written: then `indexWriteFailed` (run `index` again once
+        // there is room) is the advice, not "do not run the command again".
+        if writeFailure == nil {
+            Output.committed("the folder is indexed as far as it could be (`cipherdex status` lists each file)")
+        }
         watcher.cancel()
         progress.clear()
         var failures: [(uid: String, reason: String)] = []

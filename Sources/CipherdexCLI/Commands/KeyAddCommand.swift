@@ -54,7 +54,8 @@ struct KeyAddCommand {
             do {
                 try Output.print(key.formatted)
             } catch {
-                // Nobody saw the key: a slot no one can open is taken back, and the error stands.
+                // Nobody saw the key: a slot no one can open is taken back, and the error stands
+                // (README: exit status 21's row says the slot is removed).
                 try? store.removeKey(slot: slot)
                 throw error
             }

@@ -12,7 +12,7 @@ struct ReencryptCommand: Command {
         whoever kept an old key and an old metadata.json learns nothing from the new files. The
         store then opens with NEWKEY (or KEY again when no NEWKEY is given) and with no other key:
         every other keyslot, recovery keys included, is removed — add them again with `key add`.
-        Needs free space for a copy of the store (checked first). A kill at any instant leaves the
+        Needs free space for a copy of the store plus 10% and 4 MiB (checked first). A kill at any instant leaves the
         old or the new store, complete. Progress is shown on a terminal.
 
         KEY (one of):
@@ -43,7 +43,10 @@ struct ReencryptCommand: Command {
         line.finish()
         Output.committed(
             "\(target.path) is re-encrypted under a new data key"
-                + (removed.isEmpty ? "" : " (keyslots \(removed.map { "\($0.id)" }.joined(separator: ", ")) removed)"))
+                + (removed.isEmpty
+                    ? ""
+                    : " (keyslot\(removed.count == 1 ? "" : "s") \(removed.map { "\($0.id)" }.joined(separator: ", ")) removed)")
+        )
         try Output.print("re-encrypted \(target.path) under a new data key")
         if !removed.isEmpty {
             let names = removed.map { "\($0.id)" + ($0.label.map { " (\($0))" } ?? "") }.joined(separator: ", ")

@@ -43,9 +43,13 @@ enum Output {
     /// Notes that the running command's change is committed, as `done` says ("the document
     /// notes/a is stored"): from here a report that cannot be written is `outputFailed`, never
     /// an error saying the write did not happen (whose advice, retry, a changed key would
-    /// defeat).
+    /// defeat). SIGPIPE is ignored from here too, so that a closed pipe is that error rather than
+    /// the signal ending the process without a word (before a commit, and in commands that change
+    /// nothing, a closed pipe still ends the process quietly, as `cipherdex search … | head`
+    /// expects).
     static func committed(_ done: String) {
         committedChange.withLock { $0 = done }
+        signal(SIGPIPE, SIG_IGN)
     }
 
     /// What the running command has committed, when it has.
