@@ -1,3 +1,4 @@
+import CipherdexPDFWriter
 import Foundation
 import XCTest
 
@@ -67,18 +68,8 @@ final class TruthCorpusTests: XCTestCase {
     /// A PDF of `objects` (the first the catalog) with a correct cross-reference table, in a
     /// temporary file.
     private static func write(_ objects: [String]) throws -> String {
-        var text = "%PDF-1.4\n"
-        var offsets: [Int] = []
-        for (index, body) in objects.enumerated() {
-            offsets.append(text.utf8.count)
-            text += "\(index + 1) 0 obj\n\(body)\nendobj\n"
-        }
-        let xref = text.utf8.count
-        text += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for offset in offsets { text += String(format: "%010d 00000 n \n", offset) }
-        text += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
         let path = NSTemporaryDirectory() + "cipherdex-truth-\(UUID().uuidString.prefix(8)).pdf"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try Data(makeHandWrittenPDF(objects: objects)).write(to: URL(fileURLWithPath: path))
         return path
     }
 }
