@@ -25,8 +25,11 @@ struct TrackedMemberNames: MemberNameChecking {
         var firstName: Int
         /// Its plain names for lookup, once it has more than `linearLimit` of them.
         var plainSet: Set<PlainName>?
-        /// Its names once one of them is not plain (then `plainNames` has none of them).
-        var names: Set<String>?
+        /// Its names once one of them is not plain (then `plainNames` has none of them), in the
+        /// order read while there are at most `linearLimit` of them (compared in turn: `==` stops
+        /// at the first difference, where hashing a name normalises all of it), then hashed.
+        var names: [String]?
+        var nameSet: Set<String>?
         /// The member being read: its name in the object's form, and the offset of the name.
         var pendingPlain: PlainName
         var pendingName: String
@@ -50,7 +53,7 @@ struct TrackedMemberNames: MemberNameChecking {
     mutating func openObject() {
         frames.append(
             Frame(
-                firstName: plainNames.count, plainSet: nil, names: nil,
+                firstName: plainNames.count, plainSet: nil, names: nil, nameSet: nil,
                 pendingPlain: PlainName(content: UnsafeBufferPointer(start: nil, count: 0)), pendingName: "",
                 pendingOffset: 0))
     }
@@ -70,11 +73,11 @@ struct TrackedMemberNames: MemberNameChecking {
         if frames[top].names == nil {
             // From now on this object's names are compared as `String`s, in the order read.
             let first = frames[top].firstName
-            var names = Set<String>()
-            for name in plainNames[first...] { names.insert(String(decoding: name.content, as: UTF8.self)) }
+            let names = plainNames[first...].map { String(decoding: $0.content, as: UTF8.self) }
             plainNames.removeSubrange(first...)
             frames[top].plainSet = nil
             frames[top].names = names
+            if names.count > Self.linearLimit { frames[top].nameSet = Set(names) }
         }
         if plain {
             frames[top].pendingName = String(decoding: content, as: UTF8.self)
@@ -94,10 +97,18 @@ struct TrackedMemberNames: MemberNameChecking {
         let offset = frames[top].pendingOffset
         if frames[top].names != nil {
             let name = frames[top].pendingName
-            let (inserted, earlier) = frames[top].names!.insert(name)
             // The same error as the building parser's (a `Set` of `String`, like its
-            // `Dictionary`, holds one of two canonically equivalent names).
-            guard inserted else { throw JSONLexer.repeatedName(name, earlier: earlier, at: offset) }
+            // `Dictionary`, holds one of two canonically equivalent names: the earlier one).
+            if frames[top].nameSet != nil {
+                let (inserted, earlier) = frames[top].nameSet!.insert(name)
+                guard inserted else { throw JSONLexer.repeatedName(name, earlier: earlier, at: offset) }
+                return
+            }
+            if let earlier = frames[top].names!.first(where: { $0 == name }) {
+                throw JSONLexer.repeatedName(name, earlier: earlier, at: offset)
+            }
+            frames[top].names!.append(name)
+            if frames[top].names!.count > Self.linearLimit { frames[top].nameSet = Set(frames[top].names!) }
             return
         }
         let first = frames[top].firstName

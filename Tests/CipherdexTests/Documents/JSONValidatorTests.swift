@@ -369,7 +369,16 @@ final class JSONValidatorTests: XCTestCase {
             "{\"\u{E9}\":1,\"\u{E8}\":2,\"e\u{300}\":3}", "{\"\u{1E9B}\u{323}\":1,\"\u{17F}\u{323}\u{307}\":2}",
             "{\"\u{1E9B}\u{323}\":1,\"\u{17F}\u{307}\":2}", #"{"a":1,"b":2}"#,
         ]
-        for text in texts {
+        // Objects of 1 to 12 names with a name that is not plain (compared in turn up to 8
+        // names, hashed beyond): a repeat of a plain name, of the other form, or none.
+        var generated: [String] = []
+        for count in 1...12 {
+            let names = (0..<count).map { "\"k\($0)\"" } + ["\"e\u{301}\""]
+            for last in ["\"\u{E9}\"", "\"k\(count / 2)\"", "\"k\(count - 1)\"", "\"z\"", "\"e\u{301}x\""] {
+                generated.append("{" + (names + [last]).map { $0 + ":1" }.joined(separator: ",") + "}")
+            }
+        }
+        for text in texts + generated {
             let bytes = Array(text.utf8)
             let parsed = Result { try JSONValue(parsing: bytes) }
             let validated = Result {
