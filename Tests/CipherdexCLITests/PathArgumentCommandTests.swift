@@ -34,7 +34,10 @@ final class PathArgumentCommandTests: XCTestCase {
     /// An empty STORE, and a new store's missing parent folder, are the library's typed errors
     /// (exit 1, the code naming the case); nothing is created.
     func testAnEmptyStorePathOrAMissingParentFolderIsTyped() throws {
-        for command in [["info", ""], ["verify", ""], ["create", "", "--plaintext"], ["doc", "get", "", "c", "a"]] {
+        for command in [
+            ["info", ""], ["verify", ""], ["create", "", "--plaintext"], ["doc", "get", "", "c", "a"],
+            ["encrypt", "", "--new-key-env", "K"], ["decrypt", "", "--yes", "--key-env", "K"],
+        ] {
             let result = try cli.run(command)
             XCTAssertEqual(result.status, 1, "\(command): \(result.stderr)")
             XCTAssertEqual(
