@@ -25,10 +25,11 @@ struct TrackedMemberNames: MemberNameChecking {
         var firstName: Int
         /// Its plain names for lookup, once it has more than `linearLimit` of them.
         var plainSet: Set<PlainName>?
-        /// Its names once one of them is not plain (then `plainNames` has none of them), in the
-        /// order read while there are at most `linearLimit` of them (compared in turn: `==` stops
-        /// at the first difference, where hashing a name normalises all of it), then hashed.
-        var names: [String]?
+        /// Where its names start in `names`, once one of them is not plain (then `plainNames`
+        /// has none of them): compared in turn while there are at most `linearLimit` of them
+        /// (`==` stops at the first difference, where hashing a name normalises all of it), then
+        /// also hashed in `nameSet`.
+        var firstTracked: Int?
         var nameSet: Set<String>?
         /// The member being read: its name in the object's form, and the offset of the name.
         var pendingPlain: PlainName
@@ -43,6 +44,9 @@ struct TrackedMemberNames: MemberNameChecking {
     private var frames: [Frame] = []
     /// The plain names of the open objects that have only plain names, in order.
     private var plainNames: [PlainName] = []
+    /// The names of the open objects that have a name that is not plain, in order (one stack
+    /// for all, so that an object allocates nothing of its own).
+    private var names: [String] = []
     private var decodingBuffer: [UInt8] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -53,31 +57,37 @@ struct TrackedMemberNames: MemberNameChecking {
     mutating func openObject() {
         frames.append(
             Frame(
-                firstName: plainNames.count, plainSet: nil, names: nil, nameSet: nil,
+                firstName: plainNames.count, plainSet: nil, firstTracked: nil, nameSet: nil,
                 pendingPlain: PlainName(content: UnsafeBufferPointer(start: nil, count: 0)), pendingName: "",
                 pendingOffset: 0))
     }
 
     mutating func closeObject() {
         let frame = frames.removeLast()
-        if frame.names == nil { plainNames.removeSubrange(frame.firstName...) }
+        if let first = frame.firstTracked {
+            names.removeSubrange(first...)
+        } else {
+            plainNames.removeSubrange(frame.firstName...)
+        }
     }
 
     mutating func readName(at offset: Int, content: UnsafeBufferPointer<UInt8>, plain: Bool) throws {
         let top = frames.count - 1
         frames[top].pendingOffset = offset
-        if plain, frames[top].names == nil {
+        if plain, frames[top].firstTracked == nil {
             frames[top].pendingPlain = PlainName(content: content)
             return
         }
-        if frames[top].names == nil {
+        if frames[top].firstTracked == nil {
             // From now on this object's names are compared as `String`s, in the order read.
             let first = frames[top].firstName
-            let names = plainNames[first...].map { String(decoding: $0.content, as: UTF8.self) }
+            frames[top].firstTracked = names.count
+            for name in plainNames[first...] { names.append(String(decoding: name.content, as: UTF8.self)) }
             plainNames.removeSubrange(first...)
             frames[top].plainSet = nil
-            frames[top].names = names
-            if names.count > Self.linearLimit { frames[top].nameSet = Set(names) }
+            if names.count - frames[top].firstTracked! > Self.linearLimit {
+                frames[top].nameSet = Set(names[frames[top].firstTracked!...])
+            }
         }
         if plain {
             frames[top].pendingName = String(decoding: content, as: UTF8.self)
@@ -95,7 +105,7 @@ struct TrackedMemberNames: MemberNameChecking {
     mutating func finishMember() throws {
         let top = frames.count - 1
         let offset = frames[top].pendingOffset
-        if frames[top].names != nil {
+        if let first = frames[top].firstTracked {
             let name = frames[top].pendingName
             // The same error as the building parser's (a `Set` of `String`, like its
             // `Dictionary`, holds one of two canonically equivalent names: the earlier one).
@@ -104,11 +114,11 @@ struct TrackedMemberNames: MemberNameChecking {
                 guard inserted else { throw JSONLexer.repeatedName(name, earlier: earlier, at: offset) }
                 return
             }
-            if let earlier = frames[top].names!.first(where: { $0 == name }) {
+            if let earlier = names[first...].first(where: { $0 == name }) {
                 throw JSONLexer.repeatedName(name, earlier: earlier, at: offset)
             }
-            frames[top].names!.append(name)
-            if frames[top].names!.count > Self.linearLimit { frames[top].nameSet = Set(frames[top].names!) }
+            names.append(name)
+            if names.count - first > Self.linearLimit { frames[top].nameSet = Set(names[first...]) }
             return
         }
         let first = frames[top].firstName
