@@ -12,8 +12,9 @@ struct CreateCommand: Command {
         OPTIONS:
           --plaintext                 create an unencrypted store (no KEY)
           --kdf-seconds S             Argon2id for a passphrase KEY calibrated to about S seconds on
-                                      this machine (64 MiB; measured once, then cached); default 3
-                                      passes over 128 MiB
+                                      this machine (64 MiB, halved down to 1 MiB while one pass
+                                      takes longer than S: a small S makes a weak slot; measured
+                                      once, then cached); default 3 passes over 128 MiB
         KEY (one of):
         \(KeyOptions.help())
         """

@@ -15,7 +15,9 @@ struct DocCommand: Command {
                  document with that ID; FILE must be a regular file, and the text at most 256 MiB
                  (documentTooLarge)
         get      prints the document's JSON as stored: canonical (no white space, members sorted by
-                 key), every number and string exactly as put
+                 key), every string exactly as put and every number's exact value in canonical
+                 form: 1E+2 as 100, 0.0000001234 as 1.234e-7, and an integer that plain digits
+                 would pad with zeros past 21 digits in exponent form (1e21; FORMAT.md section 5)
         rm       removes the document
         find     prints the documents matching every --where: FIELD is a dotted path
                  (address.city); the operator is one of = < <= > >= (no != or ==); VALUE is read as

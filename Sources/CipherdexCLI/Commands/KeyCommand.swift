@@ -22,7 +22,8 @@ struct KeyCommand: Command {
         OPTIONS:
           --label L         a name for the new slot (1 to 64 bytes; default none, `recovery`)
           --kdf-seconds S   Argon2id cost for a NEWKEY passphrase calibrated to S seconds on this
-                            machine (64 MiB); default 3 passes over 128 MiB
+                            machine (64 MiB, halved down to 1 MiB while one pass takes longer
+                            than S: a small S makes a weak slot); default 3 passes over 128 MiB
           --recovery        add a random recovery key instead of NEWKEY
           --slot N          the slot to remove (see `key list`)
           --json            list as JSON
