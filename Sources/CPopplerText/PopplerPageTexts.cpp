@@ -352,22 +352,6 @@ struct line_writer {
     /// Whether the last call wrote a line's text, with no end of line after it yet.
     bool line_open = false;
 
-    /// Writes back the hyphen and the end of line poppler dropped after the last line. In a
-    /// line poppler wrapped in directional embeddings (a right-to-left line, or a left-to-right
-    /// run in one), the hyphen goes before the closing U+202C marks, at the end of the run the
-    /// word belongs to, where a reader sees it: not after them, where a bidirectional layout
-    /// would show it at the other end of the line.
-    void restore_hyphen() {
-        static const std::string pop_directional = "\xE2\x80\xAC";
-        size_t end = text.size();
-        while (end >= pop_directional.size() &&
-               text.compare(end - pop_directional.size(), pop_directional.size(), pop_directional) == 0) {
-            end -= pop_directional.size();
-        }
-        text.insert(end, 1, '-');
-        text.push_back('\n');
-    }
-
     /// poppler's `TextOutputFunc`.
     static void write(void *stream, const char *bytes, int length) {
         line_writer &writer = *static_cast<line_writer *>(stream);
@@ -377,7 +361,7 @@ struct line_writer {
             return;
         }
         if (writer.line_open) {
-            writer.restore_hyphen();
+            writer.text += "-\n";
         }
         append_checked_utf8(writer.text, reinterpret_cast<const unsigned char *>(bytes),
                             length > 0 ? static_cast<size_t>(length) : 0);

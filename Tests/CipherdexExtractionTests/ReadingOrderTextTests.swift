@@ -89,39 +89,6 @@ final class ReadingOrderTextTests: XCTestCase {
         XCTAssertEqual(text, lines.joined(separator: "\n") + "\n\n\u{0C}")
     }
 
-    /// In a right-to-left line, which poppler wraps in U+202B … U+202C, the hyphen poppler drops
-    /// at the line's end is written back inside the embedding, after the word it ends, not after
-    /// the U+202C (where a bidirectional layout shows it at the line's other end).
-    func testAHyphenAtARightToLeftLineEndStaysInItsRun() throws {
-        let arabic = Array("ابتثجحخدذرزسشصضطظعغفقكلمنه".unicodeScalars)
-        let mappings = arabic.enumerated().map { index, letter in
-            String(format: "<%02X> <%04X>", 0x61 + index, letter.value)
-        }
-        let cmap =
-            ([
-                "/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap", "/CMapName /X def",
-                "/CMapType 2 def", "1 begincodespacerange", "<00> <FF>", "endcodespacerange",
-                "\(mappings.count) beginbfchar",
-            ] + mappings + [
-                "endbfchar", "endcmap",
-                "CMapName currentdict /CMap defineresource pop", "end", "end",
-            ]).joined(separator: "\n")
-        // Drawn in visual order, left to right: the first line reads `abc def-` from the right.
-        let lines = ["- abc def", "ghi jkl mno", "pqr stu"].map { String($0.reversed()) }
-        let stream = "BT /F1 10 Tf 12 TL 300 740 Td " + lines.map { "(\($0)) Tj T*" }.joined(separator: " ") + " ET"
-        let pdf = ExtractionTestSupport.handWrittenPDF(objects: [
-            "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-            "<< /Length \(stream.utf8.count) >>\nstream\n\(stream)\nendstream",
-            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
-            "<< /Length \(cmap.utf8.count) >>\nstream\n\(cmap)\nendstream",
-        ])
-        let text = try ReadingOrderText.pageTexts(of: pdf, password: nil).get()[0]
-        let lastLetter = String(arabic[5])
-        XCTAssertTrue(text.contains(lastLetter + "-\u{202C}\n"), text.debugDescription)
-        XCTAssertFalse(text.contains("\u{202C}-"), text.debugDescription)
-    }
-
     func testBytesThatAreNotAPDF() {
         XCTAssertEqual(ReadingOrderText.pageTexts(of: [], password: nil), .failure(.failed))
         XCTAssertEqual(ReadingOrderText.pageTexts(of: Array("hello".utf8), password: nil), .failure(.damaged))
