@@ -107,7 +107,7 @@ static int cdx_shm_map(sqlite3_file *file, int region, int size, int extend, voi
         // EPERM leave the region as SQLite alone would.
         if (errno == EFAULT || errno == ENOMEM || errno == EAGAIN) {
             *mapped = NULL;
-            return errno == EFAULT ? SQLITE_FULL : SQLITE_NOMEM;
+            return errno == EFAULT ? SQLITE_FULL : SQLITE_IOERR_NOMEM;
         }
     }
 #endif
@@ -168,6 +168,11 @@ static int cdx_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int 
         wrapper->base.pMethods = NULL;
     } else {
         int version = real_methods->iVersion;
+        // A file without shared memory (a version 2 or 3 table whose xShmMap is NULL, as a
+        // no-lock file's) gets the version 1 table: SQLite then never asks it for any.
+        if (version >= 2 && real_methods->xShmMap == NULL) {
+            version = 1;
+        }
         wrapper->base.pMethods = &methods_by_version[version < 1 ? 1 : version > 3 ? 3 : version];
     }
     return code;

@@ -55,8 +55,19 @@ struct KeyAddCommand {
                 try Output.print(key.formatted)
             } catch {
                 // Nobody saw the key: a slot no one can open is taken back, and the error stands
-                // (README: exit status 21's row says the slot is removed).
-                try? store.removeKey(slot: slot)
+                // (README: exit status 21's row says the slot is removed). When the removal fails
+                // too (the same full disk), the error says so: a retry would add another slot.
+                do {
+                    try store.removeKey(slot: slot)
+                } catch let removal {
+                    let reason = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+                    let removalReason = (removal as? LocalizedError)?.errorDescription ?? "\(removal)"
+                    throw CLIError.failed(
+                        code: "unseenRecoveryKey",
+                        message: "the recovery key in slot \(slot) could not be shown (\(reason)), and its slot "
+                            + "could not be removed (\(removalReason)): nobody has seen that key; remove slot "
+                            + "\(slot) with `cipherdex key remove` once there is room")
+                }
                 throw error
             }
             Output.printError(

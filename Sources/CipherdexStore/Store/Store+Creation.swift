@@ -27,7 +27,13 @@ extension Store {
         // process holds it) removes nothing. Without a lock from the caller, the directory was
         // missing when the caller looked: another process may have made a store here since,
         // so look again once the lock is held, and open what is there rather than build over it.
-        let lock = try existingLock ?? StoreLock(layout: layout)
+        let lock: StoreLock
+        do {
+            lock = try existingLock ?? StoreLock(layout: layout)
+        } catch {
+            if let foundMode { _ = chmod(layout.directory, foundMode) }
+            throw error
+        }
         if existingLock == nil && Store.exists(at: layout.directory) {
             lock.release()
             if configuration.requiresNewStore { throw StoreAlreadyExists(path: layout.directory) }
@@ -50,8 +56,8 @@ extension Store {
             do {
                 try checkEmptyOrOurLeftovers(layout)
             } catch {
-                lock.release()
                 if let foundMode { _ = chmod(layout.directory, foundMode) }
+                lock.release()
                 throw error
             }
         }

@@ -378,6 +378,16 @@ final class JSONValidatorTests: XCTestCase {
                 generated.append("{" + (names + [last]).map { $0 + ":1" }.joined(separator: ",") + "}")
             }
         }
+        // Nested: a plain outer object whose inner object turns to names that are not plain
+        // after more than 8 names, sibling objects reusing names, and a repeat in the outer
+        // object after the inner one closed.
+        let inner = (0..<10).map { "\"k\($0)\":1" }.joined(separator: ",")
+        generated += [
+            "{\"a\":{\(inner),\"e\u{301}\":1,\"\u{E9}\":2},\"b\":1}",
+            "{\"a\":{\(inner),\"e\u{301}\":1},\"b\":{\"e\u{301}\":1,\"k3\":2,\"k3\":3}}",
+            "{\"e\u{301}\":{\(inner),\"e\u{301}\":1},\"k1\":1,\"\u{E9}\":2}",
+            "[{\"e\u{301}\":1,\"x\":2},{\"e\u{301}\":1,\"x\":2},{\"\u{E9}\":1,\"e\u{301}\":2}]",
+        ]
         for text in texts + generated {
             let bytes = Array(text.utf8)
             let parsed = Result { try JSONValue(parsing: bytes) }
