@@ -95,23 +95,68 @@ package struct AttachmentStorage {
     /// Records a staged file in the caller's write transaction; returns the id of the stored
     /// content (an existing one when the same content is already stored, the staged file then
     /// being dropped). Once the transaction commits, call `publish(_:)` for a new id.
+    ///
+    /// An existing row of the same hash is taken only when its content is the staged content,
+    /// byte for byte: the hash identifies content only against those without a key (whoever
+    /// holds one can make two contents hash equal, FORMAT.md 7.4), and a later `attach` must
+    /// never come back as other bytes. Content that differs is stored apart, under the
+    /// duplicate form of its hash (as a conversion records a second copy).
     package func commit(_ staged: Staged, db: Connection, contentType: String?, metadata: [String: String]) throws
         -> String
     {
+        var contentHash = staged.contentHash
         if let existing = try db.scalar(
             "SELECT id FROM attachments WHERE content_hash = ?", [.blob(staged.contentHash)])?.textValue
         {
-            unlink(staged.path)
-            return existing
+            if try sameContent(existing, staged) {
+                unlink(staged.path)
+                return existing
+            }
+            contentHash = Sodium.ContentHash.duplicateForm(
+                of: staged.contentHash, id: staged.id, key: deduplicationKey)
         }
         let metadataJSON = String(decoding: try JSONEncoder().encode(metadata), as: UTF8.self)
         try db.execute(
             "INSERT INTO attachments (id, content_hash, length, content_type, metadata) VALUES (?, ?, ?, ?, ?)",
             [
-                .text(staged.id), .blob(staged.contentHash), .integer(Int64(staged.length)),
+                .text(staged.id), .blob(contentHash), .integer(Int64(staged.length)),
                 contentType.map { .text($0) } ?? .null, .text(metadataJSON),
             ])
         return staged.id
+    }
+
+    /// Whether recorded attachment `id` holds exactly the staged content: both read (and, when
+    /// encrypted, authenticated) chunk by chunk, in flat memory. A recorded file that cannot be
+    /// read (damaged, missing) is not the same content: the new one is stored apart, whole. The
+    /// staged file's own errors are thrown.
+    private func sameContent(_ id: String, _ staged: Staged) throws -> Bool {
+        let new = try AttachmentReader(
+            id: staged.id, path: staged.path, masterKey: masterKey, recordedLength: staged.length)
+        guard
+            let existing = try? AttachmentReader(
+                id: id, path: readablePath(of: id), masterKey: masterKey, recordedLength: staged.length),
+            existing.length == new.length
+        else { return false }
+        var offset: UInt64 = 0
+        var same = true
+        var stagedError: Error?
+        do {
+            try existing.forEachChunk { chunk in
+                guard same else { return }
+                let end = offset + UInt64(chunk.count)
+                do {
+                    same = try new.read(range: offset..<end).elementsEqual(chunk)
+                } catch {
+                    stagedError = error
+                    throw error
+                }
+                offset = end
+            }
+        } catch {
+            if let stagedError { throw stagedError }
+            return false
+        }
+        return same
     }
 
     /// Moves a committed attachment's staged file into `attachments/` (durably). Until then
