@@ -137,20 +137,39 @@ package struct AttachmentStorage {
                 id: id, path: readablePath(of: id), masterKey: masterKey, recordedLength: staged.length),
             existing.length == new.length
         else { return false }
+        // The staged file is read in windows of 8 MiB (its chunks opened on both cores, as any
+        // large read), the recorded one chunk by chunk beside it.
+        let windowSize: UInt64 = 8 << 20
+        var window = Data()
+        var windowStart: UInt64 = 0
         var offset: UInt64 = 0
         var same = true
         var stagedError: Error?
         do {
             try existing.forEachChunk { chunk in
-                guard same else { return }
-                let end = offset + UInt64(chunk.count)
-                do {
-                    same = try new.read(range: offset..<end).elementsEqual(chunk)
-                } catch {
-                    stagedError = error
-                    throw error
+                var consumed = 0
+                while same, consumed < chunk.count {
+                    if offset >= windowStart + UInt64(window.count) {
+                        windowStart = offset
+                        do {
+                            window = try new.read(range: offset..<min(new.length, offset + windowSize))
+                        } catch {
+                            stagedError = error
+                            throw error
+                        }
+                        guard !window.isEmpty else {
+                            same = false
+                            return
+                        }
+                    }
+                    let inWindow = Int(offset - windowStart)
+                    let count = min(chunk.count - consumed, window.count - inWindow)
+                    same = window.withUnsafeBytes { bytes in
+                        memcmp(bytes.baseAddress! + inWindow, chunk.baseAddress! + consumed, count) == 0
+                    }
+                    consumed += count
+                    offset += UInt64(count)
                 }
-                offset = end
             }
         } catch {
             if let stagedError { throw stagedError }
