@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -15,8 +14,6 @@
 typedef struct cdx_file {
     sqlite3_file base;
     sqlite3_file *real;
-    /// The shared-memory regions (of the first 64) already made to hold their blocks.
-    uint64_t populated;
 } cdx_file;
 
 static sqlite3_vfs *parent_vfs;
@@ -89,15 +86,12 @@ static int cdx_device_characteristics(sqlite3_file *file) {
 /// Maps region `region` as the parent does, then faults its pages in writable, which makes the
 /// file system give them blocks (or fail, where a later write would raise SIGBUS). On failure
 /// `*mapped` is NULL: SQLite keeps the pointer it is given even with an error, and would write
-/// through it later.
+/// through it later. SQLite keeps each region's pointer once mapped, so this runs once per region
+/// and connection (again for pages already present it costs little).
 static int cdx_shm_map(sqlite3_file *file, int region, int size, int extend, void volatile **mapped) {
-    cdx_file *wrapper = (cdx_file *)file;
-    sqlite3_file *real = wrapper->real;
+    sqlite3_file *real = real_file(file);
     int code = real->pMethods->xShmMap(real, region, size, extend, mapped);
     if (code != SQLITE_OK || *mapped == NULL || size <= 0) {
-        return code;
-    }
-    if (region >= 0 && region < 64 && (wrapper->populated & (UINT64_C(1) << region)) != 0) {
         return code;
     }
 #ifdef MADV_POPULATE_WRITE
@@ -111,9 +105,6 @@ static int cdx_shm_map(sqlite3_file *file, int region, int size, int extend, voi
         }
     }
 #endif
-    if (region >= 0 && region < 64) {
-        wrapper->populated |= UINT64_C(1) << region;
-    }
     return code;
 }
 
@@ -128,10 +119,8 @@ static void cdx_shm_barrier(sqlite3_file *file) {
 }
 
 static int cdx_shm_unmap(sqlite3_file *file, int delete_flag) {
-    cdx_file *wrapper = (cdx_file *)file;
-    // The regions may be mapped again from a file truncated and extended anew.
-    wrapper->populated = 0;
-    return wrapper->real->pMethods->xShmUnmap(wrapper->real, delete_flag);
+    sqlite3_file *real = real_file(file);
+    return real->pMethods->xShmUnmap(real, delete_flag);
 }
 
 static int cdx_fetch(sqlite3_file *file, sqlite3_int64 offset, int amount, void **pointer) {
