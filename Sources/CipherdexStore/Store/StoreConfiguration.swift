@@ -5,6 +5,8 @@ public struct StoreConfiguration: Sendable {
     /// Supplies the key; nil opens or creates an unencrypted store (encryption is opt-in).
     public var keyProvider: KeyProvider?
     /// Argon2id cost for new passphrase keyslots (existing slots keep their recorded cost).
+    /// Within `PassphraseCost.acceptedOpsLimits` and `acceptedMemLimits` (outside them is
+    /// `KeyError.unsupportedCost` at open, before the key provider is asked).
     public var passphraseCost: PassphraseCost
     /// Most concurrent reader connections: 1 or more (less is `StoreError.invalidConfiguration`
     /// at open).

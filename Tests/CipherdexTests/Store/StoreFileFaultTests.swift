@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import Cipherdex
@@ -266,6 +267,26 @@ final class StoreFileFaultTests: XCTestCase {
             guard case KeyError.unsupportedCost = error else { return XCTFail("\(error)") }
         }
         XCTAssertFalse(FileSystem.exists(path))
+    }
+
+    func testACostNoOpenWouldAcceptIsRefusedAtTheOpenOfAnExistingStore() throws {
+        try makeStore()
+        let before = TestSupport.snapshot(path)
+        let asked = Atomic<Int>(0)
+        let key = TestSupport.rawKey(1)
+        var configuration = TestSupport.configuration(
+            path,
+            key: {
+                asked.add(1, ordering: .relaxed)
+                return try key()
+            })
+        configuration.passphraseCost = PassphraseCost(opsLimit: 17, memLimit: 1 << 20)
+        XCTAssertThrowsError(try Store.open(configuration)) { error in
+            guard case KeyError.unsupportedCost = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(asked.load(ordering: .relaxed), 0, "the key provider is not asked")
+        XCTAssertEqual(TestSupport.snapshot(path), before, "the failed open changed the store")
+        try assertOpensWithEverything()
     }
 
     // MARK: Delete only what is provably ours
