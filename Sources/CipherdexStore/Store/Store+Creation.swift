@@ -20,7 +20,13 @@ extension Store {
         // was found, not made private.
         let foundMode = createdDirectory ? nil : Self.permissionBits(of: layout.directory)
         try wrapSystem {
-            try FileSystem.createDirectory(layout.directory)
+            do {
+                try FileSystem.createDirectory(layout.directory)
+            } catch let error as SystemError where error.errno == ENOENT {
+                // The folder above was there when the open looked, and is gone now.
+                throw StoreError.parentFolderMissing(
+                    path: layout.directory, parent: FileSystem.parent(of: layout.directory))
+            }
             try FileSystem.restrictMode(layout.directory, to: 0o700)
         }
         // The lock before anything else is looked at or removed: a failure to take it (another

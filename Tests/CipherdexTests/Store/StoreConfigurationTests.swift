@@ -55,6 +55,23 @@ final class StoreConfigurationTests: XCTestCase {
         XCTAssertTrue(Store.exists(at: path))
     }
 
+    func testParentFolderRemovedWhileTheKeyIsAskedForIsParentFolderMissing() throws {
+        let root = TestSupport.temporaryPath("root")
+        try FileManager.default.createDirectory(atPath: root + "/myapp", withIntermediateDirectories: true)
+        let path = root + "/myapp/store"
+        let bytes = TestSupport.rawKeyBytes(4)
+        // The open looks for the folder before it asks for the key, and creates the store after.
+        let configuration = StoreConfiguration(
+            path: path,
+            keyProvider: {
+                try FileManager.default.removeItem(atPath: root + "/myapp")
+                return try EncryptionKey.raw(bytes)
+            })
+        XCTAssertEqual(
+            openError(configuration) as? StoreError, .parentFolderMissing(path: path, parent: root + "/myapp"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), [])
+    }
+
     func testNonsensicalSettingsAreInvalidConfigurationBeforeAnythingIsCreated() async throws {
         let path = TestSupport.temporaryPath()
         let calls = LockedCounter()
