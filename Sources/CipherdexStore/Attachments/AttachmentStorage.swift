@@ -112,6 +112,10 @@ package struct AttachmentStorage {
                 unlink(staged.path)
                 return existing
             }
+            if let copy = try storedApartCopy(of: staged, db: db) {
+                unlink(staged.path)
+                return copy
+            }
             contentHash = Sodium.ContentHash.duplicateForm(
                 of: staged.contentHash, id: staged.id, key: deduplicationKey)
         }
@@ -123,6 +127,22 @@ package struct AttachmentStorage {
                 contentType.map { .text($0) } ?? .null, .text(metadataJSON),
             ])
         return staged.id
+    }
+
+    /// A copy of the staged content already stored apart under the duplicate form of its hash
+    /// (because the row holding the hash itself had other bytes, or could not be read), so that
+    /// content meeting such a row is stored apart once, not at every add. Only looked for then:
+    /// it reads the rows of the same length.
+    private func storedApartCopy(of staged: Staged, db: Connection) throws -> String? {
+        let rows = try db.rows(
+            "SELECT id, content_hash FROM attachments WHERE length = ? ORDER BY id",
+            [.integer(Int64(staged.length))])
+        for row in rows {
+            guard let id = row[0].textValue, case .blob(let hash) = row[1] else { continue }
+            let form = Sodium.ContentHash.duplicateForm(of: staged.contentHash, id: id, key: deduplicationKey)
+            if hash == form, try sameContent(id, staged) { return id }
+        }
+        return nil
     }
 
     /// Whether recorded attachment `id` holds exactly the staged content: both read (and, when

@@ -47,8 +47,11 @@ final class AttachmentDeduplicationTests: XCTestCase {
             try hash(of: added.id),
             Sodium.ContentHash.duplicateForm(
                 of: wantedHash, id: added.id, key: store.attachmentStorage.deduplicationKey))
+        // Added again, it is the copy stored apart, not a third one.
         let again = try store.addAttachment(wanted)
+        XCTAssertEqual(again.id, added.id)
         XCTAssertEqual(try store.attachmentData(again.id), wanted)
+        XCTAssertEqual(try store.attachmentTokens().count, 2)
         XCTAssertTrue(try store.verify().isHealthy)
     }
 
@@ -64,6 +67,7 @@ final class AttachmentDeduplicationTests: XCTestCase {
         let second = try store.addAttachment(content)
         XCTAssertNotEqual(second.id, first.id)
         XCTAssertEqual(try store.attachmentData(second.id), content)
+        XCTAssertEqual(try store.addAttachment(content).id, second.id, "the readable copy is shared")
         // Identical content whole is still stored once.
         let other = Data("some other content".utf8)
         XCTAssertEqual(try store.addAttachment(other).id, try store.addAttachment(other).id)
