@@ -60,6 +60,9 @@ final class ErrorMessageStyleTests: XCTestCase {
         SearchError.invalidOption(name: "maximumResults", reason: "it must be at least 1 (it is 0)"),
         KeyError.invalidLength(3), KeyError.emptyPassphrase, KeyError.invalidHex("odd"),
         KeyError.unreadable(source: "/k", reason: "gone"), KeyError.unsupportedCost("ops 99"),
+        StoreConversionError.unrecordedAttachmentFile(
+            path: "/s/attachments/x", reason: "its name is not an attachment id"),
+        StoreConversionError.dataFolderElsewhere(path: "/s/staging"),
     ]
 
     func testEveryMessageHasOneStyle() {

@@ -12,7 +12,9 @@ struct EncryptCommand: Command {
         files; one atomic step switches to it and the plaintext files are removed. Afterwards the
         store needs NEWKEY to open. Needs free space for a copy of the store plus 10% and 4 MiB
         (checked first). A kill at any instant leaves the plaintext or the encrypted store,
-        complete. Progress is shown on a terminal.
+        complete. Progress is shown on a terminal. A file in attachments/ that no attachment
+        records refuses the command (unrecordedAttachmentFile, nothing written): it would stay
+        readable without the key; move it out of the store's folder first.
 
         NEWKEY (one of):
         \(KeyOptions.help(prefix: "new-"))

@@ -13,7 +13,9 @@ struct ReencryptCommand: Command {
         store then opens with NEWKEY (or KEY again when no NEWKEY is given) and with no other key:
         every other keyslot, recovery keys included, is removed — add them again with `key add`.
         Needs free space for a copy of the store plus 10% and 4 MiB (checked first). A kill at any instant leaves the
-        old or the new store, complete. Progress is shown on a terminal.
+        old or the new store, complete. Progress is shown on a terminal. A file in attachments/
+        that no attachment records is sealed again when it decrypts as one of the store's;
+        any other refuses the command (unrecordedAttachmentFile, nothing written).
 
         KEY (one of):
         \(KeyOptions.help())

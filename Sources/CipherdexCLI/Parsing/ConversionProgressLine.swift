@@ -39,6 +39,7 @@ extension StoreConversionError: CodedError {
         case .insufficientSpace: return "insufficientSpace"
         case .alreadyEncrypted: return "alreadyEncrypted"
         case .dataFolderElsewhere: return "dataFolderElsewhere"
+        case .unrecordedAttachmentFile: return "unrecordedAttachmentFile"
         }
     }
 }

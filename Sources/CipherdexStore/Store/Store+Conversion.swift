@@ -34,6 +34,12 @@ public enum StoreConversionError: Error, LocalizedError, Equatable, Sendable {
     /// mount point: the new copies would be written inside the store's folder, and the old ones
     /// where the folder really is could not be removed safely (another store may share them).
     case dataFolderElsewhere(path: String)
+    /// `path`, in the attachments folder, is a file no attachment records, and nothing proves it
+    /// the store's own (an attachment of this store, authenticated with its key): copied into the
+    /// new generation as it is it would stay readable without the key, or with the old one, and
+    /// it is not the store's to remove. Move it out of the store's folder (or remove it), then
+    /// convert again.
+    case unrecordedAttachmentFile(path: String, reason: String)
 
     /// One line, never key material.
     public var errorDescription: String? {
@@ -48,6 +54,9 @@ public enum StoreConversionError: Error, LocalizedError, Equatable, Sendable {
         case .dataFolderElsewhere(let path):
             return "\(path) is a link to a folder elsewhere or a mount point: move its files into the store's folder "
                 + "(a folder there) before converting the store; the store is unchanged"
+        case .unrecordedAttachmentFile(let path, let reason):
+            return "\(path) is in the store's attachments folder but no attachment records it, and \(reason): "
+                + "move it out of the store's folder before converting the store; the store is unchanged"
         }
     }
 }
@@ -269,8 +278,9 @@ extension Store {
                 }
             }
         }
+        let unrecorded = try unrecordedAttachmentFiles(known: Set(rows.map(\.0)))
         let databaseBytes = (FileSystem.size(layout.database) ?? 0) + (FileSystem.size(layout.databaseWAL) ?? 0)
-        let totalBytes = databaseBytes + rows.reduce(0) { $0 + $1.1 }
+        let totalBytes = databaseBytes + rows.reduce(0) { $0 + $1.1 } + unrecorded.reduce(0) { $0 + $1.length }
         // Room for the whole new generation, its journal and a margin, checked before writing.
         let needed = totalBytes + totalBytes / 10 + (4 << 20)
         let available = try Store.wrapSystem { try FileSystem.availableBytes(at: layout.directory) }
@@ -346,7 +356,10 @@ extension Store {
             try faultPoint(.attachmentCopied(number))
         }
         hashes = Sodium.ContentHash.distinct(hashes, key: destination.deduplicationKey)
-        try keepUnrecordedAttachmentFiles(known: Set(rows.map(\.0)), into: next)
+        try destination.sealAgain(unrecorded: unrecorded, from: source) { bytes in
+            done += UInt64(bytes)
+            try report(.attachments)
+        }
         try Store.wrapSystem { try FileSystem.syncDirectory(next.attachments) }
 
         // The new database gets the content hashes under the new deduplication key, then is
@@ -402,19 +415,6 @@ extension Store {
         if (folderInfo.st_mode & S_IFMT) == S_IFLNK { return true }
         guard stat(directory, &directoryInfo) == 0 else { return false }
         return folderInfo.st_dev != directoryInfo.st_dev || MountPoints.isMountPoint(FileSystem.resolvedPath(folder))
-    }
-
-    /// Files in the attachments folder that no row names are not provably unneeded: they are
-    /// hard-linked into the new generation's folder as they are (`verify` keeps reporting them),
-    /// so whichever generation a crash leaves current still has them.
-    private func keepUnrecordedAttachmentFiles(known: Set<String>, into next: StoreLayout) throws {
-        try Store.wrapSystem {
-            for name in FileSystem.contents(of: layout.attachments) where !known.contains(name) {
-                let source = layout.attachments + "/" + name
-                let target = next.attachments + "/" + name
-                try FileDescriptor.retrying(operation: "link", path: target) { link(source, target) }
-            }
-        }
     }
 
     /// Removes the files of generation `layout` (before writing it anew).

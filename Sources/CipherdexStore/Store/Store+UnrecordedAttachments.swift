@@ -1,0 +1,58 @@
+import Foundation
+
+/// Files in the attachments folder that no row names, met by a conversion (`reencrypt`,
+/// `encrypt`, `decrypt`). The store never makes them; they come from outside (an older
+/// `store.db` put back, a file copied in). They are not provably unneeded, so they are never
+/// removed; nor may they reach the new generation as they are, where they would stay readable
+/// without the key (`encrypt`) or with the old one (`reencrypt`).
+extension Store {
+    /// The unrecorded files of the attachments folder, each read whole and authenticated as an
+    /// attachment of this store under its name (so its content can be sealed again with the new
+    /// keys), checked before the conversion writes anything. A file that cannot be proved the
+    /// store's own throws `StoreConversionError.unrecordedAttachmentFile` naming it: a name that
+    /// is not an attachment id, a file that is not a regular one, any file of an unencrypted
+    /// store (nothing authenticates it), a file that does not decrypt with this store's key.
+    func unrecordedAttachmentFiles(known: Set<String>) throws -> [(name: String, length: UInt64)] {
+        guard FileSystem.exists(layout.attachments) else { return [] }
+        let names = try Store.wrapSystem { try FileSystem.entries(of: layout.attachments) }
+        var found: [(name: String, length: UInt64)] = []
+        for name in names.sorted() where !known.contains(name) {
+            let path = layout.attachments + "/" + name
+            func refuse(_ reason: String) -> StoreConversionError {
+                .unrecordedAttachmentFile(path: path, reason: reason)
+            }
+            guard AttachmentStorage.isValidID(name) else {
+                throw refuse("its name is not an attachment id")
+            }
+            let kind = FileKind.of(path)
+            guard kind.size != nil else { throw refuse("it is \(kind.description), not a regular file") }
+            guard let masterKey = attachmentStorage.masterKey else {
+                throw refuse("the store is not encrypted, so nothing proves the file is its own")
+            }
+            do {
+                let reader = try AttachmentReader(id: name, path: path, masterKey: masterKey)
+                try reader.forEachChunk { _ in }
+                found.append((name, reader.length))
+            } catch let error as AttachmentError {
+                if case .io = error { throw AttachmentStorage.typedWriteFailure(error, path: path) }
+                throw refuse("it does not decrypt as an attachment of this store (\(error.localizedDescription))")
+            }
+        }
+        return found
+    }
+}
+
+extension AttachmentStorage {
+    /// Seals the unrecorded files `files` of `source` (authenticated by
+    /// `Store.unrecordedAttachmentFiles(known:)`) again into this storage's folder, under their
+    /// names, as `copy` does a recorded attachment: they stay unrecorded (`verify` keeps naming
+    /// them), and no file of the new generation is readable with the old keys.
+    func sealAgain(
+        unrecorded files: [(name: String, length: UInt64)], from source: AttachmentStorage,
+        progress: (Int) throws -> Void
+    ) throws {
+        for file in files {
+            _ = try copy(file.name, from: source, recordedLength: file.length, recordedHash: [], progress: progress)
+        }
+    }
+}
