@@ -259,10 +259,15 @@ package struct AttachmentStorage {
 
     /// Finishes what a crash interrupted, deleting only what is provably unneeded (see the type's
     /// documentation): committed staged files are published, uncommitted ones deleted, removed
-    /// ones unlinked. Called at open, after the key is verified and before anyone can add
+    /// ones unlinked; a `staging/` kept elsewhere is left as it is. Called at open, after the key is verified and before anyone can add
     /// attachments.
     func reconcile(db: Connection) throws {
-        let staged = FileSystem.contents(of: layout.staging)
+        // A `staging/` kept elsewhere (a link, a mount point, another file system) may be shared:
+        // by a copy of the store made with `cp -a`, or by whatever else the link names. Nothing in
+        // it is then provably this store's, to remove or to move: its files stay as they are
+        // (readers find a committed one there, as after a rename that could not cross).
+        var staged = FileSystem.contents(of: layout.staging)
+        if !staged.isEmpty && Store.isElsewhere(layout.staging, from: layout.directory) { staged = [] }
         let removals = try db.rows("SELECT id FROM attachment_removals").compactMap { $0.first?.textValue }
         guard FileSystem.exists(layout.staging) || !removals.isEmpty else { return }
         let recorded = Set(try db.rows("SELECT id FROM attachments").compactMap { $0.first?.textValue })

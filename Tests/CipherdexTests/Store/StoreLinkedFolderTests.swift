@@ -127,6 +127,43 @@ final class StoreLinkedFolderTests: XCTestCase {
         XCTAssertEqual(try store.attachmentData(id), Data("first attachment".utf8))
     }
 
+    /// An open never removes or moves what is in a `staging/` kept elsewhere: the folder a link
+    /// names may be another store's `attachments/`, or a staging folder a `cp -a` copy shares.
+    func testAnOpenLeavesAStagingFolderElsewhereAsItIs() throws {
+        _ = try makeStore()
+        // Another store's attachments folder, named by this store's `staging/`.
+        let victim = TestSupport.temporaryPath("victim")
+        let victimID: String
+        do {
+            let store = try Store.open(TestSupport.configuration(victim, key: TestSupport.rawKey(2)))
+            defer { store.close() }
+            victimID = try store.addAttachment(Data("the other store's attachment".utf8)).id
+        }
+        try? FileManager.default.removeItem(atPath: path + "/staging")
+        XCTAssertEqual(symlink(victim + "/attachments", path + "/staging"), 0)
+        try Store.open(configuration()).close()
+        XCTAssertEqual(attachmentFiles(in: victim + "/attachments"), [victimID])
+        try FileManager.default.removeItem(atPath: path + "/staging")
+
+        // A staging folder on another disk, where committed files stay, shared by a copy.
+        let disk = try Mounts.tmpfs(size: 1 << 20)
+        defer { Mounts.unmount(disk) }
+        XCTAssertEqual(symlink(disk, path + "/staging"), 0)
+        let copy = TestSupport.temporaryPath("copy")
+        XCTAssertEqual(Mounts.run(["cp", "-a", path, copy]), 0)
+        let added: String
+        do {
+            let store = try Store.open(configuration())
+            defer { store.close() }
+            added = try store.addAttachment(Data("kept in the shared staging folder".utf8)).id
+        }
+        XCTAssertEqual(attachmentFiles(in: disk), [added])
+        try Store.open(TestSupport.configuration(copy, key: TestSupport.rawKey(1))).close()
+        let store = try Store.open(configuration())
+        defer { store.close() }
+        XCTAssertEqual(try store.attachmentData(added), Data("kept in the shared staging folder".utf8))
+    }
+
     /// A staged file whose attachment is already in `attachments/` (what a conversion's old
     /// generation left in `staging/`) is stale: removed at the next open, never published over
     /// the current file.
