@@ -18,8 +18,13 @@
 /// the commit frame written over their start.
 ///
 /// Damage within the last transaction cannot be told from a torn write and is left to SQLite
-/// (that transaction is dropped), as is a log whose header fails (SQLite then ignores the log).
-/// The format: <https://www.sqlite.org/fileformat2.html#walformat>.
+/// (that transaction is dropped). A log whose header fails is ignored by SQLite as a whole. That
+/// too is damage when frames follow that check from the header as it was (its stored checksum,
+/// or the one its first 24 bytes give; its salts, or the first frame's) with a commit among them:
+/// SQLite syncs a new log's header before its first frame, and rewrites it only once every
+/// frame is in the database, so a header that fails in front of committed frames chained from it
+/// was damaged after they were written. The format:
+/// <https://www.sqlite.org/fileformat2.html#walformat>.
 struct WriteAheadLogScan {
     /// A damaged frame with committed transactions after it.
     struct Damage: Equatable, Sendable {
@@ -34,6 +39,15 @@ struct WriteAheadLogScan {
 
         /// What an error says of it, for the log at `log`: where, what would be lost, what to do.
         func reason(log: String) -> String {
+            if frame == 0 {
+                let committed =
+                    laterCommits == 1 ? "the committed transaction" : "the \(laterCommits) committed transactions"
+                return
+                    "the header of the write-ahead log \(log) is damaged: SQLite would ignore the whole log and drop "
+                    + "\(committed) in it; the store was not opened and nothing was changed. "
+                    + "Restore it from a backup, or, to open it without them, keep a copy of the store's folder and "
+                    + "remove the log"
+            }
             let after =
                 laterCommits == 0
                 ? "" : laterCommits == 1 ? " and the one after it" : " and the \(laterCommits) after it"
@@ -52,16 +66,62 @@ struct WriteAheadLogScan {
 
     /// The damage in the log at `path`, nil when there is none that recovery would hide (or no
     /// log). Reads the log once, frame by frame; throws `SystemError` when it cannot be read.
-    static func damage(ofLogAt path: String) throws -> Damage? {
+    ///
+    /// A header that fails is damage (`frame` 0) when committed frames check from it as it was;
+    /// its page size is then the header's when that is one SQLite accepts, else `pageSize`.
+    static func damage(ofLogAt path: String, pageSize: Int? = nil) throws -> Damage? {
         let file = try FileDescriptor(path: path, flags: O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
         var header = [UInt8](repeating: 0, count: headerSize)
-        guard try readFully(file, into: &header, count: headerSize), let log = LogHeader(header) else { return nil }
+        guard try readFully(file, into: &header, count: headerSize) else { return nil }
+        guard let log = LogHeader(header) else {
+            return try damagedHeader(header, file: file, pageSize: pageSize)
+        }
         var frame = [UInt8](repeating: 0, count: frameHeaderSize + log.pageSize)
         var scan = Scan(log: log)
         while try readFully(file, into: &frame, count: frame.count) {
             scan.take(frame)
         }
         return scan.damage
+    }
+
+    /// The damage of a log whose header fails: the frames that check in a chain from the header
+    /// as it was, counted while they do, when a commit is among them.
+    private static func damagedHeader(_ header: [UInt8], file: FileDescriptor, pageSize expected: Int?) throws
+        -> Damage?
+    {
+        let recorded = Int(bigEndianWord(header, 8))
+        let acceptable = { (size: Int) in size >= 512 && size <= 65536 && size & (size - 1) == 0 }
+        guard let pageSize = acceptable(recorded) ? recorded : expected.flatMap({ acceptable($0) ? $0 : nil }) else {
+            return nil
+        }
+        var frame = [UInt8](repeating: 0, count: frameHeaderSize + pageSize)
+        guard try readFully(file, into: &frame, count: frame.count) else { return nil }
+        let storedSum = (bigEndianWord(header, 24), bigEndianWord(header, 28))
+        var candidates: [LogHeader] = []
+        for bigEndianWords in [false, true] {
+            let computedSum = checksum(header[0..<24], bigEndianWords: bigEndianWords, from: (0, 0))
+            for salts in [
+                (bigEndianWord(header, 16), bigEndianWord(header, 20)),
+                (bigEndianWord(frame, 8), bigEndianWord(frame, 12)),
+            ] {
+                for sum in [storedSum, computedSum] {
+                    candidates.append(
+                        LogHeader(pageSize: pageSize, salts: salts, checksum: sum, bigEndianWords: bigEndianWords))
+                }
+            }
+        }
+        let matching = candidates.lazy.compactMap { log in log.check(frame, from: log.checksum).map { (log, $0) } }
+        guard let (log, first) = matching.first else { return nil }
+        var chain = first
+        var frames = 1
+        var commits = bigEndianWord(frame, 4) != 0 ? 1 : 0
+        while try readFully(file, into: &frame, count: frame.count), let next = log.check(frame, from: chain) {
+            chain = next
+            frames += 1
+            if bigEndianWord(frame, 4) != 0 { commits += 1 }
+        }
+        guard commits > 0 else { return nil }
+        return Damage(frame: 0, offset: 0, laterCommits: commits, laterFrames: frames)
     }
 
     /// Reads exactly `count` bytes into `buffer`; false at the end of the file (a short frame
@@ -98,6 +158,26 @@ struct WriteAheadLogScan {
             self.pageSize = pageSize
             salts = (bigEndianWord(bytes, 16), bigEndianWord(bytes, 20))
             checksum = sum
+        }
+
+        /// A header as it was before damage, from what is left of it.
+        init(pageSize: Int, salts: (UInt32, UInt32), checksum: (UInt32, UInt32), bigEndianWords: Bool) {
+            self.pageSize = pageSize
+            self.salts = salts
+            self.checksum = checksum
+            self.bigEndianWords = bigEndianWords
+        }
+
+        /// The chain after `frame` (a frame header and its page) when it checks from `chain`
+        /// with this log's salts, nil when it does not.
+        func check(_ frame: [UInt8], from chain: (UInt32, UInt32)) -> (UInt32, UInt32)? {
+            guard (bigEndianWord(frame, 8), bigEndianWord(frame, 12)) == salts, bigEndianWord(frame, 0) != 0 else {
+                return nil
+            }
+            var sum = WriteAheadLogScan.checksum(frame[0..<8], bigEndianWords: bigEndianWords, from: chain)
+            sum = WriteAheadLogScan.checksum(
+                frame[WriteAheadLogScan.frameHeaderSize...], bigEndianWords: bigEndianWords, from: sum)
+            return sum == (bigEndianWord(frame, 16), bigEndianWord(frame, 20)) ? sum : nil
         }
     }
 

@@ -97,8 +97,8 @@ extension Store {
     ///   through the log. It rebuilds the log's index in `-shm` and never writes the database or
     ///   the log; when it fails, `-shm` is put back byte for byte (or removed if it was not
     ///   there) by `WALCompanions`. First the log is read frame by frame (`WriteAheadLogScan`):
-    ///   a damaged frame with committed transactions after it is `storeCorrupted`, where SQLite
-    ///   would drop them.
+    ///   a damaged frame with committed transactions after it, or a damaged header in front of
+    ///   committed frames, is `storeCorrupted`, where SQLite would drop them.
     static func verifiedSchemaVersions(databasePath: String, key: SecureBytes?, cipher: CipherSettings?) throws
         -> Set<Int>
     {
@@ -112,7 +112,10 @@ extension Store {
         }
         // Before SQLite's recovery reads the log: it would end the log at a damaged frame and
         // drop the committed transactions after it.
-        if let damage = try wrapSystem({ try WriteAheadLogScan.damage(ofLogAt: databasePath + "-wal") }) {
+        let pageSize = (cipher ?? .default).pageSize
+        if let damage = try wrapSystem({
+            try WriteAheadLogScan.damage(ofLogAt: databasePath + "-wal", pageSize: pageSize)
+        }) {
             throw StoreError.storeCorrupted(reason: damage.reason(log: databasePath + "-wal"))
         }
         let companions = try WALCompanions(databasePath: databasePath)

@@ -187,13 +187,49 @@ final class WriteAheadLogScanTests: XCTestCase {
         XCTAssertEqual(try scan(early), .init(frame: 1, offset: 32, laterCommits: 1, laterFrames: 5))
     }
 
-    /// A log whose header fails is ignored by SQLite as a whole, and here too.
-    func testALogWhoseHeaderFailsIsLeftToSQLite() throws {
-        for byte in [0, 5, 9, 17, 25] {
-            var bytes = log([2, 2])
-            bytes[byte] ^= 1
-            XCTAssertNil(try scan(bytes), "byte \(byte)")
+    /// A log whose header fails is ignored by SQLite as a whole: with committed frames that check
+    /// from the header as it was, that is damage, whichever of its bytes changed, in either byte
+    /// order (the page size from the caller when the header's own is gone).
+    func testADamagedHeaderInFrontOfCommittedFramesIsFound() throws {
+        for bigEndian in [false, true] {
+            for byte in [0, 3, 5, 9, 10, 13, 17, 22, 25, 31] {
+                var bytes = log([2, 3, 1], bigEndian: bigEndian)
+                bytes[byte] ^= 1
+                XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+                XCTAssertEqual(
+                    try WriteAheadLogScan.damage(ofLogAt: path, pageSize: pageSize),
+                    .init(frame: 0, offset: 0, laterCommits: 3, laterFrames: 6), "byte \(byte), big-endian \(bigEndian)"
+                )
+            }
         }
+        // The frames are counted while they check: a torn last transaction is not among them.
+        var torn = log([2, 3])
+        torn[offset(ofFrame: 4) + 30] ^= 1
+        torn[1] ^= 1
+        XCTAssertEqual(try scan(torn), .init(frame: 0, offset: 0, laterCommits: 1, laterFrames: 3))
+        let reason = WriteAheadLogScan.Damage(frame: 0, offset: 0, laterCommits: 2, laterFrames: 5).reason(
+            log: "/s/store.db-wal")
+        XCTAssertTrue(reason.hasPrefix("the header of the write-ahead log /s/store.db-wal is damaged"), reason)
+        XCTAssertTrue(reason.contains("the 2 committed transactions"), reason)
+    }
+
+    /// A header that fails in front of nothing committed is not damage: no frame, frames of no
+    /// commit, or frames that check from no form of the header (another log's, left behind).
+    func testADamagedHeaderInFrontOfNothingCommittedIsLeftToSQLite() throws {
+        var empty = Array(log([]).prefix(32))
+        empty[5] ^= 1
+        XCTAssertNil(try scan(empty))
+        var uncommitted = log([2, 3])
+        uncommitted.removeSubrange(offset(ofFrame: 2)...)
+        uncommitted[5] ^= 1
+        XCTAssertNil(try scan(uncommitted))
+        // A new header (other salts and checksum) over an older log, then damaged.
+        let older = log([2, 3], salts: (1, 2), seed: 9)
+        var header = Array(log([], salts: (3, 4)).prefix(32))
+        header[5] ^= 1
+        XCTAssertNil(try scan(header + older[32...]))
+        let garbage = header + [UInt8](repeating: 0x5A, count: 3 * (24 + pageSize))
+        XCTAssertNil(try scan(garbage))
     }
 
     /// SQLite's own checksum of a known header (the sums of the words 1, 2, 3, 4 little-endian).

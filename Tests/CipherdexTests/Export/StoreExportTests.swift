@@ -223,6 +223,27 @@ final class StoreExportTests: XCTestCase {
         XCTAssertEqual(try noteIDs(in: out), (0..<100).map { String(format: "note-%03d", $0) })
     }
 
+    /// A bit flipped in the log's header (SQLite would ignore the whole log): the tool refuses
+    /// the store as the library's open does, and reads it once the log is removed.
+    func testRecoveryToolRefusesADamagedLogHeaderInFrontOfCommits() throws {
+        try requireRecoveryTool()
+        let (crashed, keyFile, _) = try crashLeftStore(transactions: 2)
+        for byte in [0, 10, 29] {
+            TestSupport.flipBit(crashed + "/store.db-wal", at: byte)
+            let out = TestSupport.temporaryPath("recovered")
+            let refused = try runRecoveryTool([crashed, "--key-file", keyFile, out])
+            XCTAssertEqual(refused.status, 4, "byte \(byte): \(refused.stderr)")
+            XCTAssertTrue(
+                refused.stderr.contains("the header of the write-ahead log \(crashed)/store.db-wal is damaged"),
+                refused.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing is written")
+            TestSupport.flipBit(crashed + "/store.db-wal", at: byte)
+        }
+        try FileManager.default.removeItem(atPath: crashed + "/store.db-wal")
+        let out = TestSupport.temporaryPath("recovered")
+        XCTAssertEqual(try runRecoveryTool([crashed, "--key-file", keyFile, out]).status, 0)
+    }
+
     /// Damage in the last transaction cannot be told from a torn write: the tool reads the store
     /// as SQLite's recovery leaves it, every transaction before that one, as the library opens it.
     func testRecoveryToolReadsALogWhoseLastTransactionIsTorn() throws {

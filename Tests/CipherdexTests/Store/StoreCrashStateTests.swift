@@ -115,8 +115,10 @@ final class StoreCrashStateTests: XCTestCase {
 
     /// A store whose log holds `transactions` committed transactions of 50 documents each (and
     /// the collection's), as a crash leaves it; the byte offsets of the log's commit frames.
-    private func crashLeftStore(transactions: Int) throws -> (store: String, commits: [Int]) {
-        let live = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+    private func crashLeftStore(transactions: Int, key: KeyProvider? = TestSupport.rawKey(1)) throws -> (
+        store: String, commits: [Int]
+    ) {
+        let live = try Store.open(TestSupport.configuration(path, key: key))
         _ = try live.createCollection("notes")
         for transaction in 0..<transactions {
             try live.transaction { tx in
@@ -171,6 +173,31 @@ final class StoreCrashStateTests: XCTestCase {
         let store = try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))
         try assertAllNotesPresent(store, count: 50)
         store.close()
+    }
+
+    /// A bit flipped in the log's header (SQLite would ignore the whole log, and drop every
+    /// transaction in it) fails the open, changing nothing; without the log the store opens.
+    func testADamagedLogHeaderFailsAndChangesNothing() throws {
+        for key in [TestSupport.rawKey(1), nil] {
+            for byte in [0, 10, 17, 29] {
+                path = TestSupport.temporaryPath()
+                let (crashed, commits) = try crashLeftStore(transactions: 2, key: key)
+                TestSupport.flipBit(crashed + "/store.db-wal", at: byte)
+                let before = TestSupport.snapshot(crashed)
+                do {
+                    _ = try Store.open(TestSupport.configuration(crashed, key: key))
+                    XCTFail("a log with a damaged header opened")
+                } catch let error as StoreError {
+                    XCTAssertEqual(error.name, "storeCorrupted", "\(error)")
+                    let text = error.errorDescription ?? ""
+                    XCTAssertTrue(text.contains("the header of the write-ahead log \(crashed)/store.db-wal"), text)
+                    XCTAssertTrue(text.contains("the \(commits.count) committed transactions"), text)
+                }
+                XCTAssertEqual(TestSupport.snapshot(crashed), before, "a failed open changed the store")
+                try FileManager.default.removeItem(atPath: crashed + "/store.db-wal")
+                try Store.open(TestSupport.configuration(crashed, key: key)).close()
+            }
+        }
     }
 
     /// Damage in the last transaction cannot be told from a torn write: the store opens without
