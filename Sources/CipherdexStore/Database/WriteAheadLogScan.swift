@@ -124,6 +124,32 @@ struct WriteAheadLogScan {
         return Damage(frame: 0, offset: 0, laterCommits: commits, laterFrames: frames)
     }
 
+    /// What SQLite's recovery keeps of the log at `path`: the database's size in pages after
+    /// the last commit frame of the frames that check (in order, from the header), and the pages
+    /// those frames hold; nil when there is no such commit (or a header SQLite ignores). Throws
+    /// `SystemError` when the log cannot be read.
+    static func committedPages(ofLogAt path: String) throws -> (databasePages: Int, pages: Set<UInt32>)? {
+        let file = try FileDescriptor(path: path, flags: O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
+        var header = [UInt8](repeating: 0, count: headerSize)
+        guard try readFully(file, into: &header, count: headerSize), let log = LogHeader(header) else { return nil }
+        var frame = [UInt8](repeating: 0, count: frameHeaderSize + log.pageSize)
+        var chain = log.checksum
+        var pending: [UInt32] = []
+        var committed: (databasePages: Int, pages: Set<UInt32>)?
+        while try readFully(file, into: &frame, count: frame.count), let next = log.check(frame, from: chain) {
+            chain = next
+            pending.append(bigEndianWord(frame, 0))
+            let commit = bigEndianWord(frame, 4)
+            if commit != 0 {
+                var pages = committed?.pages ?? []
+                pages.formUnion(pending)
+                pending.removeAll(keepingCapacity: true)
+                committed = (Int(commit), pages)
+            }
+        }
+        return committed
+    }
+
     /// Reads exactly `count` bytes into `buffer`; false at the end of the file (a short frame
     /// at the end is one SQLite ignores too).
     private static func readFully(_ file: FileDescriptor, into buffer: inout [UInt8], count: Int) throws -> Bool {

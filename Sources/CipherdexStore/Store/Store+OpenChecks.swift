@@ -118,6 +118,7 @@ extension Store {
         }) {
             throw StoreError.storeCorrupted(reason: damage.reason(log: databasePath + "-wal"))
         }
+        try checkDatabaseCoversLog(databasePath: databasePath, pageSize: pageSize)
         let companions = try WALCompanions(databasePath: databasePath)
         do {
             let probe = try Connection(path: databasePath, mode: .readOnlyProbe, key: key, cipher: cipher)
@@ -127,6 +128,28 @@ extension Store {
             try companions.restore()
             throw error
         }
+    }
+
+    /// Throws `storeCorrupted` when the database file is shorter than the database the log
+    /// leaves and the log does not hold the pages missing from it (the file was cut short after
+    /// the crash): the open would go on to a writer that copies the log into the damaged file and
+    /// removes the log before it finds the damage. A file that is short only by pages the log
+    /// holds is what a checkpoint killed part-way leaves (it writes them in order, growing the
+    /// file), not damage.
+    private static func checkDatabaseCoversLog(databasePath: String, pageSize: Int) throws {
+        guard let committed = try wrapSystem({ try WriteAheadLogScan.committedPages(ofLogAt: databasePath + "-wal") })
+        else { return }
+        let size = FileKind.of(databasePath).size ?? 0
+        let filePages = Int((size + UInt64(pageSize) - 1) / UInt64(pageSize))
+        guard filePages < committed.databasePages,
+            let missing = (filePages + 1...committed.databasePages).first(where: {
+                !committed.pages.contains(UInt32(truncatingIfNeeded: $0))
+            })
+        else { return }
+        throw StoreError.storeCorrupted(
+            reason: "the database file \(databasePath) is cut short (\(size) bytes): page \(missing) of the "
+                + "\(committed.databasePages) its write-ahead log leaves is in neither it nor the log; the store was "
+                + "not opened and nothing was changed. Restore it from a backup")
     }
 
     /// Gives every file and directory of an opened store owner-only modes (0600 and 0700),

@@ -200,6 +200,24 @@ final class StoreCrashStateTests: XCTestCase {
         }
     }
 
+    /// A database file cut short after a crash, with pages missing that the log does not hold:
+    /// the open fails naming it and changes nothing (the writer would have copied the log into
+    /// the damaged file and removed the log before finding the damage).
+    func testADatabaseCutShortUnderALiveLogFailsAndChangesNothing() throws {
+        let (crashed, _) = try crashLeftStore(transactions: 1)
+        // Documents of a first open's transaction checkpointed into the main file, then more in the log.
+        let size = FileSystem.size(crashed + "/store.db") ?? 0
+        XCTAssertGreaterThan(size, UInt64(4 * pageSize))
+        XCTAssertEqual(truncate(crashed + "/store.db", off_t(size / 2 / UInt64(pageSize) * UInt64(pageSize))), 0)
+        let before = TestSupport.snapshot(crashed)
+        XCTAssertThrowsError(try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))) { error in
+            XCTAssertEqual((error as? StoreError)?.name, "storeCorrupted", "\(error)")
+            let text = (error as? StoreError)?.errorDescription ?? ""
+            XCTAssertTrue(text.contains("the database file \(crashed)/store.db is cut short"), text)
+        }
+        XCTAssertEqual(TestSupport.snapshot(crashed), before, "a failed open changed the store")
+    }
+
     /// Damage in the last transaction cannot be told from a torn write: the store opens without
     /// that transaction, with every one before it, as SQLite's recovery leaves it.
     func testDamageInTheLastTransactionOpensWithTheOnesBefore() throws {
