@@ -56,6 +56,7 @@ extension Store {
                 throw KeyError.tooManyKeyslots(StoreMetadata.maximumKeyslots)
             }
             let slotID = (updated.keyslots.map(\.id).max() ?? 0) + 1
+            try StoreMetadata.checkTotalKDFWork(updated.keyslots, adding: newKey, cost: configuration.passphraseCost)
             updated.keyslots.append(
                 try Keyslot.seal(
                     dataKey: dataKey, with: newKey, slotID: slotID, storeID: updated.storeID,

@@ -12,6 +12,32 @@ struct StoreMetadata: Codable, Equatable, Sendable {
     static let maximumFileSize = 1 << 20
     /// The most keyslots a store may hold.
     static let maximumKeyslots = 32
+    /// The most Argon2id work, passes times bytes summed over the passphrase keyslots, that an open
+    /// may be asked for: four slots at the largest cost one accepts (16 passes over 1 GiB, about
+    /// 20 s each here). Costs are read before anything can authenticate them, so without it an
+    /// edited metadata file could ask for 32 such slots (about 10 minutes) before `keyInvalid`.
+    static let maximumTotalKDFWork: UInt64 = 4 * 16 * (1 << 30)
+
+    /// The Argon2id work (passes times bytes) the passphrase slots of `keyslots` ask for.
+    static func totalKDFWork(_ keyslots: [Keyslot]) -> UInt64 {
+        keyslots.reduce(0) { total, slot in
+            guard let kdf = slot.kdf else { return total }
+            return total &+ kdf.opsLimit &* UInt64(max(0, kdf.memLimit))
+        }
+    }
+
+    /// Throws `KeyError.unsupportedCost` when `keyslots` and a new slot for `key` sealed at
+    /// `cost` would ask for more work than `maximumTotalKDFWork` (checked before the new slot's
+    /// derivation).
+    static func checkTotalKDFWork(_ keyslots: [Keyslot], adding key: EncryptionKey, cost: PassphraseCost) throws {
+        let added = key.kind == .passphrase ? cost.opsLimit &* UInt64(max(0, cost.memLimit)) : 0
+        let total = totalKDFWork(keyslots) &+ added
+        guard total <= maximumTotalKDFWork else {
+            throw KeyError.unsupportedCost(
+                "the passphrase keyslots together would ask for \(total >> 30) GiB-passes of Argon2id, more than an "
+                    + "open accepts (\(maximumTotalKDFWork >> 30)); give the new key a lower cost or remove a slot")
+        }
+    }
 
     /// Format/scheme version; checked before anything else is read.
     var formatVersion: Int
@@ -168,6 +194,12 @@ struct StoreMetadata: Codable, Equatable, Sendable {
                             + "\(PassphraseCost.acceptedMemLimits) bytes)")
                 }
             }
+        }
+        let work = Self.totalKDFWork(keyslots)
+        guard work <= Self.maximumTotalKDFWork else {
+            throw corrupt(
+                "its passphrase keyslots together ask for \(work >> 30) GiB-passes of Argon2id, more than an open "
+                    + "accepts (\(Self.maximumTotalKDFWork >> 30))")
         }
     }
 

@@ -336,6 +336,58 @@ final class StoreFileFaultTests: XCTestCase {
         assertOpenFails("metadataCorrupt")
     }
 
+    /// Passphrase slots that each ask for the largest accepted cost but together for more than
+    /// an open allows (an edited file: about 10 minutes of Argon2id before `keyInvalid`) are
+    /// refused before any derivation.
+    func testEditedSlotsWhoseCostsTogetherAreTooMuchAreRefusedBeforeAnyWork() throws {
+        try makeStore(key: TestSupport.passphrase("right"))
+        let metadataPath = path + "/metadata.json"
+        var metadata = try StoreMetadata.parse(Array(FileManager.default.contents(atPath: metadataPath)!))
+        metadata.keyslots = (1...5).map { index in
+            var slot = metadata.keyslots[0]
+            slot.id = index
+            slot.kdf?.opsLimit = PassphraseCost.acceptedOpsLimits.upperBound
+            slot.kdf?.memLimit = PassphraseCost.acceptedMemLimits.upperBound
+            return slot
+        }
+        metadata.checksum = nil
+        metadata.checksum = Base64Bytes(Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
+        _ = FileManager.default.createFile(atPath: metadataPath, contents: try JSONEncoder().encode(metadata))
+        assertOpenFails("metadataCorrupt", key: TestSupport.passphrase("right"))
+    }
+
+    /// A new passphrase slot whose cost would take the slots' work past what an open accepts is
+    /// refused (`unsupportedCost`) before its derivation, the store unchanged.
+    func testAKeyWhoseCostWouldMakeTheStoreUnopenableIsRefused() throws {
+        try makeStore()
+        // Four slots at the largest cost (sealed here without their derivation: never unwrapped).
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        try store.updateMetadata(faultPoint: { _ in }) { updated in
+            let base = updated.keyslots[0]
+            for id in 2...5 {
+                var slot = base
+                slot.id = id
+                slot.kind = .passphrase
+                slot.kdf = Keyslot.PassphraseKDF(
+                    algorithm: "argon2id13", opsLimit: PassphraseCost.acceptedOpsLimits.upperBound,
+                    memLimit: PassphraseCost.acceptedMemLimits.upperBound,
+                    salt: Base64Bytes(Array(repeating: 1, count: 16)))
+                updated.keyslots.append(slot)
+            }
+        }
+        let before = TestSupport.snapshot(path)
+        let started = Date()
+        XCTAssertThrowsError(try store.addKey(TestSupport.passphrase("another"))) { error in
+            guard case KeyError.unsupportedCost(let reason) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("together"), reason)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0)
+        XCTAssertEqual(TestSupport.snapshot(path), before)
+        // A raw key asks for no derivation: it is added.
+        XCTAssertNoThrow(try store.addKey(TestSupport.rawKey(2)))
+    }
+
     // MARK: Connections closed before the lock is released
 
     func testCloseLetsGoOfEveryDatabaseFileBeforeReturning() throws {
