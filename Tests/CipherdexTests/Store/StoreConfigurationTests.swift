@@ -55,6 +55,32 @@ final class StoreConfigurationTests: XCTestCase {
         XCTAssertTrue(Store.exists(at: path))
     }
 
+    /// A store whose folder is too deep for SQLite to open its files (a path of 512 bytes or
+    /// more) is `invalidPath` saying so, not a damaged store; one at the longest path works.
+    func testAPathTooLongForSQLiteIsInvalidPath() throws {
+        var folder = TestSupport.temporaryPath("deep")
+        while folder.utf8.count < 600 { folder += "/" + String(repeating: "d", count: 100) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let tooLong = String((folder + "/store").utf8.prefix(StoreConfiguration.longestDirectoryPath + 1))!
+        let calls = LockedCounter()
+        let error = openError(StoreConfiguration(path: tooLong, keyProvider: countingKey(calls)))
+        guard case .invalidPath(let path, let reason) = error as? StoreError else {
+            return XCTFail("\(String(describing: error))")
+        }
+        XCTAssertEqual(path, tooLong)
+        XCTAssertTrue(reason.contains("SQLite opens no file whose path is longer than 511 bytes"), reason)
+        XCTAssertEqual(calls.value, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tooLong))
+
+        let longest = String(tooLong.dropLast())
+        let store = try Store.open(StoreConfiguration(path: longest, keyProvider: countingKey(calls)))
+        try store.createCollection("notes").insert(JSONValue.object(["a": .number(1)]), id: "one")
+        store.close()
+        let again = try Store.open(StoreConfiguration(path: longest, keyProvider: countingKey(calls)))
+        XCTAssertEqual(try again.collection("notes").count(), 1)
+        again.close()
+    }
+
     func testParentFolderRemovedWhileTheKeyIsAskedForIsParentFolderMissing() throws {
         let root = TestSupport.temporaryPath("root")
         try FileManager.default.createDirectory(atPath: root + "/myapp", withIntermediateDirectories: true)
