@@ -25,7 +25,7 @@ struct KeyListCommand {
         for slot in slots {
             var line = "\(slot.id)\t\(slot.kind)"
             if let ops = slot.opsLimit, let mem = slot.memLimit {
-                line += "\targon2id ops \(ops), \(mem >> 20) MiB"
+                line += "\targon2id ops \(ops), " + (mem >= 1 << 20 ? "\(mem >> 20) MiB" : "\(mem >> 10) KiB")
             } else {
                 line += "\t-"
             }

@@ -6,7 +6,8 @@ extension PassphraseCost {
     /// 64 MiB, as KeePassXC), measured once per process for each pair and remembered: the passes
     /// are the target time over the measured time of one pass, capped to what an open accepts
     /// (`acceptedOpsLimits`). When one pass over `memory` already takes longer than the target,
-    /// the memory is halved until it does not (never below libsodium's minimum).
+    /// the memory is halved until it does not, never below 1 MiB (`minimumCalibratedMemory`): a
+    /// target shorter than one pass over 1 MiB gets that one pass.
     ///
     /// The result is recorded in each keyslot made with it, so the store keeps opening on a
     /// slower machine; an open refuses costs beyond `acceptedOpsLimits`/`acceptedMemLimits`.
@@ -21,7 +22,7 @@ extension PassphraseCost {
         if let known = calibrations.withLock({ $0[key] }) { return known }
         var memLimit = memory
         var onePass = timeOnePass(memLimit: memLimit)
-        while onePass > seconds, memLimit / 2 >= acceptedMemLimits.lowerBound {
+        while onePass > seconds, memLimit / 2 >= max(minimumCalibratedMemory, acceptedMemLimits.lowerBound) {
             memLimit /= 2
             onePass = timeOnePass(memLimit: memLimit)
         }
@@ -31,6 +32,10 @@ extension PassphraseCost {
         calibrations.withLock { $0[key] = cost }
         return cost
     }
+
+    /// The least memory a calibration gives a slot: 1 MiB (below it Argon2id is no longer
+    /// memory-hard in any useful sense; libsodium accepts 8 KiB).
+    public static let minimumCalibratedMemory = 1 << 20
 
     private struct CalibrationKey: Hashable {
         var milliseconds: Int

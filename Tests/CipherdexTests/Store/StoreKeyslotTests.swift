@@ -142,5 +142,8 @@ final class StoreKeyslotTests: XCTestCase {
         XCTAssertThrowsError(try PassphraseCost.calibrated(targetSeconds: 0))
         XCTAssertThrowsError(try PassphraseCost.calibrated(targetSeconds: .infinity))
         XCTAssertThrowsError(try PassphraseCost.calibrated(targetSeconds: 1, memory: 2 << 30))
+        // A target shorter than one pass over 1 MiB gets that pass, never less memory.
+        let tiny = try PassphraseCost.calibrated(targetSeconds: 0.000_01)
+        XCTAssertEqual(tiny, PassphraseCost(opsLimit: 1, memLimit: PassphraseCost.minimumCalibratedMemory))
     }
 }
