@@ -11,7 +11,10 @@ struct KeyCommand: Command {
                cipherdex key remove STORE KEY --slot N
 
         A store holds up to 32 keyslots; any of them opens it. Every change is one atomic
-        metadata update. `rekey` replaces the slot the KEY opened.
+        metadata update. `rekey` replaces the slot the KEY opened. A NEWKEY that already opens a
+        slot gets no second one (keyAlreadyInSlot). Adding or removing a slot leaves the data key
+        as it is: a removed key with a copy of the old metadata.json still reads the store's
+        files, and a backup made before keeps the slot (`reencrypt` cuts both off).
 
         SUBCOMMANDS:
           add       add NEWKEY in a new slot, or with --recovery a new random recovery key,

@@ -9,7 +9,9 @@ struct RekeyCommand: Command {
 
         Rewraps the store's data key with NEWKEY in place of the keyslot KEY opened (a new slot
         number, the same label but `recovery`), in one atomic step; KEY stops working, the other
-        keyslots (`cipherdex key list`) are kept.
+        keyslots (`cipherdex key list`) are kept. A NEWKEY that already opens another slot is
+        refused (keyAlreadyInSlot). The data key is not changed: whoever kept KEY and a copy of
+        the old metadata.json can still read the store's files; `reencrypt` cuts that off.
 
         KEY (one of):
         \(KeyOptions.help())

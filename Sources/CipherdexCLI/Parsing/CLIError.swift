@@ -89,6 +89,7 @@ enum ExitStatus {
             case .noSuchKeyslot: return ("noSuchKeyslot", failure)
             case .lastKeyslot: return ("lastKeyslot", failure)
             case .tooManyKeyslots: return ("tooManyKeyslots", failure)
+            case .keyAlreadyInSlot: return ("keyAlreadyInSlot", failure)
             case .invalidLabel: return ("invalidLabel", failure)
             }
         case let error as BackupError:

@@ -91,6 +91,9 @@ public enum KeyError: Error, LocalizedError, Equatable, Sendable {
     case tooManyKeyslots(Int)
     /// A keyslot label must be 1 to 64 printable characters.
     case invalidLabel(String)
+    /// The new key already opens this keyslot: a second slot for it would keep it working after
+    /// `rotateKey` or `removeKey` of either (nothing was changed).
+    case keyAlreadyInSlot(Int)
 
     /// A one-line description that never contains key material.
     public var errorDescription: String? {
@@ -117,6 +120,9 @@ public enum KeyError: Error, LocalizedError, Equatable, Sendable {
             return "the store already holds \(limit) keyslots, the most it may"
         case .invalidLabel(let reason):
             return "invalid keyslot label: \(reason)"
+        case .keyAlreadyInSlot(let id):
+            return "the new key already opens keyslot \(id); a second slot for it would keep it working after a "
+                + "rekey or removal of either"
         }
     }
 }

@@ -38,8 +38,9 @@ extension Store {
             let old = updated.keyslots.firstIndex { $0.id == replaced }
             // The label goes with the slot, except `recovery`: the new key is not a recovery key.
             let label = old.flatMap { updated.keyslots[$0].label }.flatMap { $0 == Keyslot.recoveryLabel ? nil : $0 }
-            try StoreMetadata.checkTotalKDFWork(
-                updated.keyslots.filter { $0.id != replaced }, adding: key, cost: configuration.passphraseCost)
+            let others = updated.keyslots.filter { $0.id != replaced }
+            try StoreMetadata.checkTotalKDFWork(others, adding: key, cost: configuration.passphraseCost)
+            try Self.refuseKeyInAnotherSlot(key, among: others, storeID: updated.storeID)
             let slot = try Keyslot.seal(
                 dataKey: dataKey, with: key, slotID: slotID, storeID: updated.storeID,
                 cost: configuration.passphraseCost, label: label)

@@ -57,11 +57,21 @@ extension Store {
             }
             let slotID = (updated.keyslots.map(\.id).max() ?? 0) + 1
             try StoreMetadata.checkTotalKDFWork(updated.keyslots, adding: newKey, cost: configuration.passphraseCost)
+            try Self.refuseKeyInAnotherSlot(newKey, among: updated.keyslots, storeID: updated.storeID)
             updated.keyslots.append(
                 try Keyslot.seal(
                     dataKey: dataKey, with: newKey, slotID: slotID, storeID: updated.storeID,
                     cost: configuration.passphraseCost, label: label))
             return slotID
+        }
+    }
+
+    /// Throws `KeyError.keyAlreadyInSlot` when `key` opens one of `keyslots` (those of its
+    /// kind are tried, each at its own cost): two slots of one key would keep it working after
+    /// either is replaced or removed.
+    static func refuseKeyInAnotherSlot(_ key: EncryptionKey, among keyslots: [Keyslot], storeID: String) throws {
+        for slot in keyslots where slot.kind == key.kind {
+            if try slot.unwrap(with: key, storeID: storeID) != nil { throw KeyError.keyAlreadyInSlot(slot.id) }
         }
     }
 

@@ -71,6 +71,31 @@ final class StoreKeyslotTests: XCTestCase {
         XCTAssertEqual(try store.keyslots().count, 32)
     }
 
+    /// A key that already opens a slot gets no second one (nor does a rekey to it): removing or
+    /// replacing either slot would leave it working.
+    func testAKeyThatAlreadyOpensASlotIsRefused() throws {
+        let path = TestSupport.temporaryPath()
+        var configuration = TestSupport.configuration(path, key: TestSupport.rawKey(1))
+        configuration.passphraseCost = .minimumForTesting
+        let store = try Store.open(configuration)
+        defer { store.close() }
+        try store.addKey(TestSupport.passphrase("second"))
+        let metadata = FileManager.default.contents(atPath: path + "/metadata.json")
+        XCTAssertThrowsError(try store.addKey(TestSupport.rawKey(1))) {
+            XCTAssertEqual($0 as? KeyError, .keyAlreadyInSlot(1))
+        }
+        XCTAssertThrowsError(try store.addKey(TestSupport.passphrase("second"))) {
+            XCTAssertEqual($0 as? KeyError, .keyAlreadyInSlot(2))
+        }
+        XCTAssertThrowsError(try store.rotateKey(to: TestSupport.passphrase("second"))) {
+            XCTAssertEqual($0 as? KeyError, .keyAlreadyInSlot(2))
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: path + "/metadata.json"), metadata, "nothing changed")
+        // The key that opened, given again, is a new salt for its own slot.
+        XCTAssertNoThrow(try store.rotateKey(to: TestSupport.rawKey(1)))
+        XCTAssertEqual(try store.keyslots().count, 2)
+    }
+
     func testRekeyReplacesOnlyTheSlotThatOpened() throws {
         let path = TestSupport.temporaryPath()
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
