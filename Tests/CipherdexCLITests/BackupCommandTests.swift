@@ -41,14 +41,20 @@ final class BackupCommandTests: XCTestCase {
         check(try cli.run(["info", path("backup")]), 10)
 
         // Restore: a new path, then over the store (refused without --yes, which changes nothing).
-        check(try cli.run(["restore", path("backup"), path("restored")] + key), 0)
+        let fresh = try cli.run(["restore", path("backup"), path("restored")] + key)
+        check(fresh, 0)
+        XCTAssertFalse(fresh.stdout.contains("now opens with the backup's keys"), fresh.stdout)
         check(try cli.run(["doc", "get", path("restored"), "notes", "a"] + key), 0)
         check(try cli.run(["doc", "rm", path("store"), "notes", "a"] + key), 0)
         let refused = try cli.run(["restore", path("backup"), path("store")] + key)
         check(refused, 1)
         XCTAssertTrue(refused.stderr.hasPrefix("cipherdex: error: destinationExists:"), refused.stderr)
         check(try cli.run(["doc", "get", path("store"), "notes", "a"] + key), 1)
-        check(try cli.run(["restore", path("backup"), path("store"), "--yes"] + key), 0)
+        let replaced = try cli.run(["restore", path("backup"), path("store"), "--yes"] + key)
+        check(replaced, 0)
+        XCTAssertTrue(
+            replaced.stdout.contains("\(path("store")) now opens with the backup's keys, not the ones it had"),
+            replaced.stdout)
         let restored = try cli.run(["doc", "get", path("store"), "notes", "a"] + key)
         check(restored, 0)
         XCTAssertEqual(restored.stdout, #"{"t":"pelican-41"}"# + "\n")

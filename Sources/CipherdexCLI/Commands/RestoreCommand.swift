@@ -10,7 +10,8 @@ struct RestoreCommand: Command {
         A backup is a store and opens as it is; restore copies it to STORE, checked, in one
         atomic step (a kill leaves STORE as it was or the complete restored store). A store
         already at STORE is refused unless --yes is given; with --yes it is replaced (its keys
-        too: the restored store opens with the backup's keys). KEY opens BACKUP.
+        too: the restored store opens with the backup's keys, a key removed or replaced since
+        the backup was made included, and says so). KEY opens BACKUP.
 
         OPTIONS:
           --yes    replace a store at STORE
@@ -34,6 +35,7 @@ struct RestoreCommand: Command {
         }
         let configuration = StoreConfiguration(
             path: backup.path, keyProvider: try backup.key.provider(), createIfMissing: false)
+        let replacing = Store.exists(at: destination)
         let line = BackupProgressLine()
         defer { line.finish() }
         let summary: BackupSummary
@@ -50,5 +52,10 @@ struct RestoreCommand: Command {
         line.finish()
         Output.committed("\(destination) is restored from \(backup.path)")
         try Output.print("restored \(backup.path) to \(destination): \(summary.line)")
+        if replacing {
+            // Keys removed or replaced since the backup was made open the store again.
+            try Output.print(
+                "\(destination) now opens with the backup's keys, not the ones it had: see `cipherdex key list`")
+        }
     }
 }
