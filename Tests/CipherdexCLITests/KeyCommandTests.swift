@@ -92,6 +92,10 @@ final class KeyCommandTests: XCTestCase {
             ["key", "add", "s", "--key-file", "k1", "--recovery", "--new-key-file", "k1"],
             ["key", "remove", "s", "--key-file", "k1"], ["key", "remove", "s", "--key-file", "k1", "--slot", "x"],
             ["key", "add", "s", "--key-file", "k1", "--new-key-file", "k1", "--kdf-seconds", "0"],
+            ["key", "add", "s", "--key-file", "k1", "--new-key-file", "k1", "--kdf-seconds", "1"],
+            ["key", "add", "s", "--key-file", "k1", "--new-passphrase-file", "k1", "--kdf-seconds", "0x10"],
+            ["key", "add", "s", "--key-file", "k1", "--new-passphrase-file", "k1", "--kdf-seconds", "1e1"],
+            ["create", "t", "--key-file", "k1", "--kdf-seconds", "1"],
             ["key", "list", "s"],
         ] {
             XCTAssertEqual(try cli.run(arguments).status, 64, arguments.joined(separator: " "))

@@ -33,6 +33,9 @@ struct CreateCommand: Command {
         if !plaintext && key.source == nil {
             throw CLIError.usage("give a KEY option, or --plaintext for an unencrypted store")
         }
+        if kdfSeconds != nil && !key.isPassphrase {
+            throw CLIError.usage("--kdf-seconds is for a passphrase KEY (a raw or recovery key needs no derivation)")
+        }
     }
 
     func run() throws {

@@ -23,6 +23,10 @@ struct KeyAddCommand {
             guard newKey.source != nil else {
                 throw CLIError.usage("missing NEWKEY (--new-key-file, ...) or --recovery")
             }
+            if kdfSeconds != nil && !newKey.isPassphrase {
+                throw CLIError.usage(
+                    "--kdf-seconds is for a passphrase NEWKEY (a raw or recovery key needs no derivation)")
+            }
         }
         if let label {
             guard !label.isEmpty, label.utf8.count <= 64 else {
@@ -34,7 +38,9 @@ struct KeyAddCommand {
     /// `--kdf-seconds S`: a number of seconds above 0 and at most 60, or nil when absent.
     static func kdfSeconds(parsing arguments: inout Arguments) throws -> Double? {
         try arguments.option("--kdf-seconds").map { text in
-            guard let value = Double(text), value.isFinite, value > 0, value <= 60 else {
+            // Decimal digits only: `Double` would also read `0x10` (16), `inf` or `1e1`.
+            let decimal = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
+            guard decimal, let value = Double(text), value.isFinite, value > 0, value <= 60 else {
                 throw CLIError.usage("--kdf-seconds must be a number of seconds above 0 and at most 60")
             }
             return value

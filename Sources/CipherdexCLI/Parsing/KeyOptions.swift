@@ -18,6 +18,14 @@ struct KeyOptions {
         case askRecoveryKey
     }
 
+    /// Whether the key comes as a passphrase (the only kind `--kdf-seconds` applies to).
+    var isPassphrase: Bool {
+        switch source {
+        case .passphraseFile, .passphraseEnvironment, .askPassphrase: return true
+        default: return false
+        }
+    }
+
     /// Where the key comes from; nil when none was given.
     let source: Source?
     private let prefix: String
