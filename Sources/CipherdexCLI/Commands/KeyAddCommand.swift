@@ -74,6 +74,9 @@ struct KeyAddCommand {
                             + "could not be removed (\(removalReason)): nobody has seen that key; remove slot "
                             + "\(slot) with `cipherdex key remove` once there is room")
                 }
+                Output.printError(
+                    "cipherdex: the recovery key could not be shown, so its slot \(slot) was removed again: "
+                        + "the store's keys are as they were")
                 throw error
             }
             Output.printError(
