@@ -92,6 +92,9 @@ public final class Store: Sendable {
         // said so, not taken for a missing folder or a file.
         var folder = stat()
         if stat(layout.directory, &folder) != 0, errno != ENOENT, errno != ENOTDIR {
+            if errno == ELOOP {
+                throw StoreError.invalidPath(path: layout.directory, reason: "its symbolic links form a loop")
+            }
             throw StoreError.classifying(SystemError(operation: "stat", path: layout.directory, errno: errno))
         }
         if !FileSystem.exists(layout.directory) {
@@ -293,7 +296,7 @@ public final class Store: Sendable {
             recordedVersions = try verifiedSchemaVersions(
                 databasePath: databasePath, key: databaseKey, cipher: metadata.cipher)
         } catch let error as DatabaseError {
-            throw openFailure(error, encrypted: metadata.encrypted)
+            throw openFailure(error, encrypted: metadata.encrypted, databasePath: databasePath)
         } catch let error as SystemError {
             throw StoreError.classifying(error)
         }
@@ -336,7 +339,7 @@ public final class Store: Sendable {
         } catch let error as DatabaseError {
             writer?.close()
             try? companions.restore()
-            throw openFailure(error, encrypted: metadata.encrypted)
+            throw openFailure(error, encrypted: metadata.encrypted, databasePath: layout.database)
         }
         let store = Store(
             layout: layout, configuration: configuration, metadata: metadata, dataKey: dataKey, pool: pool, lock: lock)
@@ -352,15 +355,20 @@ public final class Store: Sendable {
 
     /// What a database error during open means: the environment (a full disk, permissions,
     /// another process) when it is about that, damage otherwise.
-    private static func openFailure(_ error: DatabaseError, encrypted: Bool) -> StoreError {
+    /// The message names the database file, and its write-ahead log when one is there (a log
+    /// of another store, or damaged, fails the same way).
+    private static func openFailure(_ error: DatabaseError, encrypted: Bool, databasePath: String) -> StoreError {
         if let environment = StoreError.classifyingEnvironment(error) { return environment }
+        let log =
+            (FileKind.of(databasePath + "-wal").size ?? 0) > 0 ? " (or its write-ahead log \(databasePath)-wal)" : ""
         if error.code == Connection.notADatabaseCode {
             return .storeCorrupted(
                 reason: encrypted
-                    ? "the database does not decrypt or authenticate with the store's data key"
-                    : "the database file is not a valid SQLite database")
+                    ? "the database \(databasePath)\(log) does not decrypt or authenticate with the store's data key"
+                    : "the database file \(databasePath)\(log) is not a valid SQLite database")
         }
-        return .storeCorrupted(reason: "the database reports: \(error.errorDescription ?? "unknown error")")
+        return .storeCorrupted(
+            reason: "the database \(databasePath)\(log) reports: \(error.errorDescription ?? "unknown error")")
     }
 
     /// Runs a file operation, turning `SystemError` into `StoreError` (`permissionDenied`,

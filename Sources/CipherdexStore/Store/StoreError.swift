@@ -93,7 +93,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     public var errorDescription: String? {
         switch self {
         case .storeCorrupted(let reason):
-            return "the store is damaged (the key is right): \(reason)"
+            return "the store is damaged (not a wrong key): \(reason)"
         case .storeLocked(let path):
             return "the store at \(path) is open in another process or instance, or an open or close of it in this "
                 + "process is still finishing (such as a cancelled openAsync that got past the key)"

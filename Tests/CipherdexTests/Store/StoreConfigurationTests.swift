@@ -81,6 +81,16 @@ final class StoreConfigurationTests: XCTestCase {
         again.close()
     }
 
+    func testALoopOfSymbolicLinksIsInvalidPath() throws {
+        let root = TestSupport.temporaryPath("loop")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        XCTAssertEqual(symlink(root + "/b", root + "/a"), 0)
+        XCTAssertEqual(symlink(root + "/a", root + "/b"), 0)
+        XCTAssertEqual(
+            openError(StoreConfiguration(path: root + "/a")) as? StoreError,
+            .invalidPath(path: root + "/a", reason: "its symbolic links form a loop"))
+    }
+
     func testParentFolderRemovedWhileTheKeyIsAskedForIsParentFolderMissing() throws {
         let root = TestSupport.temporaryPath("root")
         try FileManager.default.createDirectory(atPath: root + "/myapp", withIntermediateDirectories: true)

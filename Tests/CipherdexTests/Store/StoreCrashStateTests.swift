@@ -218,6 +218,22 @@ final class StoreCrashStateTests: XCTestCase {
         XCTAssertEqual(TestSupport.snapshot(crashed), before, "a failed open changed the store")
     }
 
+    /// Another store's write-ahead log beside a database (the same key): the error names the
+    /// database and the log, and nothing changes.
+    func testAnotherStoresLogIsNamed() throws {
+        let (other, _) = try crashLeftStore(transactions: 1)
+        let clean = TestSupport.temporaryPath("clean")
+        try Store.open(TestSupport.configuration(clean, key: TestSupport.rawKey(1))).close()
+        try FileManager.default.copyItem(atPath: other + "/store.db-wal", toPath: clean + "/store.db-wal")
+        let before = TestSupport.snapshot(clean)
+        XCTAssertThrowsError(try Store.open(TestSupport.configuration(clean, key: TestSupport.rawKey(1)))) { error in
+            let text = (error as? StoreError)?.errorDescription ?? "\(error)"
+            XCTAssertTrue(text.hasPrefix("the store is damaged (not a wrong key): "), text)
+            XCTAssertTrue(text.contains("\(clean)/store.db (or its write-ahead log \(clean)/store.db-wal)"), text)
+        }
+        XCTAssertEqual(TestSupport.snapshot(clean), before, "a failed open changed the store")
+    }
+
     /// Damage in the last transaction cannot be told from a torn write: the store opens without
     /// that transaction, with every one before it, as SQLite's recovery leaves it.
     func testDamageInTheLastTransactionOpensWithTheOnesBefore() throws {
