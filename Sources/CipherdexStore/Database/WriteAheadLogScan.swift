@@ -74,7 +74,7 @@ struct WriteAheadLogScan {
         var header = [UInt8](repeating: 0, count: headerSize)
         guard try readFully(file, into: &header, count: headerSize) else { return nil }
         guard let log = LogHeader(header) else {
-            return try damagedHeader(header, file: file, pageSize: pageSize)
+            return try damagedHeader(header, file: file, logPath: path, pageSize: pageSize)
         }
         var frame = [UInt8](repeating: 0, count: frameHeaderSize + log.pageSize)
         var scan = Scan(log: log)
@@ -84,67 +84,29 @@ struct WriteAheadLogScan {
         return scan.damage
     }
 
-    /// The damage of a log whose header fails: the frames that check in a chain from the header
-    /// as it was, counted while they do, when a commit is among them.
-    private static func damagedHeader(_ header: [UInt8], file: FileDescriptor, pageSize expected: Int?) throws
-        -> Damage?
-    {
-        let recorded = Int(bigEndianWord(header, 8))
-        let acceptable = { (size: Int) in size >= 512 && size <= 65536 && size & (size - 1) == 0 }
-        guard let pageSize = acceptable(recorded) ? recorded : expected.flatMap({ acceptable($0) ? $0 : nil }) else {
-            return nil
-        }
-        var frame = [UInt8](repeating: 0, count: frameHeaderSize + pageSize)
-        guard try readFully(file, into: &frame, count: frame.count) else { return nil }
-        let storedSum = (bigEndianWord(header, 24), bigEndianWord(header, 28))
-        var candidates: [LogHeader] = []
-        for bigEndianWords in [false, true] {
-            let computedSum = checksum(header[0..<24], bigEndianWords: bigEndianWords, from: (0, 0))
-            for salts in [
-                (bigEndianWord(header, 16), bigEndianWord(header, 20)),
-                (bigEndianWord(frame, 8), bigEndianWord(frame, 12)),
-            ] {
-                for sum in [storedSum, computedSum] {
-                    candidates.append(
-                        LogHeader(pageSize: pageSize, salts: salts, checksum: sum, bigEndianWords: bigEndianWords))
-                }
-            }
-        }
-        let matching = candidates.lazy.compactMap { log in log.check(frame, from: log.checksum).map { (log, $0) } }
-        guard let (log, first) = matching.first else { return nil }
-        var chain = first
-        var frames = 1
-        var commits = bigEndianWord(frame, 4) != 0 ? 1 : 0
-        while try readFully(file, into: &frame, count: frame.count), let next = log.check(frame, from: chain) {
-            chain = next
-            frames += 1
-            if bigEndianWord(frame, 4) != 0 { commits += 1 }
-        }
-        guard commits > 0 else { return nil }
-        return Damage(frame: 0, offset: 0, laterCommits: commits, laterFrames: frames)
-    }
-
-    /// What SQLite's recovery keeps of the log at `path`: the database's size in pages after
+    /// What SQLite's recovery keeps of the log at `path`: its page size, the database's size in pages after
     /// the last commit frame of the frames that check (in order, from the header), and the pages
     /// those frames hold; nil when there is no such commit (or a header SQLite ignores). Throws
     /// `SystemError` when the log cannot be read.
-    static func committedPages(ofLogAt path: String) throws -> (databasePages: Int, pages: Set<UInt32>)? {
+    static func committedPages(ofLogAt path: String) throws -> (
+        pageSize: Int, databasePages: Int, pages: Set<UInt32>
+    )? {
         let file = try FileDescriptor(path: path, flags: O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
         var header = [UInt8](repeating: 0, count: headerSize)
         guard try readFully(file, into: &header, count: headerSize), let log = LogHeader(header) else { return nil }
         var frame = [UInt8](repeating: 0, count: frameHeaderSize + log.pageSize)
         var chain = log.checksum
         var pending: [UInt32] = []
-        var committed: (databasePages: Int, pages: Set<UInt32>)?
+        var committed: (pageSize: Int, databasePages: Int, pages: Set<UInt32>)?
         while try readFully(file, into: &frame, count: frame.count), let next = log.check(frame, from: chain) {
             chain = next
-            pending.append(bigEndianWord(frame, 0))
-            let commit = bigEndianWord(frame, 4)
+            pending.append(walWord(frame, 0))
+            let commit = walWord(frame, 4)
             if commit != 0 {
                 var pages = committed?.pages ?? []
                 pages.formUnion(pending)
                 pending.removeAll(keepingCapacity: true)
-                committed = (Int(commit), pages)
+                committed = (log.pageSize, Int(commit), pages)
             }
         }
         return committed
@@ -152,7 +114,7 @@ struct WriteAheadLogScan {
 
     /// Reads exactly `count` bytes into `buffer`; false at the end of the file (a short frame
     /// at the end is one SQLite ignores too).
-    private static func readFully(_ file: FileDescriptor, into buffer: inout [UInt8], count: Int) throws -> Bool {
+    static func readFully(_ file: FileDescriptor, into buffer: inout [UInt8], count: Int) throws -> Bool {
         var filled = 0
         while filled < count {
             let got = try buffer.withUnsafeMutableBytes {
@@ -174,15 +136,15 @@ struct WriteAheadLogScan {
 
         init?(_ bytes: [UInt8]) {
             guard bytes.count >= WriteAheadLogScan.headerSize else { return nil }
-            let magic = bigEndianWord(bytes, 0)
-            guard magic & 0xFFFF_FFFE == 0x377F_0682, bigEndianWord(bytes, 4) == 3_007_000 else { return nil }
-            let pageSize = Int(bigEndianWord(bytes, 8))
+            let magic = walWord(bytes, 0)
+            guard magic & 0xFFFF_FFFE == 0x377F_0682, walWord(bytes, 4) == 3_007_000 else { return nil }
+            let pageSize = Int(walWord(bytes, 8))
             guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return nil }
             bigEndianWords = magic & 1 == 1
             let sum = WriteAheadLogScan.checksum(bytes[0..<24], bigEndianWords: bigEndianWords, from: (0, 0))
-            guard sum == (bigEndianWord(bytes, 24), bigEndianWord(bytes, 28)) else { return nil }
+            guard sum == (walWord(bytes, 24), walWord(bytes, 28)) else { return nil }
             self.pageSize = pageSize
-            salts = (bigEndianWord(bytes, 16), bigEndianWord(bytes, 20))
+            salts = (walWord(bytes, 16), walWord(bytes, 20))
             checksum = sum
         }
 
@@ -197,13 +159,13 @@ struct WriteAheadLogScan {
         /// The chain after `frame` (a frame header and its page) when it checks from `chain`
         /// with this log's salts, nil when it does not.
         func check(_ frame: [UInt8], from chain: (UInt32, UInt32)) -> (UInt32, UInt32)? {
-            guard (bigEndianWord(frame, 8), bigEndianWord(frame, 12)) == salts, bigEndianWord(frame, 0) != 0 else {
+            guard (walWord(frame, 8), walWord(frame, 12)) == salts, walWord(frame, 0) != 0 else {
                 return nil
             }
             var sum = WriteAheadLogScan.checksum(frame[0..<8], bigEndianWords: bigEndianWords, from: chain)
             sum = WriteAheadLogScan.checksum(
                 frame[WriteAheadLogScan.frameHeaderSize...], bigEndianWords: bigEndianWords, from: sum)
-            return sum == (bigEndianWord(frame, 16), bigEndianWord(frame, 20)) ? sum : nil
+            return sum == (walWord(frame, 16), walWord(frame, 20)) ? sum : nil
         }
     }
 
@@ -252,10 +214,10 @@ struct WriteAheadLogScan {
             frames += 1
             guard phase != .done else { return }
             let offset = WriteAheadLogScan.headerSize + (frames - 1) * frame.count
-            let page = bigEndianWord(frame, 0)
-            let commit = bigEndianWord(frame, 4)
-            let ours = (bigEndianWord(frame, 8), bigEndianWord(frame, 12)) == log.salts
-            let stored = (bigEndianWord(frame, 16), bigEndianWord(frame, 20))
+            let page = walWord(frame, 0)
+            let commit = walWord(frame, 4)
+            let ours = (walWord(frame, 8), walWord(frame, 12)) == log.salts
+            let stored = (walWord(frame, 16), walWord(frame, 20))
             var sum = WriteAheadLogScan.checksum(frame[0..<8], bigEndianWords: log.bigEndianWords, from: chain)
             sum = WriteAheadLogScan.checksum(
                 frame[WriteAheadLogScan.frameHeaderSize...], bigEndianWords: log.bigEndianWords, from: sum)
@@ -314,7 +276,7 @@ struct WriteAheadLogScan {
 }
 
 /// The big-endian 32-bit word at `offset` of `bytes`.
-private func bigEndianWord(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+func walWord(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
     UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
         | UInt32(bytes[offset + 3])
 }

@@ -118,7 +118,7 @@ extension Store {
         }) {
             throw StoreError.storeCorrupted(reason: damage.reason(log: databasePath + "-wal"))
         }
-        try checkDatabaseCoversLog(databasePath: databasePath, pageSize: pageSize)
+        try checkDatabaseCoversLog(databasePath: databasePath)
         let companions = try WALCompanions(databasePath: databasePath)
         do {
             let probe = try Connection(path: databasePath, mode: .readOnlyProbe, key: key, cipher: cipher)
@@ -136,14 +136,18 @@ extension Store {
     /// removes the log before it finds the damage. A file that is short only by pages the log
     /// holds is what a checkpoint killed part-way leaves (it writes them in order, growing the
     /// file), not damage.
-    private static func checkDatabaseCoversLog(databasePath: String, pageSize: Int) throws {
+    static func checkDatabaseCoversLog(databasePath: String) throws {
         guard let committed = try wrapSystem({ try WriteAheadLogScan.committedPages(ofLogAt: databasePath + "-wal") })
         else { return }
+        let pageSize = committed.pageSize
         let size = FileKind.of(databasePath).size ?? 0
         let filePages = Int((size + UInt64(pageSize) - 1) / UInt64(pageSize))
+        // The page holding the lock bytes at 1 GiB is never written (nor logged) by SQLite: a file
+        // short of it only is whole.
+        let lockBytePage = 0x4000_0000 / pageSize + 1
         guard filePages < committed.databasePages,
             let missing = (filePages + 1...committed.databasePages).first(where: {
-                !committed.pages.contains(UInt32(truncatingIfNeeded: $0))
+                $0 != lockBytePage && !committed.pages.contains(UInt32(truncatingIfNeeded: $0))
             })
         else { return }
         throw StoreError.storeCorrupted(

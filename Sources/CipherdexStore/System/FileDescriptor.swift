@@ -69,6 +69,14 @@ package final class FileDescriptor: Sendable {
         try Self.retrying(operation: "read", path: path) { Glibc.read(rawValue, buffer.baseAddress!, buffer.count) }
     }
 
+    /// Reads up to `buffer.count` bytes from byte `offset` (`pread`, the file position left as
+    /// it is); returns how many were read (0 at or past the end of the file).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+        try Self.retrying(operation: "pread", path: path) {
+            Glibc.pread(rawValue, buffer.baseAddress!, buffer.count, off_t(offset))
+        }
+    }
+
     /// Takes an exclusive advisory lock (`flock(LOCK_EX | LOCK_NB)`); false when another open file
     /// description holds it.
     func tryLockExclusive() throws -> Bool {

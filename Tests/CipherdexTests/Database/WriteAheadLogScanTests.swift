@@ -213,6 +213,72 @@ final class WriteAheadLogScanTests: XCTestCase {
         XCTAssertTrue(reason.contains("the 2 committed transactions"), reason)
     }
 
+    /// A damaged header over a log the database file already holds (a checkpoint finished
+    /// before the header was damaged, or a restart tore it) loses nothing: not damage. One page
+    /// the database does not hold makes it damage.
+    func testADamagedHeaderOverACheckpointedLogIsNotDamage() throws {
+        let folder = TestSupport.temporaryPath("checkpointed")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let database = folder + "/store.db"
+        var bytes = log([2, 3, 1])
+        bytes[5] ^= 1
+        XCTAssertTrue(FileManager.default.createFile(atPath: database + "-wal", contents: Data(bytes)))
+        // Pages 1 … 6, one frame each: the database holds each frame's page.
+        var pages = [UInt8]()
+        for frame in 1...6 { pages += bytes[(offset(ofFrame: frame) + 24)..<(offset(ofFrame: frame) + 24 + pageSize)] }
+        XCTAssertTrue(FileManager.default.createFile(atPath: database, contents: Data(pages)))
+        XCTAssertNil(try WriteAheadLogScan.damage(ofLogAt: database + "-wal", pageSize: pageSize))
+        pages[3 * pageSize + 7] ^= 1
+        XCTAssertTrue(FileManager.default.createFile(atPath: database, contents: Data(pages)))
+        XCTAssertEqual(
+            try WriteAheadLogScan.damage(ofLogAt: database + "-wal", pageSize: pageSize),
+            .init(frame: 0, offset: 0, laterCommits: 3, laterFrames: 6))
+        try FileManager.default.removeItem(atPath: database)
+        XCTAssertNotNil(try WriteAheadLogScan.damage(ofLogAt: database + "-wal", pageSize: pageSize))
+    }
+
+    /// A database file whose end is before the page of the lock bytes at 1 GiB (SQLite never
+    /// writes nor logs it) is whole when the log holds every page after it; a page after it that
+    /// the log does not hold is `cut short`.
+    func testTheLockBytePageIsNeverMissing() throws {
+        let folder = TestSupport.temporaryPath("lockbyte")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let database = folder + "/store.db"
+        let lockBytePage = UInt32(0x4000_0000 / pageSize + 1)
+        func logHolding(_ pages: [UInt32], size: UInt32) -> [UInt8] {
+            var bytes = Array(log([]).prefix(32))
+            var sum = WriteAheadLogScan.LogHeader(bytes)!.checksum
+            func put(_ word: UInt32) { bytes += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> $0) } }
+            for (index, page) in pages.enumerated() {
+                let start = bytes.count
+                put(page)
+                put(index == pages.count - 1 ? size : 0)
+                put(0x1234_5678)
+                put(0x9ABC_DEF0)
+                let data = [UInt8](repeating: UInt8(truncatingIfNeeded: page), count: pageSize)
+                sum = WriteAheadLogScan.checksum(bytes[start..<(start + 8)], bigEndianWords: false, from: sum)
+                sum = WriteAheadLogScan.checksum(data[...], bigEndianWords: false, from: sum)
+                put(sum.0)
+                put(sum.1)
+                bytes += data
+            }
+            return bytes
+        }
+        // A sparse file ending just before the lock-byte page.
+        XCTAssertTrue(FileManager.default.createFile(atPath: database, contents: nil))
+        XCTAssertEqual(truncate(database, off_t(lockBytePage - 1) * off_t(pageSize)), 0)
+        let whole = logHolding([3, lockBytePage + 1, lockBytePage + 2], size: lockBytePage + 2)
+        XCTAssertTrue(FileManager.default.createFile(atPath: database + "-wal", contents: Data(whole)))
+        XCTAssertNoThrow(try Store.checkDatabaseCoversLog(databasePath: database))
+        let short = logHolding([3, lockBytePage + 2], size: lockBytePage + 2)
+        XCTAssertTrue(FileManager.default.createFile(atPath: database + "-wal", contents: Data(short)))
+        XCTAssertThrowsError(try Store.checkDatabaseCoversLog(databasePath: database)) {
+            let text = ($0 as? StoreError)?.errorDescription ?? "\($0)"
+            XCTAssertTrue(text.contains("page \(lockBytePage + 1) of the \(lockBytePage + 2)"), text)
+        }
+        try FileManager.default.removeItem(atPath: folder)
+    }
+
     /// A header that fails in front of nothing committed is not damage: no frame, frames of no
     /// commit, or frames that check from no form of the header (another log's, left behind).
     func testADamagedHeaderInFrontOfNothingCommittedIsLeftToSQLite() throws {
