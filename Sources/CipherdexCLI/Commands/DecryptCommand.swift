@@ -15,7 +15,9 @@ struct DecryptCommand: Command {
         Writes every document, attachment and index entry unencrypted beside the encrypted
         files, switches to them in one atomic step and removes the encrypted files and every
         keyslot. Anyone who can read the folder can then read the data. Needs free space for a copy
-        of the store plus 10% and 4 MiB (checked first). Asks for confirmation on
+        of the store plus 10% and 4 MiB (checked first). A file in attachments/ that no
+        attachment records is written plain when it decrypts as one of the store's; any other
+        refuses the command (unrecordedAttachmentFile, nothing written). Asks for confirmation on
         a terminal unless --yes is given; without a terminal, --yes is required.
 
         OPTIONS:

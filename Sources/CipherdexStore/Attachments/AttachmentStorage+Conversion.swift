@@ -48,4 +48,17 @@ extension AttachmentStorage {
         }
         return hash.finish()
     }
+
+    /// Seals the unrecorded files `files` of `source` (authenticated by
+    /// `Store.unrecordedAttachmentFiles(known:)`) again into this storage's folder, under their
+    /// names, as `copy` does a recorded attachment: they stay unrecorded (`verify` keeps naming
+    /// them), and no file of the new generation is readable with the old keys.
+    func sealAgain(
+        unrecorded files: [(name: String, length: UInt64)], from source: AttachmentStorage,
+        progress: (Int) throws -> Void
+    ) throws {
+        for file in files {
+            _ = try copy(file.name, from: source, recordedLength: file.length, recordedHash: [], progress: progress)
+        }
+    }
 }

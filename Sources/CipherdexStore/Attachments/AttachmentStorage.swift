@@ -259,8 +259,8 @@ package struct AttachmentStorage {
 
     /// Finishes what a crash interrupted, deleting only what is provably unneeded (see the type's
     /// documentation): committed staged files are published, uncommitted ones deleted, removed
-    /// ones unlinked; a `staging/` kept elsewhere is left as it is. Called at open, after the key is verified and before anyone can add
-    /// attachments.
+    /// ones unlinked; a `staging/` kept elsewhere is left as it is. Called at open, after the key
+    /// is verified and before anyone can add attachments.
     func reconcile(db: Connection) throws {
         // A `staging/` kept elsewhere (a link, a mount point, another file system) may be shared:
         // by a copy of the store made with `cp -a`, or by whatever else the link names. Nothing in
