@@ -15,6 +15,7 @@ extension SearchLibrary {
             guard !isClosing && !isStopped else { throw StoreError.closed }
             pending.removeAll { $0.uid == job.uid }
             pending.append(job)
+            keepStoreWhileQueued(store)
             cancelledUIDs.remove(job.uid)
             // At least one worker, or nothing queued would ever be done.
             let wanted = max(1, configuration.workerCount)

@@ -76,6 +76,9 @@ public final class SearchLibrary: @unchecked Sendable {
     }
 
     weak let store: Store?
+    /// The store, held while documents are queued (see `keepStoreWhileQueued`): one dropped
+    /// without `close()` meanwhile still indexes them, then closes.
+    var heldStore: Store?
     let state = NSCondition()
     /// Serializes `configure` (recursive: a `configure` inside its closure does not wait for itself).
     private let configuring = NSRecursiveLock()

@@ -47,6 +47,35 @@ final class SearchLibraryCloseTests: XCTestCase {
         XCTAssertEqual(try reopened.library.search("quetzal").documents.count, 2 * count)
     }
 
+    /// A store dropped without `close()` right after `add` still indexes every queued document,
+    /// then closes by itself (until then a second open finds it locked).
+    func testAStoreDroppedWithQueuedDocumentsIndexesThemThenCloses() throws {
+        let path = TestSupport.temporaryPath()
+        let count = 12
+        for round in 0..<3 {
+            do {
+                let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+                for number in 0..<count {
+                    try store.library.add(
+                        data: Data("round \(round) document \(number) mentions quetzal".utf8),
+                        uid: "r\(round)-d\(number).txt", fileExtension: "txt")
+                }
+            }
+            var reopened: Store?
+            let deadline = Date().addingTimeInterval(30)
+            while reopened == nil && Date() < deadline {
+                do {
+                    reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+                } catch StoreError.storeLocked {
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+            }
+            let store = try XCTUnwrap(reopened, "the dropped store never closed")
+            XCTAssertEqual(try store.library.search("quetzal").documents.count, count * (round + 1))
+            store.close()
+        }
+    }
+
     /// A close inside `store.read` (holding the only reader a worker would need) does not wait
     /// for the queue: it returns, and the store closes when the read ends.
     func testCloseInsideAReadDoesNotWaitForTheQueue() throws {
