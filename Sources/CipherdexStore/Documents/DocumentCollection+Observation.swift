@@ -3,8 +3,10 @@ import Foundation
 extension DocumentCollection {
     /// A stream of the collection's committed changes, from now on: each change exactly once,
     /// in commit order; changes of rolled-back transactions never appear. The stream buffers
-    /// without bound and ends when the store is released; cancel the consuming task (or drop
-    /// the stream) to unsubscribe.
+    /// without bound and ends when the store closes (`close()`, or its release once nothing
+    /// holds it). A collection holds its store: a task that loops over the stream while holding
+    /// the collection (or the store) keeps the store open until `close()` is called or the task
+    /// is cancelled; cancel the consuming task (or drop the stream) to unsubscribe.
     public func changes() -> AsyncStream<DocumentChange> {
         let registry = store.changeObservers
         let collection = name
