@@ -9,7 +9,8 @@ struct AttachCommand: Command {
         USAGE: cipherdex attach STORE FILE [--doc COLLECTION/ID] [--content-type TYPE] [--json] [KEY]
 
         Encrypts FILE into the store (streamed: memory stays flat) and prints the attachment's id,
-        or the whole token with --json. Identical content is stored once.
+        or the whole token with --json. Identical content is stored once, under one id: attached
+        to two documents, it is one attachment, and `detach` removes it from both.
 
         OPTIONS:
           --doc COLLECTION/ID   also append the token to that document's "attachments" array

@@ -165,6 +165,8 @@ extension Store {
     }
 
     /// Removes attachment `id` (row now, file right after the commit); false when absent.
+    /// Identical content added twice has one id: removing it removes it for every document
+    /// that lists it (`collectUnreferencedAttachments` removes only what nothing lists).
     /// An attachment a feature holds (an indexed document's stored original) is refused with
     /// `AttachmentError.heldByFeature`.
     @discardableResult
