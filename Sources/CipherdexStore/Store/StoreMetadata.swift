@@ -94,11 +94,31 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         return try? parse(bytes)
     }
 
+    /// Which field of the metadata did not decode, and how (never its value).
+    static func fieldProblem(_ error: Error) -> String {
+        guard let error = error as? DecodingError else { return "metadata fields are missing or malformed" }
+        func name(_ path: [CodingKey]) -> String {
+            let joined = path.map { key in key.intValue.map { "[\($0)]" } ?? "." + key.stringValue }.joined()
+            return joined.hasPrefix(".") ? String(joined.dropFirst()) : joined
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "metadata lacks the field \(name(context.codingPath + [key]))"
+        case .valueNotFound(_, let context), .typeMismatch(_, let context):
+            return "metadata field \(name(context.codingPath)) has a value of the wrong type"
+        case .dataCorrupted(let context):
+            return "metadata field \(name(context.codingPath)) is malformed"
+        @unknown default:
+            return "metadata fields are missing or malformed"
+        }
+    }
+
     /// Parses and checks a metadata file: version first (`unsupportedScheme`), then structure
     /// and checksum (`metadataCorrupt`). The MAC needs the data key: see `verifyMAC`.
     static func parse(_ bytes: [UInt8]) throws -> StoreMetadata {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-            throw EncryptionError.metadataCorrupt(reason: "metadata is not a JSON object")
+            throw EncryptionError.metadataCorrupt(
+                reason: "metadata is not a JSON object (not JSON, or nested too deeply to read)")
         }
         guard let version = object["formatVersion"] as? Int else {
             throw EncryptionError.metadataCorrupt(reason: "metadata has no integer formatVersion")
@@ -126,7 +146,7 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         do {
             metadata = try JSONDecoder().decode(StoreMetadata.self, from: Data(bytes))
         } catch {
-            throw EncryptionError.metadataCorrupt(reason: "metadata fields are missing or malformed")
+            throw EncryptionError.metadataCorrupt(reason: Self.fieldProblem(error))
         }
         guard let checksum = metadata.checksum,
             Sodium.constantTimeEquals(checksum.bytes, Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))

@@ -321,6 +321,39 @@ final class StoreFileFaultTests: XCTestCase {
         }
     }
 
+    /// A field of the wrong type or missing is named (never its value).
+    func testAMalformedMetadataFieldIsNamed() throws {
+        try makeStore(key: TestSupport.passphrase("right"))
+        let metadataPath = path + "/metadata.json"
+        let original = FileManager.default.contents(atPath: metadataPath)!
+        let cases: [(edit: (inout [String: Any]) -> Void, expected: String)] = [
+            ({ Self.editSlot(&$0) { $0["kdf"] = ["opsLimit": -1] } }, "keyslots[0].kdf"),
+            ({ Self.editSlot(&$0) { $0["kind"] = "recovery" } }, "metadata field keyslots[0].kind is malformed"),
+            ({ Self.editSlot(&$0) { $0["id"] = "1" } }, "metadata field keyslots[0].id has a value of the wrong type"),
+            ({ $0.removeValue(forKey: "storeID") }, "metadata lacks the field storeID"),
+        ]
+        for (edit, expected) in cases {
+            var object = try JSONSerialization.jsonObject(with: original) as! [String: Any]
+            edit(&object)
+            _ = FileManager.default.createFile(
+                atPath: metadataPath, contents: try JSONSerialization.data(withJSONObject: object))
+            let before = TestSupport.snapshot(path)
+            XCTAssertThrowsError(try Store.open(TestSupport.configuration(path, key: TestSupport.passphrase("right"))))
+            {
+                let text = ($0 as? EncryptionError)?.errorDescription ?? "\($0)"
+                XCTAssertTrue(text.contains(expected), text)
+            }
+            XCTAssertEqual(TestSupport.snapshot(path), before)
+        }
+        _ = FileManager.default.createFile(atPath: metadataPath, contents: original)
+    }
+
+    private static func editSlot(_ object: inout [String: Any], _ change: (inout [String: Any]) -> Void) {
+        var slots = object["keyslots"] as! [[String: Any]]
+        change(&slots[0])
+        object["keyslots"] = slots
+    }
+
     func testEditedSlotCountIsRefused() throws {
         try makeStore()
         let metadataPath = path + "/metadata.json"
