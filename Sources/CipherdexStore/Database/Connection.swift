@@ -271,6 +271,9 @@ package final class Connection {
     static let cantOpenCode = SQLITE_CANTOPEN
     /// SQLITE_READONLY: the database cannot be written.
     static let readOnlyCode = SQLITE_READONLY
+    /// SQLITE_READONLY_ROLLBACK: a rollback journal beside the database needs rolling back,
+    /// which a read-only connection cannot do.
+    static let readOnlyRollbackCode = Int32(SQLITE_READONLY) | (3 << 8)
     /// SQLITE_IOERR: a system call on a file of the database failed (`systemErrno` says how).
     static let ioErrorCode = SQLITE_IOERR
     /// SQLITE_BUSY and SQLITE_LOCKED: another connection holds a lock.

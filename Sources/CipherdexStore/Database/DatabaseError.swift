@@ -16,6 +16,13 @@ public enum DatabaseError: Error, LocalizedError, Equatable, Sendable {
         }
     }
 
+    /// The extended SQLite result code.
+    public var extendedCode: Int32 {
+        switch self {
+        case .sqlite(_, let extended, _, _, _): return extended
+        }
+    }
+
     /// The `errno` of the system call behind the error (0 when none).
     public var systemErrno: Int32 {
         switch self {

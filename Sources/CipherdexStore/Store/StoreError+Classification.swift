@@ -76,6 +76,12 @@ extension StoreError {
         case Connection.cantOpenCode
         where FileSystem.hasNoRoomForNewFiles(at: error.path.isEmpty ? "." : FileSystem.parent(of: error.path)):
             return .diskFull(path: path)
+        case Connection.readOnlyCode where error.extendedCode == Connection.readOnlyRollbackCode:
+            // Not a permission: a journal beside a database in write-ahead-log mode, which
+            // Cipherdex never writes (another program's, or a file put there).
+            return .storeCorrupted(
+                reason: "a rollback journal \(path)-journal is beside the database and its write-ahead log; "
+                    + "Cipherdex writes none: move it out of the store's folder")
         case Connection.readOnlyCode:
             return .permissionDenied(path: path, reason: "the database cannot be written")
         case let code where Connection.busyCodes.contains(code):

@@ -218,6 +218,21 @@ final class StoreCrashStateTests: XCTestCase {
         XCTAssertEqual(TestSupport.snapshot(crashed), before, "a failed open changed the store")
     }
 
+    /// A rollback journal beside a database in write-ahead-log mode (Cipherdex writes none) is
+    /// damage naming the journal, not a permission problem, and nothing changes.
+    func testAStrayRollbackJournalBesideALiveLogIsNamed() throws {
+        let (crashed, _) = try crashLeftStore(transactions: 1)
+        let junk = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: crashed + "/store.db-journal", contents: Data(junk)))
+        let before = TestSupport.snapshot(crashed)
+        XCTAssertThrowsError(try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))) { error in
+            let text = (error as? StoreError)?.errorDescription ?? "\(error)"
+            XCTAssertEqual((error as? StoreError)?.name, "storeCorrupted", text)
+            XCTAssertTrue(text.contains("a rollback journal \(crashed)/store.db-journal is beside the database"), text)
+        }
+        XCTAssertEqual(TestSupport.snapshot(crashed), before, "a failed open changed the store")
+    }
+
     /// Another store's write-ahead log beside a database (the same key): the error names the
     /// database and the log, and nothing changes.
     func testAnotherStoresLogIsNamed() throws {
