@@ -81,7 +81,7 @@ tsan: setup
 # libFuzzer targets (FuzzTesting/README.md), built in .build-fuzz; fails on any finding.
 # FUZZ_TARGETS narrows them ("JSON Query"); FUZZ_SECONDS=0 only replays the committed seeds.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= JSON Metadata RecoveryKey AttachmentHeader Query Tokenizer HelperAnswer AttachmentChunks KeyFiles CLIArguments
+FUZZ_TARGETS ?= JSON Metadata RecoveryKey AttachmentHeader Query Tokenizer HelperAnswer AttachmentChunks KeyFiles CLIArguments WriteAheadLog
 fuzz: setup
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" ./scripts/fuzz
 

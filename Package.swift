@@ -172,6 +172,7 @@ if Context.environment["CIPHERDEX_FUZZ"] == "1" {
         ("FuzzAttachmentHeader", "CipherdexStore"), ("FuzzQuery", "Cipherdex"), ("FuzzTokenizer", "Cipherdex"),
         ("FuzzHelperAnswer", "CipherdexExtraction"), ("FuzzAttachmentChunks", "CipherdexStore"),
         ("FuzzKeyFiles", "CipherdexStore"), ("FuzzCLIArguments", "Cipherdex"),
+        ("FuzzWriteAheadLog", "CipherdexStore"),
     ]
     package.targets += [
         .target(name: "CFuzzDriver", path: "FuzzTesting/Sources/CFuzzDriver"),

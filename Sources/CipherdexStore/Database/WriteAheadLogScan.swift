@@ -97,19 +97,21 @@ struct WriteAheadLogScan {
         var frame = [UInt8](repeating: 0, count: frameHeaderSize + log.pageSize)
         var chain = log.checksum
         var pending: [UInt32] = []
-        var committed: (pageSize: Int, databasePages: Int, pages: Set<UInt32>)?
+        // Grown in place: a commit that copied the pages before it would make a log of many small
+        // commits quadratic.
+        var pages = Set<UInt32>()
+        var databasePages: Int?
         while try readFully(file, into: &frame, count: frame.count), let next = log.check(frame, from: chain) {
             chain = next
             pending.append(walWord(frame, 0))
             let commit = walWord(frame, 4)
             if commit != 0 {
-                var pages = committed?.pages ?? []
                 pages.formUnion(pending)
                 pending.removeAll(keepingCapacity: true)
-                committed = (log.pageSize, Int(commit), pages)
+                databasePages = Int(commit)
             }
         }
-        return committed
+        return databasePages.map { (log.pageSize, $0, pages) }
     }
 
     /// Reads exactly `count` bytes into `buffer`; false at the end of the file (a short frame

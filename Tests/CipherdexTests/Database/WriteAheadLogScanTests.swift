@@ -279,6 +279,44 @@ final class WriteAheadLogScanTests: XCTestCase {
         try FileManager.default.removeItem(atPath: folder)
     }
 
+    /// A log of many small commits (here 32,000 one-frame transactions of distinct pages, 17 MB)
+    /// is read in linear time: what recovery keeps is found well within a second, and the open's
+    /// check that the database file covers it too (fuzz finding: each commit copied every page
+    /// committed before it, quadratic, 3.7 s for 8,000 frames under ASan).
+    func testManySmallCommitsAreReadInLinearTime() throws {
+        let folder = TestSupport.temporaryPath("manycommits")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = folder + "/store.db"
+        let count: UInt32 = 32_000
+        var bytes = Array(log([]).prefix(32))
+        bytes.reserveCapacity(32 + Int(count) * (24 + pageSize))
+        var sum = WriteAheadLogScan.LogHeader(bytes)!.checksum
+        let data = [UInt8](repeating: 0x5A, count: pageSize)
+        func put(_ word: UInt32) { bytes += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> $0) } }
+        for page in 1...count {
+            let start = bytes.count
+            put(page)
+            put(page)
+            put(0x1234_5678)
+            put(0x9ABC_DEF0)
+            sum = WriteAheadLogScan.checksum(bytes[start..<(start + 8)], bigEndianWords: false, from: sum)
+            sum = WriteAheadLogScan.checksum(data[...], bigEndianWords: false, from: sum)
+            put(sum.0)
+            put(sum.1)
+            bytes += data
+        }
+        XCTAssertTrue(FileManager.default.createFile(atPath: database + "-wal", contents: Data(bytes)))
+        var started = ContinuousClock.now
+        let committed = try XCTUnwrap(try WriteAheadLogScan.committedPages(ofLogAt: database + "-wal"))
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(1))
+        XCTAssertEqual(committed.databasePages, Int(count))
+        XCTAssertEqual(committed.pages, Set(1...count))
+        started = ContinuousClock.now
+        XCTAssertNoThrow(try Store.checkDatabaseCoversLog(databasePath: database))
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(1))
+    }
+
     /// A header that fails in front of nothing committed is not damage: no frame, frames of no
     /// commit, or frames that check from no form of the header (another log's, left behind).
     func testADamagedHeaderInFrontOfNothingCommittedIsLeftToSQLite() throws {
