@@ -3,7 +3,8 @@
 #endif
 
 /// A log whose header fails: SQLite ignores the whole log. That loses committed transactions
-/// when frames follow that check from the header as it was, with a commit among them, and the
+/// when frames follow that check from the header as it was (or, the header's salts and checksum
+/// gone, from the first frame's), with a commit among them, and the
 /// database file does not already hold what they committed (a log fully checkpointed before its
 /// header was damaged, or torn by a restart, loses nothing).
 extension WriteAheadLogScan {
@@ -34,9 +35,6 @@ extension WriteAheadLogScan {
                 }
             }
         }
-        let matching = candidates.lazy.compactMap { log in log.check(frame, from: log.checksum).map { (log, $0) } }
-        guard let (log, first) = matching.first else { return nil }
-        var chain = first
         var frames = 0
         var commits = 0
         // Each page's newest frame (counted from 1) in the committed transactions, and in the
@@ -44,7 +42,7 @@ extension WriteAheadLogScan {
         var committed: [UInt32: Int] = [:]
         var pending: [UInt32: Int] = [:]
         var databasePages = 0
-        while true {
+        func take(_ frame: [UInt8]) {
             frames += 1
             pending[walWord(frame, 0)] = frames
             let commit = walWord(frame, 4)
@@ -54,10 +52,34 @@ extension WriteAheadLogScan {
                 pending.removeAll(keepingCapacity: true)
                 databasePages = Int(commit)
             }
-            guard try readFully(file, into: &frame, count: frame.count), let next = log.check(frame, from: chain) else {
-                break
+        }
+        let log: LogHeader
+        var chain: (UInt32, UInt32)
+        let matching = candidates.lazy.compactMap { log in log.check(frame, from: log.checksum).map { (log, $0) } }
+        if let (found, first) = matching.first {
+            (log, chain) = (found, first)
+            take(frame)
+        } else {
+            // The header's salts and checksum are gone too (zeroed, say): the first frame cannot
+            // be checked, but the frames after it chain from the checksum it stores, with its salts.
+            let salts = (walWord(frame, 8), walWord(frame, 12))
+            let stored = (walWord(frame, 16), walWord(frame, 20))
+            var second = frame
+            guard walWord(frame, 0) != 0, try readFully(file, into: &second, count: second.count) else { return nil }
+            let orders = [false, true].lazy.map {
+                LogHeader(pageSize: pageSize, salts: salts, checksum: stored, bigEndianWords: $0)
             }
+            guard
+                let (found, next) = orders.compactMap({ log in log.check(second, from: stored).map { (log, $0) } })
+                    .first
+            else { return nil }
+            (log, chain) = (found, next)
+            take(frame)
+            take(second)
+        }
+        while try readFully(file, into: &frame, count: frame.count), let next = log.check(frame, from: chain) {
             chain = next
+            take(frame)
         }
         guard commits > 0 else { return nil }
         let databasePath = String(logPath.dropLast("-wal".count))

@@ -45,18 +45,18 @@ public enum StoreConversionError: Error, LocalizedError, Equatable, Sendable {
     public var errorDescription: String? {
         switch self {
         case .cancelled:
-            return "the conversion was cancelled; the store is unchanged"
+            return "the conversion was cancelled; nothing was converted"
         case .insufficientSpace(let path, let needed, let available):
             return "\(path) needs \(needed) bytes free for the new copy of the store, \(available) are available; "
-                + "the store is unchanged"
+                + "nothing was converted"
         case .alreadyEncrypted(let path):
             return "\(path) is encrypted already (use reencrypt for a new data key)"
         case .dataFolderElsewhere(let path):
             return "\(path) is a link to a folder elsewhere or a mount point: move its files into the store's folder "
-                + "(a folder there) before converting the store; the store is unchanged"
+                + "(a folder there) before converting the store; nothing was converted"
         case .unrecordedAttachmentFile(let path, let reason):
             return "\(path) is in the store's attachments folder but no attachment records it, and \(reason): "
-                + "move it out of the store's folder before converting the store; the store is unchanged"
+                + "move it out of the store's folder before converting the store; nothing was converted"
         }
     }
 }

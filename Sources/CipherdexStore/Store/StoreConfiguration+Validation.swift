@@ -25,7 +25,7 @@ extension StoreConfiguration {
                 path: path,
                 reason: "it is \(absolute.utf8.count) bytes long as an absolute path, and SQLite opens no file whose "
                     + "path is longer than \(Self.longestDatabasePath) bytes: a store's folder may be at most "
-                    + "\(Self.longestDirectoryPath)")
+                    + "\(Self.longestDirectoryPath) bytes")
         }
         guard maximumReaders >= 1 else {
             throw StoreError.invalidConfiguration(

@@ -202,6 +202,18 @@ final class WriteAheadLogScanTests: XCTestCase {
                 )
             }
         }
+        // Its salts and checksum gone too (zeroed), or the whole header: the frames after the
+        // first chain from the checksum the first stores.
+        for zeroed in [16..<32, 0..<32] {
+            for bigEndian in [false, true] {
+                var bytes = log([2, 3, 1], bigEndian: bigEndian)
+                bytes.replaceSubrange(zeroed, with: [UInt8](repeating: 0, count: zeroed.count))
+                XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+                XCTAssertEqual(
+                    try WriteAheadLogScan.damage(ofLogAt: path, pageSize: pageSize),
+                    .init(frame: 0, offset: 0, laterCommits: 3, laterFrames: 6), "\(zeroed), big-endian \(bigEndian)")
+            }
+        }
         // The frames are counted while they check: a torn last transaction is not among them.
         var torn = log([2, 3])
         torn[offset(ofFrame: 4) + 30] ^= 1
@@ -327,11 +339,20 @@ final class WriteAheadLogScanTests: XCTestCase {
         uncommitted.removeSubrange(offset(ofFrame: 2)...)
         uncommitted[5] ^= 1
         XCTAssertNil(try scan(uncommitted))
-        // A new header (other salts and checksum) over an older log, then damaged.
+        // A new header (other salts and checksum) over an older log, then damaged: the older
+        // frames chain from the first one's checksum, but a log is only restarted once the
+        // database holds all of it, so nothing is lost.
         let older = log([2, 3], salts: (1, 2), seed: 9)
         var header = Array(log([], salts: (3, 4)).prefix(32))
         header[5] ^= 1
-        XCTAssertNil(try scan(header + older[32...]))
+        let folder = TestSupport.temporaryPath("restarted")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let database = folder + "/store.db"
+        XCTAssertTrue(FileManager.default.createFile(atPath: database + "-wal", contents: Data(header + older[32...])))
+        var pages = [UInt8]()
+        for frame in 1...5 { pages += older[(offset(ofFrame: frame) + 24)..<(offset(ofFrame: frame) + 24 + pageSize)] }
+        XCTAssertTrue(FileManager.default.createFile(atPath: database, contents: Data(pages)))
+        XCTAssertNil(try WriteAheadLogScan.damage(ofLogAt: database + "-wal", pageSize: pageSize))
         let garbage = header + [UInt8](repeating: 0x5A, count: 3 * (24 + pageSize))
         XCTAssertNil(try scan(garbage))
     }

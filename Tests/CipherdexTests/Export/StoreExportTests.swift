@@ -239,6 +239,15 @@ final class StoreExportTests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing is written")
             TestSupport.flipBit(crashed + "/store.db-wal", at: byte)
         }
+        // The salts and checksum zeroed: the frames after the first chain from its checksum.
+        let intact = try Data(contentsOf: URL(fileURLWithPath: crashed + "/store.db-wal"))
+        var zeroed = intact
+        zeroed.replaceSubrange(16..<32, with: Data(count: 16))
+        try zeroed.write(to: URL(fileURLWithPath: crashed + "/store.db-wal"))
+        let zeroedRun = try runRecoveryTool([crashed, "--key-file", keyFile, TestSupport.temporaryPath("recovered")])
+        XCTAssertEqual(zeroedRun.status, 4, zeroedRun.stderr)
+        XCTAssertTrue(zeroedRun.stderr.contains("the header of the write-ahead log"), zeroedRun.stderr)
+        try intact.write(to: URL(fileURLWithPath: crashed + "/store.db-wal"))
         try FileManager.default.removeItem(atPath: crashed + "/store.db-wal")
         let out = TestSupport.temporaryPath("recovered")
         XCTAssertEqual(try runRecoveryTool([crashed, "--key-file", keyFile, out]).status, 0)

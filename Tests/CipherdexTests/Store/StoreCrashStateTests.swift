@@ -179,10 +179,21 @@ final class StoreCrashStateTests: XCTestCase {
     /// transaction in it) fails the open, changing nothing; without the log the store opens.
     func testADamagedLogHeaderFailsAndChangesNothing() throws {
         for key in [TestSupport.rawKey(1), nil] {
-            for byte in [0, 10, 17, 29] {
+            // A bit flipped at a byte, or bytes zeroed (the salts and checksum, the whole header).
+            let damages: [(String) throws -> Void] =
+                [0, 10, 17, 29].map { byte in { log in TestSupport.flipBit(log, at: byte) } }
+                + [16..<32, 0..<32].map { range in
+                    { log in
+                        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: log))
+                        try handle.seek(toOffset: UInt64(range.lowerBound))
+                        handle.write(Data(count: range.count))
+                        try handle.close()
+                    }
+                }
+            for damage in damages {
                 path = TestSupport.temporaryPath()
                 let (crashed, commits) = try crashLeftStore(transactions: 2, key: key)
-                TestSupport.flipBit(crashed + "/store.db-wal", at: byte)
+                try damage(crashed + "/store.db-wal")
                 let before = TestSupport.snapshot(crashed)
                 do {
                     _ = try Store.open(TestSupport.configuration(crashed, key: key))
