@@ -49,4 +49,19 @@ final class PathArgumentCommandTests: XCTestCase {
         XCTAssertTrue(created.stderr.hasPrefix("cipherdex: error: parentFolderMissing: "), created.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: cli.directory + "/no"))
     }
+
+    /// A store path that is a loop of symbolic links is invalidPath for every command, not
+    /// "no store here" for one and an untyped error for another.
+    func testALoopOfSymbolicLinksIsInvalidPath() throws {
+        XCTAssertEqual(symlink("l2", cli.directory + "/l1"), 0)
+        XCTAssertEqual(symlink("l1", cli.directory + "/l2"), 0)
+        for command in [["info", "l1"], ["create", "l1", "--plaintext"], ["verify", "l1"]] {
+            let result = try cli.run(command)
+            XCTAssertEqual(result.status, 1, "\(command): \(result.stderr)")
+            XCTAssertEqual(
+                result.stderr,
+                "cipherdex: error: invalidPath: invalid store path \"l1\": its symbolic links form a loop\n",
+                "\(command)")
+        }
+    }
 }

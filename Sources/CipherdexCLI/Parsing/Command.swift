@@ -151,6 +151,14 @@ struct StoreArguments {
     ) throws -> Store {
         // As the library says it (it was "notAStore:  is not a Cipherdex store").
         if path.isEmpty { throw StoreError.invalidPath(path: path, reason: "the path is empty") }
+        // A path no file can be at is said so, not "no store here".
+        var info = stat()
+        if stat(path, &info) != 0 {
+            if errno == ELOOP { throw StoreError.invalidPath(path: path, reason: "its symbolic links form a loop") }
+            if errno == ENAMETOOLONG {
+                throw StoreError.invalidPath(path: path, reason: "it is longer than the system allows")
+            }
+        }
         // A folder this process may not search hides whether a store is there: the open names
         // the missing permission instead.
         let searchable =
