@@ -299,7 +299,7 @@ package struct AttachmentStorage {
                 try FileSystem.syncDirectory(layout.directory)
             }
         }
-        try db.execute("DELETE FROM attachment_removals")
+        if !removals.isEmpty { try db.execute("DELETE FROM attachment_removals") }
     }
 
     /// A guess at the content type from a file extension.

@@ -164,6 +164,11 @@ final class StoreOddFolderTests: XCTestCase {
                 String(repeating: "b", count: 32),
             ],
             "only the unreferenced staged file named as ours is removed")
+        // Opens that find only such entries there write nothing to the database.
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        let database = FileManager.default.contents(atPath: path + "/store.db")
+        for _ in 0..<2 { try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close() }
+        XCTAssertEqual(FileManager.default.contents(atPath: path + "/store.db"), database)
     }
 
     func testAttachmentsFolderLinkedToAnotherDiskWorks() throws {
