@@ -180,4 +180,18 @@ final class ExportCommandTests: XCTestCase {
             XCTAssertEqual(CLIRunner.tree(out), CLIRunner.tree(fixture + "/expected"))
         }
     }
+
+    /// The second set: data generation 1, a recovery key, compressed page text, a log a crash
+    /// left. The tool reads it with either key, from a copy (it changes nothing, but the set is
+    /// committed), to the export the library makes.
+    func testRecoveryToolReadsTheChangedStoreVectors() throws {
+        try Self.requireRecoveryDependencies()
+        let fixture = Self.repository + "/Tests/Fixtures/FormatVectorsChanged"
+        for key in [["--key-file", fixture + "/raw.key"], ["--recovery-key-file", fixture + "/recovery.txt"]] {
+            let out = path("changed" + key[0])
+            let recovered = try recover([fixture + "/store"] + key + [out])
+            XCTAssertEqual(recovered.status, 0, recovered.stderr)
+            XCTAssertEqual(CLIRunner.tree(out), CLIRunner.tree(fixture + "/expected"))
+        }
+    }
 }
