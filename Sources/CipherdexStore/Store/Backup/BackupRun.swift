@@ -72,8 +72,12 @@ final class BackupRun {
             guard case .regular(let size) = FileKind.of(path) else {
                 throw StoreError.storeCorrupted(reason: "the file of attachment \(id) is missing")
             }
+            // A file the destination already holds is kept only when it authenticates (or, plain,
+            // matches the recorded hash): a damaged one is copied again, so a backup never carries
+            // damage forward and a restore over a damaged store repairs it.
             if let reusable = destination.reusable,
-                case .regular(let previousSize) = FileKind.of(reusable.attachments + "/" + id), previousSize == size
+                case .regular(let previousSize) = FileKind.of(reusable.attachments + "/" + id), previousSize == size,
+                try isIntact(reusable.attachments + "/" + id, id: id, length: length, contentHash: contentHash)
             {
                 reused.append(id)
             } else {
@@ -127,6 +131,24 @@ final class BackupRun {
             databaseBytes: databaseBytes, attachments: rows.count, attachmentsCopied: copies.count,
             attachmentsReused: reused.count, attachmentBytesCopied: copiedBytes,
             incremental: destination.reusable != nil)
+    }
+
+    /// Whether the file at `path` holds attachment `id` whole: authenticated chunk by chunk with
+    /// the store's keys (the length too), or, in an unencrypted store, matching `contentHash`.
+    /// Damage is false; a failing read of the disk is thrown.
+    private func isIntact(_ path: String, id: String, length: UInt64, contentHash: [UInt8]?) throws -> Bool {
+        let masterKey = store.attachmentStorage.masterKey
+        do {
+            let reader = try AttachmentReader(
+                id: id, path: path, masterKey: masterKey, recordedLength: length,
+                recordedContentHash: masterKey == nil ? contentHash : nil)
+            guard reader.length == length else { return false }
+            try reader.forEachChunk { _ in try checkCancelled() }
+            return true
+        } catch let error as AttachmentError {
+            if case .io = error { throw AttachmentStorage.typedWriteFailure(error, path: path) }
+            return false
+        }
     }
 
     /// The database pages into a new owner-only file, checked and synced.
