@@ -69,7 +69,9 @@ extension Store {
             let collections = try db.rows("SELECT name, indexed_fields FROM collections ORDER BY name")
             for row in collections {
                 let name = row[0].textValue ?? ""
-                try Self.checkFileName(name, what: "collection name")
+                // It names `collections/<name>.jsonl`: `.` and `..` (written by earlier builds)
+                // are safe there.
+                try Self.checkFileName(name + ".jsonl", what: "collection name \(name.debugDescription)")
                 var line = ExportLine()
                 line.string("name", name)
                 line.raw("indexedFields", Array((row[1].textValue ?? "[]").utf8))

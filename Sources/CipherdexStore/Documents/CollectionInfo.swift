@@ -5,11 +5,12 @@ struct CollectionInfo: Sendable, Equatable {
     /// The indexed field paths, in declaration order.
     var indexedFields: [FieldPath]
 
-    /// Names must match `[A-Za-z0-9_.-]{1,128}`.
+    /// Names must match `[A-Za-z0-9_.-]{1,128}` and not be `.` or `..` (which name folders
+    /// wherever a name becomes a path).
     static func validateName(_ name: String) throws {
         let bytes = Array(name.utf8)
         let valid =
-            (1...128).contains(bytes.count)
+            (1...128).contains(bytes.count) && name != "." && name != ".."
             && bytes.allSatisfy { byte in
                 switch byte {
                 case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),

@@ -65,7 +65,7 @@ public enum DocumentError: Error, LocalizedError, Equatable, Sendable {
         case .notAnObject: return "a document must be a JSON object"
         case .unknownCollection(let name): return "no collection named \(name)"
         case .invalidCollectionName(let name):
-            return "invalid collection name \(name.debugDescription) (expected [A-Za-z0-9_.-]{1,128})"
+            return "invalid collection name \(name.debugDescription) (expected [A-Za-z0-9_.-]{1,128}, not . or ..)"
         case .collectionExists(let name): return "the collection \(name) already exists"
         case .invalidID(let reason): return "invalid document id: \(reason)"
         case .duplicateID(let collection, let id):

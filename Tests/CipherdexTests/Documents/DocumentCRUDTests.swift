@@ -125,7 +125,7 @@ final class DocumentCRUDTests: XCTestCase {
         XCTAssertDocumentError(.unknownCollection("items"), try items.remove(id: "a"))
         XCTAssertEqual(try store.collectionNames(), [])
 
-        for name in ["", "a b", "x/y", "ü", String(repeating: "n", count: 129)] {
+        for name in ["", "a b", "x/y", "ü", String(repeating: "n", count: 129), ".", ".."] {
             XCTAssertDocumentError(.invalidCollectionName(name), try store.collection(name))
         }
         XCTAssertNoThrow(try store.collection("Az09_.-" + String(repeating: "n", count: 121)))

@@ -93,6 +93,20 @@ final class StoreExportTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: parent + "/escape.jsonl"))
     }
 
+    /// The collection names `.` and `..`, which earlier builds accepted, export to their own
+    /// files inside the export (`collections/<name>.jsonl`), not as damage.
+    func testCollectionsNamedDotAndDotDotOfEarlierBuildsExport() throws {
+        let store = try Store.open(TestSupport.configuration(TestSupport.temporaryPath(), key: nil))
+        defer { store.close() }
+        try store.write { db in
+            try db.execute("INSERT INTO collections (name) VALUES ('.'), ('..')")
+        }
+        let out = TestSupport.temporaryPath("out")
+        try store.export(to: out)
+        XCTAssertEqual(
+            Set(try FileManager.default.contentsOfDirectory(atPath: out + "/collections")), ["..jsonl", "...jsonl"])
+    }
+
     /// Skips unless python3 with PyNaCl and cryptography, and the sqlcipher shell, are installed.
     private func requireRecoveryTool() throws {
         let probe = Process()
