@@ -54,6 +54,10 @@ struct BackupDestination {
             let names = try Store.wrapSystem { try FileSystem.entries(of: path) }
             if names.isEmpty {
                 try Store.checkAccess(path, mode: R_OK | W_OK | X_OK)
+                // Checked before anything is copied: the rename at the end could not land there.
+                if Store.isElsewhere(path, from: FileSystem.parent(of: path)) {
+                    throw BackupError.destinationIsMountPoint(path: path)
+                }
                 return try newDestination(path: path)
             }
             if holdsOnlyALockFile(path, names: names) {

@@ -27,6 +27,10 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
     /// backup, a `create`, another program) filled it before the copy could take its place: it
     /// is left as that made it, and this copy is removed.
     case destinationFilledMeanwhile(path: String)
+    /// The destination is an empty directory that is a mount point (another file system, a
+    /// bind mount): a new backup is built beside it and renamed into place, which cannot be done
+    /// onto a mount point. Nothing was written; give a folder inside it.
+    case destinationIsMountPoint(path: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -39,6 +43,7 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
         case .cancelled: return "cancelled"
         case .verificationFailed: return "verificationFailed"
         case .destinationFilledMeanwhile: return "destinationFilledMeanwhile"
+        case .destinationIsMountPoint: return "destinationIsMountPoint"
         }
     }
 
@@ -64,6 +69,9 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
         case .destinationFilledMeanwhile(let path):
             return "\(path) was filled by something else (another backup or program) while the backup ran; "
                 + "it is left as it is and this copy was removed"
+        case .destinationIsMountPoint(let path):
+            return "\(path) is a mount point: a new copy is built beside it and moved into place, which cannot be "
+                + "done onto another file system; give a folder inside it, such as \(path)/backup (nothing was written)"
         }
     }
 }

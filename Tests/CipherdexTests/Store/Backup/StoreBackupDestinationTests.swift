@@ -106,6 +106,27 @@ final class StoreBackupDestinationTests: XCTestCase {
         expectRefusal("permissionDenied", view + "/backup")
     }
 
+    /// An empty mount point (a freshly mounted drive) is refused at once, saying to give a
+    /// folder inside it, which works; a restore there too.
+    func testAnEmptyMountPointIsRefusedAndAFolderInsideItWorks() throws {
+        let mount = try Mounts.tmpfs(size: 32 << 20)
+        defer { Mounts.unmount(mount) }
+        let started = Date()
+        XCTAssertThrowsCase("destinationIsMountPoint", try store.backup(to: mount))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1)
+        XCTAssertEqual(FileSystem.contents(of: mount), [], "nothing written there")
+        XCTAssertTrue(
+            (BackupError.destinationIsMountPoint(path: mount).errorDescription ?? "").contains(
+                "give a folder inside it, such as \(mount)/backup"))
+        try store.backup(to: mount + "/backup")
+        let other = try Mounts.tmpfs(size: 32 << 20)
+        defer { Mounts.unmount(other) }
+        XCTAssertThrowsCase(
+            "destinationIsMountPoint",
+            try Store.restore(TestSupport.configuration(mount + "/backup", key: TestSupport.rawKey(1)), to: other))
+        XCTAssertEqual(FileSystem.contents(of: other), [])
+    }
+
     func testAFullDiskIsRefusedAndThePreviousBackupKept() throws {
         let mount = try Mounts.tmpfs(size: 12 << 20)
         defer { Mounts.unmount(mount) }
