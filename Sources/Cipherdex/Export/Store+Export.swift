@@ -51,6 +51,9 @@ extension Store {
             // A failed export leaves no partial plaintext: the files it wrote are removed, and the
             // directory when the export made it.
             Self.removeExport(directory, removingDirectory: created)
+            if let error = error as? DatabaseError {
+                throw StoreError.classifyingPageRead(error, database: databasePath, encrypted: isEncrypted)
+            }
             throw error
         }
         return summary

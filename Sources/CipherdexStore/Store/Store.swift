@@ -15,6 +15,8 @@ public final class Store: Sendable {
     public var isEncrypted: Bool { metadata.withLock { $0.encrypted } }
 
     let layout: StoreLayout
+    /// The current generation's database file (for messages of the features above the store).
+    package var databasePath: String { layout.database }
     let configuration: StoreConfiguration
     /// The data key, in secure memory while the store is open (nil when unencrypted).
     let dataKey: SecureBytes?

@@ -91,6 +91,21 @@ extension StoreError {
         }
     }
 
+    /// The typed form of a database error met while reading the pages of the store's database
+    /// at `database` (a backup's copy, an export): a page that does not decrypt or authenticate
+    /// (SQLCipher 3 reports `SQLITE_ERROR` for it) or is malformed is `storeCorrupted` naming
+    /// the file; the environment's cases as `classifyingEnvironment`; anything else `database`.
+    package static func classifyingPageRead(_ error: DatabaseError, database: String, encrypted: Bool) -> StoreError {
+        if let environment = classifyingEnvironment(error) { return environment }
+        let damaged =
+            error.code == Connection.corruptCode || error.code == Connection.notADatabaseCode
+            || (encrypted && error.code == Connection.errorCode)
+        guard damaged else { return .database(error) }
+        return .storeCorrupted(
+            reason: "a page of the database \(database) does not decrypt, authenticate or parse "
+                + "(\(error.errorDescription ?? "unreadable page")); `verify` names what is damaged")
+    }
+
     /// The typed form of any database error: the environment's cases; damage (a malformed page,
     /// a page that does not authenticate) is `storeCorrupted`; else `database`.
     static func classifying(_ error: DatabaseError) -> StoreError {

@@ -93,6 +93,36 @@ final class StoreExportTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: parent + "/escape.jsonl"))
     }
 
+    /// A page that does not decrypt or authenticate, met while exporting, is `storeCorrupted`
+    /// naming the database (it was an untyped database error), and nothing is left.
+    func testADamagedPageIsStoreCorruptedNamingTheDatabase() throws {
+        let path = TestSupport.temporaryPath()
+        do {
+            let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+            defer { store.close() }
+            let notes = try store.createCollection("notes")
+            for number in 0..<200 {
+                try notes.insert(
+                    JSONValue.object(["n": .string(String(repeating: "\(number % 10)", count: 300))]), id: "d\(number)")
+            }
+        }
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/store.db"))
+        let offset = UInt64(4 * CipherSettings.default.pageSize + 500)
+        try handle.seek(toOffset: offset)
+        let byte = try XCTUnwrap(try handle.read(upToCount: 1))
+        try handle.seek(toOffset: offset)
+        handle.write(Data([byte[0] ^ 0x01]))
+        try handle.close()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let out = TestSupport.temporaryPath("out")
+        XCTAssertThrowsError(try store.export(to: out)) { error in
+            guard case .storeCorrupted(let reason) = error as? StoreError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("a page of the database \(path)/store.db"), reason)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
     /// The collection names `.` and `..`, which earlier builds accepted, export to their own
     /// files inside the export (`collections/<name>.jsonl`), not as damage.
     func testCollectionsNamedDotAndDotDotOfEarlierBuildsExport() throws {

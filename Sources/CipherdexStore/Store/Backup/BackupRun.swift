@@ -163,9 +163,14 @@ final class BackupRun {
             path: target.database, mode: .writer, key: store.dataKey?.sqlcipherRawKeyLiteral(), cipher: cipher,
             create: true)
         defer { copy.close() }
-        try reader.copyPages(into: copy) { copied, _ in
-            done = UInt64(copied) * pageSize
-            try checkCancelled()
+        do {
+            try reader.copyPages(into: copy) { copied, _ in
+                done = UInt64(copied) * pageSize
+                try checkCancelled()
+            }
+        } catch let error as DatabaseError {
+            // A page of the source that does not decrypt or authenticate: the source is damaged.
+            throw StoreError.classifyingPageRead(error, database: store.layout.database, encrypted: store.isEncrypted)
         }
         try report(.verifying)
         let check = try copy.scalar("PRAGMA quick_check")?.textValue

@@ -59,4 +59,27 @@ final class StoreBackupReuseTests: XCTestCase {
             XCTAssertEqual(try restored.attachmentData(ids[0]), Data(StoreBackupTests.attachmentText.utf8))
         }
     }
+
+    /// A page of the source's database that does not decrypt or authenticate is
+    /// `storeCorrupted` naming the database (it was an untyped "SQL logic error"), and the
+    /// destination is not made.
+    func testADamagedDatabasePageIsStoreCorruptedNamingTheDatabase() throws {
+        let path = TestSupport.temporaryPath()
+        _ = try StoreBackupTests.populate(path, key: TestSupport.rawKey(1))
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/store.db"))
+        let offset = UInt64(3 * CipherSettings.default.pageSize + 500)
+        try handle.seek(toOffset: offset)
+        let byte = try XCTUnwrap(try handle.read(upToCount: 1))
+        try handle.seek(toOffset: offset)
+        handle.write(Data([byte[0] ^ 0x01]))
+        try handle.close()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let destination = TestSupport.temporaryPath("backup")
+        XCTAssertThrowsError(try store.backup(to: destination)) { error in
+            guard case .storeCorrupted(let reason) = error as? StoreError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("a page of the database \(path)/store.db"), reason)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
+    }
 }
