@@ -194,4 +194,43 @@ final class ExportCommandTests: XCTestCase {
             XCTAssertEqual(CLIRunner.tree(out), CLIRunner.tree(fixture + "/expected"))
         }
     }
+
+    /// Ctrl-C (SIGINT) or SIGTERM during an export stops it and removes what it wrote (no partial
+    /// plaintext is left), then the process ends by the signal.
+    func testASignalDuringAnExportLeavesNothing() throws {
+        try cli.run(["keygen", "--out", "k"])
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k"]).status, 0)
+        let big = path("big.bin")
+        XCTAssertTrue(FileManager.default.createFile(atPath: big, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
+        let piece = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 13) })
+        for _ in 0..<192 { handle.write(piece) }
+        try handle.close()
+        XCTAssertEqual(try cli.run(["attach", "s", "big.bin", "--key-file", "k"]).status, 0)
+        for number in [SIGINT, SIGTERM] {
+            let out = path("out-\(number)")
+            let process = Process()
+            process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("cipherdex")
+            process.arguments = ["export", path("s"), out, "--key-file", path("k"), "--yes"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Once the attachment is being written.
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: out + "/attachments.jsonl") && process.isRunning
+                && Date() < deadline
+            {
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+            kill(process.processIdentifier, number)
+            process.waitUntilExit()
+            if process.terminationReason == .exit && process.terminationStatus == 0 {
+                // It finished before the signal came: nothing to check this time.
+                continue
+            }
+            XCTAssertEqual(process.terminationReason, .uncaughtSignal, "\(number)")
+            XCTAssertEqual(process.terminationStatus, number)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "the partial export is removed (\(number))")
+        }
+    }
 }

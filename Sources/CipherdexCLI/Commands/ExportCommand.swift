@@ -1,5 +1,6 @@
 import Cipherdex
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -17,7 +18,8 @@ struct ExportCommand: Command {
         (every attachment's content) with attachments.jsonl (content type, metadata, referencing
         documents), and search/documents.jsonl and search/pages.jsonl (the index's page text).
         The layout is specified in FORMAT.md; tools/cipherdex-recover writes the same files.
-        Asks for confirmation on a terminal unless --yes is given; without a terminal, --yes is
+        An export that fails, or is stopped by Ctrl-C (SIGINT) or SIGTERM, removes what it wrote
+        (a kill -9 cannot: remove DIR then). Asks for confirmation on a terminal unless --yes is given; without a terminal, --yes is
         required.
 
         OPTIONS:
@@ -50,11 +52,50 @@ struct ExportCommand: Command {
         }
         let store = try target.open()
         defer { store.close() }
-        let summary = try store.export(to: destination)
+        let summary = try Self.export(store, to: destination)
         Output.committed("the export of \(target.path) to \(destination) is written")
         try Output.print(
             "exported \(summary.documents) documents in \(summary.collections) collections, "
                 + "\(summary.attachments) attachments, \(summary.pages) page texts of \(summary.searchDocuments) "
                 + "indexed documents to \(destination) (plaintext)")
+    }
+
+    /// `store.export(to:)`, stopped by SIGINT or SIGTERM at its next check (every 256 rows,
+    /// between attachments and their chunks): what it wrote is removed, as a failed export's
+    /// is, and the process then ends by the signal it got (exit status 130 or 143).
+    private static func export(_ store: Store, to destination: String) throws -> ExportSummary {
+        let signals = [SIGINT, SIGTERM]
+        let received = Atomic<Int32>(0)
+        let task = Task { try await store.exportAsync(to: destination) }
+        let previous = signals.map { signal($0, SIG_IGN) }
+        let sources = signals.map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                received.store(number, ordering: .relaxed)
+                task.cancel()
+            }
+            source.resume()
+            return source
+        }
+        let outcome = Mutex<Result<ExportSummary, Error>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            let result = await task.result
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        finished.wait()
+        for source in sources { source.cancel() }
+        for (number, handler) in zip(signals, previous) { signal(number, handler) }
+        let result = outcome.withLock { $0! }
+        let signalled = received.load(ordering: .relaxed)
+        // A signal that came after the export finished leaves it whole: it is reported as done.
+        if signalled != 0, case .failure = result {
+            // The export removed its files; end as the signal would have ended it.
+            FileHandle.standardError.write(Data("cipherdex: export stopped; nothing of it is left\n".utf8))
+            signal(signalled, SIG_DFL)
+            raise(signalled)
+        }
+        return try result.get()
     }
 }
