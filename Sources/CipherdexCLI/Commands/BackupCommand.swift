@@ -12,7 +12,10 @@ struct BackupCommand: Command {
         keeps writing): the database as of one commit,
         every attachment it references and the keyslots, so DEST opens with the same keys (it is
         a store: `cipherdex info DEST KEY`). DEST must not exist, be an empty directory or hold an
-        earlier backup of STORE; then only the attachments it lacks are copied. The copy is
+        earlier backup of STORE; then only the attachments it lacks (or holds damaged) are copied.
+        An earlier backup is told by STORE's id and key, so any copy of STORE (made with cp -a,
+        or restored elsewhere) counts as one and is replaced without asking: never point a backup
+        at a copy you write to. DEST may not be a mount point (give a folder in it). The copy is
         checked before it replaces DEST's content in one atomic step: a failure or a kill leaves
         DEST as it was. The backup of an encrypted store holds no plaintext. Progress is shown on
         a terminal.
