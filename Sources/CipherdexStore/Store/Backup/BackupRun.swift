@@ -69,8 +69,12 @@ final class BackupRun {
         var reused: [String] = []
         for (id, length, contentHash) in rows {
             let path = storage.readablePath(of: id)
-            guard case .regular(let size) = FileKind.of(path) else {
-                throw StoreError.storeCorrupted(reason: "the file of attachment \(id) is missing")
+            let kind = FileKind.of(path)
+            guard case .regular(let size) = kind else {
+                throw StoreError.storeCorrupted(
+                    reason: kind.exists
+                        ? "the file of attachment \(id), \(path), is \(kind.description), not a regular file"
+                        : "the file of attachment \(id), \(path), is missing")
             }
             // A file the destination already holds is kept only when it authenticates (or, plain,
             // matches the recorded hash): a damaged one is copied again, so a backup never carries

@@ -82,4 +82,19 @@ final class StoreBackupReuseTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination))
     }
+
+    /// An attachment whose file is a FIFO (or a link) is named as such, not as missing.
+    func testAnAttachmentThatIsNotARegularFileIsNamedSo() throws {
+        let path = TestSupport.temporaryPath()
+        let ids = try StoreBackupTests.populate(path, key: nil)
+        let file = path + "/attachments/" + ids[1]
+        try FileManager.default.removeItem(atPath: file)
+        XCTAssertEqual(mkfifo(file, 0o600), 0)
+        let store = try Store.open(TestSupport.configuration(path, key: nil))
+        defer { store.close() }
+        XCTAssertThrowsError(try store.backup(to: TestSupport.temporaryPath("backup"))) { error in
+            guard case .storeCorrupted(let reason) = error as? StoreError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("is a FIFO, not a regular file"), reason)
+        }
+    }
 }
