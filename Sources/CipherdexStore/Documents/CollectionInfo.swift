@@ -5,12 +5,11 @@ struct CollectionInfo: Sendable, Equatable {
     /// The indexed field paths, in declaration order.
     var indexedFields: [FieldPath]
 
-    /// Names must match `[A-Za-z0-9_.-]{1,128}` and not be `.` or `..` (which name folders
-    /// wherever a name becomes a path).
+    /// Names must match `[A-Za-z0-9_.-]{1,128}` (to reach a collection); see `validateNewName`.
     static func validateName(_ name: String) throws {
         let bytes = Array(name.utf8)
         let valid =
-            (1...128).contains(bytes.count) && name != "." && name != ".."
+            (1...128).contains(bytes.count)
             && bytes.allSatisfy { byte in
                 switch byte {
                 case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
@@ -21,6 +20,14 @@ struct CollectionInfo: Sendable, Equatable {
                 }
             }
         guard valid else { throw DocumentError.invalidCollectionName(name) }
+    }
+
+    /// A name a new collection may take: `validateName`'s, and not `.` or `..` (which name
+    /// folders wherever a name becomes a path). One of those made by an earlier build is still
+    /// read, written and dropped.
+    static func validateNewName(_ name: String) throws {
+        try validateName(name)
+        guard name != ".", name != ".." else { throw DocumentError.invalidCollectionName(name) }
     }
 
     /// The `indexed_fields` column: a canonical JSON array of paths.

@@ -22,6 +22,7 @@ struct DocumentStorage {
     /// The collection's row, creating the collection (with no index) when it does not exist.
     func ensureCollection(_ name: String) throws -> CollectionInfo {
         if let info = try collection(name) { return info }
+        try CollectionInfo.validateNewName(name)
         let info = CollectionInfo(name: name, indexedFields: [])
         try db.execute(
             "INSERT INTO collections (name, indexed_fields) VALUES (?, ?)", [.text(name), .text(info.encodedFields)])
@@ -31,6 +32,7 @@ struct DocumentStorage {
     /// Creates a collection; throws `collectionExists` when it exists.
     func createCollection(_ info: CollectionInfo) throws {
         guard try collection(info.name) == nil else { throw DocumentError.collectionExists(info.name) }
+        try CollectionInfo.validateNewName(info.name)
         try db.execute(
             "INSERT INTO collections (name, indexed_fields) VALUES (?, ?)",
             [.text(info.name), .text(info.encodedFields)])

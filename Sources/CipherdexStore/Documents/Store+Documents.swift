@@ -3,8 +3,8 @@ import Dispatch
 extension Store {
     /// The collection `name`. Nothing is created until the first insert or upsert; reading or
     /// querying a collection that was never created throws `DocumentError.unknownCollection`.
-    /// Throws `invalidCollectionName` unless the name matches `[A-Za-z0-9_.-]{1,128}` and is not
-    /// `.` or `..`.
+    /// Throws `invalidCollectionName` unless the name matches `[A-Za-z0-9_.-]{1,128}` (a new
+    /// collection may not be named `.` or `..`).
     public func collection(_ name: String) throws -> DocumentCollection {
         try CollectionInfo.validateName(name)
         return DocumentCollection(name: name, store: self, transaction: nil)

@@ -97,6 +97,9 @@ public final class Store: Sendable {
             if errno == ELOOP {
                 throw StoreError.invalidPath(path: layout.directory, reason: "its symbolic links form a loop")
             }
+            if errno == ENAMETOOLONG {
+                throw StoreError.invalidPath(path: layout.directory, reason: "it is longer than the system allows")
+            }
             throw StoreError.classifying(SystemError(operation: "stat", path: layout.directory, errno: errno))
         }
         if !FileSystem.exists(layout.directory) {

@@ -89,6 +89,11 @@ final class StoreConfigurationTests: XCTestCase {
         XCTAssertEqual(
             openError(StoreConfiguration(path: root + "/a")) as? StoreError,
             .invalidPath(path: root + "/a", reason: "its symbolic links form a loop"))
+        // A name in the path longer than the file system allows (255 bytes).
+        let long = root + "/" + String(repeating: "n", count: 300)
+        XCTAssertEqual(
+            openError(StoreConfiguration(path: long)) as? StoreError,
+            .invalidPath(path: long, reason: "it is longer than the system allows"))
     }
 
     func testParentFolderRemovedWhileTheKeyIsAskedForIsParentFolderMissing() throws {

@@ -15,23 +15,20 @@ extension SearchLibrary {
         thread.start()
     }
 
-    /// Waits until nothing is queued, running or being written (or the library is paused with
-    /// nothing running, or stopped), then lets go of the held store: when nothing else holds
-    /// it, it closes here.
+    /// Waits until no document is queued, extracting or being written (or the library is
+    /// paused with nothing running, or stopped), then lets go of the held store: when nothing
+    /// else holds it, it closes here. Pages waiting for OCR are not waited for, as `close()`
+    /// does not wait for them.
     private func releaseStoreWhenIdle() {
-        while true {
-            waitUntilIdle()
-            let released: Store?? = state.withLock {
-                let idle =
-                    isStopped
-                    || (((pending.isEmpty && ocrPending.isEmpty) || isPaused) && active.isEmpty && writeQueue.isEmpty
-                        && !isWriting && ocrActive.isEmpty)
-                guard idle else { return nil }
-                defer { heldStore = nil }
-                return .some(heldStore)
+        let released: Store? = state.withLock {
+            while !isStopped && ((!pending.isEmpty && !isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting)
+            {
+                state.wait()
             }
-            // Dropped outside the lock: the store's deinit (its close) takes it.
-            if released != nil { return }
+            defer { heldStore = nil }
+            return heldStore
         }
+        // Dropped outside the lock: the store's deinit (its close) takes it.
+        _ = released
     }
 }

@@ -277,6 +277,8 @@ public final class SearchLibrary: @unchecked Sendable {
     public func resume() {
         state.withLock {
             isPaused = false
+            // The store was let go of while paused: held again while its queue is done.
+            if !pending.isEmpty, let store { keepStoreWhileQueued(store) }
             state.broadcast()
         }
     }

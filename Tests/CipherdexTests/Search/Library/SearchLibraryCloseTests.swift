@@ -76,6 +76,35 @@ final class SearchLibraryCloseTests: XCTestCase {
         }
     }
 
+    /// Paused, the library lets go of the store (a dropped paused store closes, its queue
+    /// dropped as a close drops it); resumed, it holds it again until the queue is done.
+    func testAStoreDroppedAfterAPauseAndAResumeStillIndexesItsQueue() throws {
+        let path = TestSupport.temporaryPath()
+        do {
+            let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+            store.library.pause()
+            for number in 0..<20 {
+                try store.library.add(
+                    data: Data("paused document \(number) mentions quetzal".utf8), uid: "p\(number).txt",
+                    fileExtension: "txt")
+            }
+            Thread.sleep(forTimeInterval: 0.3)
+            store.library.resume()
+        }
+        var reopened: Store?
+        let deadline = Date().addingTimeInterval(30)
+        while reopened == nil && Date() < deadline {
+            do {
+                reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+            } catch StoreError.storeLocked {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        let store = try XCTUnwrap(reopened, "the dropped store never closed")
+        defer { store.close() }
+        XCTAssertEqual(try store.library.search("quetzal").documents.count, 20)
+    }
+
     /// A close inside `store.read` (holding the only reader a worker would need) does not wait
     /// for the queue: it returns, and the store closes when the read ends.
     func testCloseInsideAReadDoesNotWaitForTheQueue() throws {
