@@ -19,8 +19,8 @@ struct ExportCommand: Command {
         documents), and search/documents.jsonl and search/pages.jsonl (the index's page text).
         The layout is specified in FORMAT.md; tools/cipherdex-recover writes the same files.
         An export that fails, or is stopped by Ctrl-C (SIGINT) or SIGTERM, removes what it wrote
-        (a kill -9 cannot: remove DIR then). Asks for confirmation on a terminal unless --yes is given; without a terminal, --yes is
-        required.
+        (a kill -9 cannot: remove DIR then). Asks for confirmation on a terminal unless --yes is
+        given; without a terminal, --yes is required.
 
         OPTIONS:
           --yes    do not ask
@@ -66,17 +66,21 @@ struct ExportCommand: Command {
     private static func export(_ store: Store, to destination: String) throws -> ExportSummary {
         let signals = [SIGINT, SIGTERM]
         let received = Atomic<Int32>(0)
-        let task = Task { try await store.exportAsync(to: destination) }
+        let running = Mutex<Task<ExportSummary, Error>?>(nil)
+        // Caught before the export starts: a signal in between must not end it with files left.
         let previous = signals.map { signal($0, SIG_IGN) }
         let sources = signals.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 received.store(number, ordering: .relaxed)
-                task.cancel()
+                running.withLock { $0?.cancel() }
             }
             source.resume()
             return source
         }
+        let task = Task { try await store.exportAsync(to: destination) }
+        running.withLock { $0 = task }
+        if received.load(ordering: .relaxed) != 0 { task.cancel() }
         let outcome = Mutex<Result<ExportSummary, Error>?>(nil)
         let finished = DispatchSemaphore(value: 0)
         Task {
@@ -89,10 +93,11 @@ struct ExportCommand: Command {
         for (number, handler) in zip(signals, previous) { signal(number, handler) }
         let result = outcome.withLock { $0! }
         let signalled = received.load(ordering: .relaxed)
-        // A signal that came after the export finished leaves it whole: it is reported as done.
-        if signalled != 0, case .failure = result {
-            // The export removed its files; end as the signal would have ended it.
+        // Stopped by the signal (not failed for another reason, nor finished before it came).
+        if signalled != 0, case .failure(let error) = result, error is CancellationError {
+            // The export removed its files; end as the signal would have ended it, the store closed.
             FileHandle.standardError.write(Data("cipherdex: export stopped; nothing of it is left\n".utf8))
+            store.close()
             signal(signalled, SIG_DFL)
             raise(signalled)
         }

@@ -11,8 +11,8 @@ extension StoreConfiguration {
     /// Throws for a configuration no store can be opened with, before anything on disk is looked
     /// at or created: `StoreError.invalidPath` for an empty path (or one holding a NUL character,
     /// which the system would cut short there, or one too long for SQLite to open its files),
-    /// `StoreError.invalidConfiguration` for `maximumReaders` below 1 or a negative `cacheSizeKiB`, `KeyError.unsupportedCost` for a
-    /// `passphraseCost` no open would accept from a keyslot (it would only fail later, at the
+    /// `StoreError.invalidConfiguration` for `maximumReaders` below 1 or a negative
+    /// `cacheSizeKiB`, `KeyError.unsupportedCost` for a `passphraseCost` no open would accept from a keyslot (it would only fail later, at the
     /// first `addKey`, `rekey` or conversion that seals a passphrase slot with it).
     func validate() throws {
         if path.isEmpty { throw StoreError.invalidPath(path: path, reason: "the path is empty") }
