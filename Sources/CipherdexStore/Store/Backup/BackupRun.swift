@@ -67,6 +67,8 @@ final class BackupRun {
         let databaseBytes = pageSize * pageCount
         var copies: [Attachment] = []
         var reused: [String] = []
+        // Reading the files the destination holds, to keep only whole ones, is checking.
+        if destination.reusable != nil { try report(.verifying) }
         for (id, length, contentHash) in rows {
             let path = storage.readablePath(of: id)
             let kind = FileKind.of(path)
