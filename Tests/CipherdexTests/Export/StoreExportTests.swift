@@ -106,13 +106,7 @@ final class StoreExportTests: XCTestCase {
                     JSONValue.object(["n": .string(String(repeating: "\(number % 10)", count: 300))]), id: "d\(number)")
             }
         }
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/store.db"))
-        let offset = UInt64(4 * CipherSettings.default.pageSize + 500)
-        try handle.seek(toOffset: offset)
-        let byte = try XCTUnwrap(try handle.read(upToCount: 1))
-        try handle.seek(toOffset: offset)
-        handle.write(Data([byte[0] ^ 0x01]))
-        try handle.close()
+        TestSupport.flipBit(path + "/store.db", at: 4 * CipherSettings.default.pageSize + 500)
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
         defer { store.close() }
         let out = TestSupport.temporaryPath("out")

@@ -47,6 +47,19 @@ final class SearchLibraryCloseTests: XCTestCase {
         XCTAssertEqual(try reopened.library.search("quetzal").documents.count, 2 * count)
     }
 
+    /// Opens the store at `path` once the store dropped there has closed (nil after 30 s).
+    private func openOnceClosed(_ path: String) throws -> Store? {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            do {
+                return try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+            } catch StoreError.storeLocked {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        return nil
+    }
+
     /// A store dropped without `close()` right after `add` still indexes every queued document,
     /// then closes by itself (until then a second open finds it locked).
     func testAStoreDroppedWithQueuedDocumentsIndexesThemThenCloses() throws {
@@ -61,15 +74,7 @@ final class SearchLibraryCloseTests: XCTestCase {
                         uid: "r\(round)-d\(number).txt", fileExtension: "txt")
                 }
             }
-            var reopened: Store?
-            let deadline = Date().addingTimeInterval(30)
-            while reopened == nil && Date() < deadline {
-                do {
-                    reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
-                } catch StoreError.storeLocked {
-                    Thread.sleep(forTimeInterval: 0.01)
-                }
-            }
+            let reopened = try openOnceClosed(path)
             let store = try XCTUnwrap(reopened, "the dropped store never closed")
             XCTAssertEqual(try store.library.search("quetzal").documents.count, count * (round + 1))
             store.close()
@@ -91,15 +96,7 @@ final class SearchLibraryCloseTests: XCTestCase {
             Thread.sleep(forTimeInterval: 0.3)
             store.library.resume()
         }
-        var reopened: Store?
-        let deadline = Date().addingTimeInterval(30)
-        while reopened == nil && Date() < deadline {
-            do {
-                reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
-            } catch StoreError.storeLocked {
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
+        let reopened = try openOnceClosed(path)
         let store = try XCTUnwrap(reopened, "the dropped store never closed")
         defer { store.close() }
         XCTAssertEqual(try store.library.search("quetzal").documents.count, 20)

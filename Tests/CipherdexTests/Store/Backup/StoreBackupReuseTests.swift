@@ -66,13 +66,7 @@ final class StoreBackupReuseTests: XCTestCase {
     func testADamagedDatabasePageIsStoreCorruptedNamingTheDatabase() throws {
         let path = TestSupport.temporaryPath()
         _ = try StoreBackupTests.populate(path, key: TestSupport.rawKey(1))
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/store.db"))
-        let offset = UInt64(3 * CipherSettings.default.pageSize + 500)
-        try handle.seek(toOffset: offset)
-        let byte = try XCTUnwrap(try handle.read(upToCount: 1))
-        try handle.seek(toOffset: offset)
-        handle.write(Data([byte[0] ^ 0x01]))
-        try handle.close()
+        TestSupport.flipBit(path + "/store.db", at: 3 * CipherSettings.default.pageSize + 500)
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
         defer { store.close() }
         let destination = TestSupport.temporaryPath("backup")
