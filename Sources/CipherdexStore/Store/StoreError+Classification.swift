@@ -80,8 +80,8 @@ extension StoreError {
             // Not a permission: a journal beside a database in write-ahead-log mode, which
             // Cipherdex never writes (another program's, or a file put there).
             return .storeCorrupted(
-                reason: "a rollback journal \(path)-journal is beside the database and its write-ahead log; "
-                    + "Cipherdex writes none: move it out of the store's folder")
+                reason: "a rollback journal \(path)-journal is beside the database, which is in write-ahead-log "
+                    + "mode; Cipherdex writes none: move it out of the store's folder")
         case Connection.readOnlyCode:
             return .permissionDenied(path: path, reason: "the database cannot be written")
         case let code where Connection.busyCodes.contains(code):
