@@ -53,11 +53,41 @@ final class BackupCommandTests: XCTestCase {
         let replaced = try cli.run(["restore", path("backup"), path("store"), "--yes"] + key)
         check(replaced, 0)
         XCTAssertTrue(
-            replaced.stdout.contains("\(path("store")) now opens with the backup's keys, not the ones it had"),
+            replaced.stdout.contains("\(path("store")) now opens with the backup's keys (a key removed"),
             replaced.stdout)
         let restored = try cli.run(["doc", "get", path("store"), "notes", "a"] + key)
         check(restored, 0)
         XCTAssertEqual(restored.stdout, #"{"t":"pelican-41"}"# + "\n")
+    }
+
+    /// KEY opens BACKUP: a wrong, missing or unexpected key names the backup (exit status of the
+    /// key error kept), and an unencrypted backup restored over an encrypted store says the store
+    /// is now unencrypted.
+    func testRestoreNamesTheBackupInKeyErrorsAndSaysWhenTheStoreBecomesUnencrypted() throws {
+        let key = ["--key-file", path("key")]
+        check(try cli.run(["keygen", "--out", path("key")]), 0)
+        check(try cli.run(["keygen", "--out", path("other")]), 0)
+        check(try cli.run(["create", path("store")] + key), 0)
+        check(try cli.run(["backup", path("store"), path("backup")] + key), 0)
+        let wrong = try cli.run(["restore", path("backup"), path("new"), "--key-file", path("other")])
+        check(wrong, 12)
+        XCTAssertTrue(
+            wrong.stderr.hasPrefix("cipherdex: error: keyInvalid: the key does not open the backup \(path("backup"))"),
+            wrong.stderr)
+        check(try cli.run(["restore", path("backup"), path("new")]), 10)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("new")))
+
+        check(try cli.run(["create", path("plain"), "--plaintext"]), 0)
+        check(try cli.run(["backup", path("plain"), path("plainBackup")]), 0)
+        let unexpected = try cli.run(["restore", path("plainBackup"), path("new")] + key)
+        check(unexpected, 11)
+        XCTAssertTrue(
+            unexpected.stderr.contains("the backup \(path("plainBackup")) is not encrypted"), unexpected.stderr)
+        let replaced = try cli.run(["restore", path("plainBackup"), path("store"), "--yes"])
+        check(replaced, 0)
+        XCTAssertTrue(
+            replaced.stdout.contains("\(path("store")) is now UNENCRYPTED, as the backup is"), replaced.stdout)
+        check(try cli.run(["info", path("store")]), 0)
     }
 
     func testBadDestinationsAreTypedErrors() throws {

@@ -48,14 +48,39 @@ struct RestoreCommand: Command {
                 code: BackupError.destinationNotAStore(path: path, reason: reason).name,
                 message: "cannot restore to \(path): \(reason) (give a new path, an empty directory, "
                     + "or a store to replace with --yes)")
+        } catch let error as EncryptionError {
+            throw Self.naming(backup.path, in: error)
         }
         line.finish()
         Output.committed("\(destination) is restored from \(backup.path)")
         try Output.print("restored \(backup.path) to \(destination): \(summary.line)")
-        if replacing {
+        if replacing && backup.key.source == nil {
+            try Output.print(
+                "\(destination) is now UNENCRYPTED, as the backup is: it opens without a key "
+                    + "(`cipherdex encrypt` encrypts it again)")
+        } else if replacing {
             // Keys removed or replaced since the backup was made open the store again.
             try Output.print(
-                "\(destination) now opens with the backup's keys, not the ones it had: see `cipherdex key list`")
+                "\(destination) now opens with the backup's keys (a key removed or replaced since the backup "
+                    + "was made opens it again): see `cipherdex key list`")
+        }
+    }
+
+    /// A key error of the backup's open, naming the backup: KEY opens BACKUP, and a wrong key
+    /// must not read as if the store at STORE refused it.
+    static func naming(_ backup: String, in error: EncryptionError) -> Error {
+        switch error {
+        case .keyInvalid:
+            return CLIError.reworded(
+                error, message: "the key does not open the backup \(backup) (wrong key; KEY opens BACKUP)")
+        case .keyRequired:
+            return CLIError.reworded(
+                error, message: "the backup \(backup) is encrypted and no key was supplied (KEY opens BACKUP)")
+        case .keyUnexpected:
+            return CLIError.reworded(
+                error, message: "the backup \(backup) is not encrypted but a key was supplied (omit KEY)")
+        case .unsupportedScheme, .metadataCorrupt:
+            return CLIError.reworded(error, message: "the backup \(backup): \(error.errorDescription ?? error.name)")
         }
     }
 }

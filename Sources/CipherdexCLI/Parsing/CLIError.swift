@@ -15,6 +15,9 @@ enum CLIError: Error, LocalizedError {
     /// not be written to standard output (`reason`: a full disk, an input/output error, a closed
     /// pipe). Exit status 21.
     case outputFailed(done: String, reason: String)
+    /// A library error worded for the command that met it (`message`), with the error's own code
+    /// and exit status (a restore's wrong key is the backup's, not the store's it replaces).
+    case reworded(Error, message: String)
 
     var errorDescription: String? {
         switch self {
@@ -26,6 +29,7 @@ enum CLIError: Error, LocalizedError {
         case .outputFailed(let done, let reason):
             return "\(done), but its report could not be written to standard output (\(reason)): "
                 + "the change is in effect; do not run the command again"
+        case .reworded(_, let message): return message
         }
     }
 }
@@ -76,6 +80,7 @@ enum ExitStatus {
             case .usage, .invalidArgumentEncoding: return ("usage", usage)
             case .failed(let code, _): return (code, failure)
             case .outputFailed: return ("outputFailed", outputFailed)
+            case .reworded(let underlying, _): return describe(underlying)
             }
         case let error as KeyError:
             switch error {
