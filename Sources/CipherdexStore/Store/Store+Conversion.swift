@@ -422,6 +422,6 @@ extension Store {
         for path in [layout.database, layout.databaseWAL, layout.databaseSHM, layout.databaseJournal] {
             try FileSystem.removeFile(path)
         }
-        try FileSystem.removeTree(layout.attachments)
+        try removeOwnedFolder(layout.attachments)
     }
 }

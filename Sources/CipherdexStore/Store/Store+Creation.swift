@@ -83,7 +83,7 @@ extension Store {
                     for path in [layout.database, layout.databaseWAL, layout.databaseSHM, layout.databaseJournal] {
                         try? FileSystem.removeFile(path)
                     }
-                    try? FileSystem.removeTree(layout.attachments)
+                    _ = try? removeOwnedFolder(layout.attachments)
                 }
             }
             if !FileSystem.exists(layout.metadata) {
@@ -93,7 +93,7 @@ extension Store {
                 ] {
                     try? FileSystem.removeFile(leftover)
                 }
-                try? FileSystem.removeTree(layout.staging)
+                _ = try? removeOwnedFolder(layout.staging)
                 if createdDirectory { _ = rmdir(layout.directory) }
                 if let foundMode { _ = chmod(layout.directory, foundMode) }
             }
@@ -122,7 +122,7 @@ extension Store {
             ] {
                 try FileSystem.removeFile(leftover)
             }
-            try FileSystem.removeTree(layout.staging)
+            try removeOwnedFolder(layout.staging)
         }
         try lock.createLockFile(layout: layout)
 

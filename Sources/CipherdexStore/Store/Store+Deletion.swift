@@ -2,10 +2,11 @@ import Foundation
 
 extension Store {
     /// Deletes the store at `path`: every file it owns, then the directory if nothing else is in
-    /// it. Refuses with `storeLocked` while the store is open anywhere. A mount point inside the
-    /// store (`staging/x` another file system's, or a folder bound there) is never entered:
-    /// the deletion stops there with `StoreError.mountPoint` naming it, and finishes when run
-    /// again after it is unmounted.
+    /// it. Refuses with `storeLocked` while the store is open anywhere. Inside its folders
+    /// (`attachments/`, `staging/`) only the files named as its attachments are the store's:
+    /// anything else there (a folder, a mount point, a file of another name) stays as it is, and
+    /// so does the folder that holds it. A mount point where a whole store folder would be is
+    /// never entered either.
     ///
     /// Crash-safe: the first step atomically renames the metadata to a tombstone, after which the
     /// store no longer exists (opening the path finishes the deletion and creates a new store);
@@ -119,22 +120,21 @@ extension Store {
     /// Removes every owned file, the tombstone and the lock file last: only once the folder,
     /// listed again, holds nothing else of the store's (a listing that fails is an error, never
     /// "nothing there"), since the tombstone and the lock file are what proves the rest ours.
-    /// Another file system mounted in the store's folder is left as it is.
+    /// Another file system mounted in the store's folder is left as it is, and so is what is not
+    /// the store's inside its folders (`removeOwnedFolder`: a store created inside
+    /// `attachments/`, a user's file there), with the folder that holds it.
     static func removeStoreFiles(layout: StoreLayout) throws {
+        var kept: Set<String> = []
         func remaining() throws -> [String] {
             try FileSystem.entries(of: layout.directory).filter { name in
                 let path = layout.directory + "/" + name
                 return StoreLayout.isOwned(name) && path != layout.deletionTombstone && path != layout.lockFile
-                    && path != layout.metadata && !MountPoints.isMountPoint(FileSystem.resolvedPath(path))
+                    && path != layout.metadata && !kept.contains(name)
+                    && !MountPoints.isMountPoint(FileSystem.resolvedPath(path))
             }
         }
         for name in try remaining() {
-            let path = layout.directory + "/" + name
-            if FileSystem.isDirectory(path) {
-                try FileSystem.removeTree(path)
-            } else {
-                try FileSystem.removeFile(path)
-            }
+            if try !removeOwnedFolder(layout.directory + "/" + name) { kept.insert(name) }
         }
         if let left = try remaining().first {
             throw SystemError(operation: "remove", path: layout.directory + "/" + left, errno: EBUSY)

@@ -11,8 +11,9 @@ extension Store {
             let path = layout.directory + "/" + name
             if FileSystem.isDirectory(path) {
                 // A link to a folder elsewhere goes, never what it points to: another store (a
-                // copy made with `cp -a`) may share that folder.
-                try FileSystem.removeTree(path)
+                // copy made with `cp -a`) may share that folder. Only the store's own files in
+                // it go (`removeOwnedFolder`).
+                try removeOwnedFolder(path)
             } else {
                 try FileSystem.removeFile(path)
             }

@@ -107,6 +107,7 @@ public final class Store: Sendable {
                 throw StoreError.notAStore(path: layout.directory, reason: "no such directory")
             }
             try checkParentFolder(of: layout)
+            try refuseInsideAnotherStoresFolder(layout.directory)
             return try create(layout: layout, configuration: configuration)
         }
         guard FileSystem.isDirectory(layout.directory) else {
@@ -147,6 +148,7 @@ public final class Store: Sendable {
         guard configuration.createIfMissing else {
             throw StoreError.notAStore(path: layout.directory, reason: "no store in this directory")
         }
+        try refuseInsideAnotherStoresFolder(layout.directory)
         return try create(layout: layout, configuration: configuration, lock: lock)
     }
 

@@ -116,6 +116,61 @@ final class StoreDeletionTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: second + "/store.db.creating"))
         fresh.close()
     }
+
+    /// What is not the store's inside its folders — a store a user made in `attachments/` before
+    /// that was refused, a user's file there — survives the store's deletion, with the folder
+    /// that holds it; the store's own attachment files go (`delete` removed the whole tree).
+    func testDeleteKeepsWhatIsNotTheStoresInsideItsFolders() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        let id = try store.addAttachment(Data("bytes".utf8)).id
+        store.close()
+        let nested = path + "/attachments/nested"
+        try FileManager.default.createDirectory(atPath: nested, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: nested + "/store.db", contents: Data("someone's data".utf8))
+        try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: path + "/staging/notes.txt", contents: Data("user file".utf8))
+
+        XCTAssertEqual(try Store.deleteReportingFolder(at: path), .kept(remaining: ["attachments", "staging"]))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/attachments/" + id))
+        XCTAssertEqual(FileManager.default.contents(atPath: nested + "/store.db"), Data("someone's data".utf8))
+        XCTAssertEqual(FileManager.default.contents(atPath: path + "/staging/notes.txt"), Data("user file".utf8))
+        XCTAssertFalse(Store.exists(at: path))
+    }
+
+    /// An attachments folder of another generation (what an interrupted conversion left) loses
+    /// only the store's files at the next open: a folder in it stays.
+    func testAnOpenRemovesOnlyTheStoresFilesOfAnotherGeneration() throws {
+        let path = TestSupport.temporaryPath()
+        try Store.open(TestSupport.configuration(path, key: nil)).close()
+        let old = path + "/attachments.1"
+        try FileManager.default.createDirectory(atPath: old + "/kept", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: old + "/kept/file", contents: Data("user file".utf8))
+        _ = FileManager.default.createFile(atPath: old + "/" + String(repeating: "ab", count: 16), contents: Data())
+        try Store.open(TestSupport.configuration(path, key: nil)).close()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: old), ["kept"])
+        XCTAssertEqual(FileManager.default.contents(atPath: old + "/kept/file"), Data("user file".utf8))
+    }
+
+    /// A new store, or a backup, is refused inside another store's folders (or at one of its
+    /// names) before anything is created: that store's deletion and checks take them for its own.
+    func testANewStoreOrBackupInsideAnotherStoresFoldersIsRefused() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: nil))
+        _ = try store.addAttachment(Data("bytes".utf8))
+        store.close()
+        let before = TestSupport.snapshot(path)
+        for inner in ["/attachments/x", "/staging", "/store.db-wal", "/attachments.3"] {
+            XCTAssertThrowsCase("invalidPath", try Store.open(TestSupport.configuration(path + inner, key: nil)))
+        }
+        let other = TestSupport.temporaryPath()
+        let source = try Store.open(TestSupport.configuration(other, key: nil))
+        defer { source.close() }
+        XCTAssertThrowsCase("destinationNotAStore", try source.backup(to: path + "/attachments/b"))
+        XCTAssertEqual(TestSupport.snapshot(path), before)
+        // Beside the store, not in it: allowed.
+        try Store.open(TestSupport.configuration(path + "/sub", key: nil)).close()
+    }
 }
 
 final class FileSystemTests: XCTestCase {

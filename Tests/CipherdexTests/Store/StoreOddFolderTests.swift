@@ -136,10 +136,11 @@ final class StoreOddFolderTests: XCTestCase {
 
         try FileManager.default.createDirectory(atPath: path + "/staging", withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: path + "/cipherdex.lock"))
-        try Data("partial".utf8).write(to: URL(fileURLWithPath: path + "/staging/0123"))
+        let staged = path + "/staging/" + String(repeating: "0123", count: 8)
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: staged))
         try Data("partial".utf8).write(to: URL(fileURLWithPath: path + "/store.db.creating"))
         _ = try makeStore()
-        XCTAssertFalse(FileSystem.exists(path + "/staging/0123"))
+        XCTAssertFalse(FileSystem.exists(staged))
         XCTAssertFalse(FileSystem.exists(path + "/store.db.creating"))
     }
 

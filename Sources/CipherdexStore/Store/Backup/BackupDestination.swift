@@ -80,6 +80,11 @@ struct BackupDestination {
     }
 
     private static func newDestination(path: String) throws -> BackupDestination {
+        do {
+            try Store.refuseInsideAnotherStoresFolder(path)
+        } catch StoreError.invalidPath(_, let reason) {
+            throw BackupError.destinationNotAStore(path: path, reason: reason)
+        }
         let parent = FileSystem.parent(of: path)
         guard FileSystem.isDirectory(parent) else {
             throw BackupError.destinationNotAStore(path: path, reason: "its parent \(parent) is not a directory")
@@ -223,7 +228,7 @@ struct BackupDestination {
         guard !isNew else { return }
         // The new copy is current: what the old content left is provably unneeded.
         try? Store.removeOtherGenerations(layout: target)
-        try? FileSystem.removeTree(target.staging)
+        _ = try? Store.removeOwnedFolder(target.staging)
         try? FileSystem.removeFile(target.deletionTombstone)
         try? FileSystem.syncDirectory(target.directory)
     }
