@@ -11,6 +11,11 @@ import Foundation
 /// SIGXFSZ is ignored: under a file-size limit (`ulimit -f`) a write past it then fails with
 /// `EFBIG`, which every write path reports as `fileTooLarge` (exit 18) and cleans up after (an
 /// export removes what it wrote), instead of the signal killing the process mid-write.
+///
+/// A standard stream the command was started without (`cipherdex … >&-`) gets `/dev/null`
+/// (read-only: what would be printed there fails as not written): a store file opened on that
+/// descriptor would otherwise receive the command's output, documents and keys, in plaintext.
+StandardStreams.occupyClosed()
 try? CoreDumps.disable()
 signal(SIGXFSZ, SIG_IGN)
 do {

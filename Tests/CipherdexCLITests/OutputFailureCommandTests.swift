@@ -164,4 +164,28 @@ final class OutputFailureCommandTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 1, text)
         XCTAssertTrue(text.hasPrefix("cipherdex: error: io: cannot write to standard output: "), text)
     }
+
+    /// Started with standard input and output closed (`<&- >&-`), a command never prints into a
+    /// store file that took descriptor 1 (the lock file, held open, received documents, the
+    /// bytes of attachments and recovery keys in plaintext, with exit 0): the output fails as not
+    /// written, and the lock file stays empty.
+    func testClosedStandardStreamsNeverReceiveStoreFiles() throws {
+        XCTAssertEqual(try cli.run(["create", store] + key, environment: environment).status, 0)
+        let put = try cli.run(
+            ["doc", "put", store, "patients", "ada", "-"] + key, environment: environment,
+            stdin: Array(#"{"diagnosis":"TOPSECRET-7731"}"#.utf8))
+        XCTAssertEqual(put.status, 0, put.stderr)
+        let closed = ["/bin/sh", "-c", "exec \"$0\" \"$@\" <&- >&-"]
+        let got = try cli.run(
+            ["doc", "get", store, "patients", "ada"] + key, environment: environment, launcher: closed)
+        XCTAssertEqual(got.status, 1, got.stderr)
+        XCTAssertTrue(got.stderr.hasPrefix("cipherdex: error: io: cannot write to standard output: "), got.stderr)
+        let recovery = try cli.run(
+            ["key", "add", store, "--recovery"] + key, environment: environment, launcher: closed)
+        XCTAssertEqual(recovery.status, 1, recovery.stderr)
+        let lock = try XCTUnwrap(FileManager.default.contents(atPath: store + "/cipherdex.lock"))
+        XCTAssertEqual(lock.count, 0, String(decoding: lock, as: UTF8.self))
+        let slots = try cli.run(["key", "list", store] + key, environment: environment)
+        XCTAssertEqual(slots.stdout.split(separator: "\n").count, 1, slots.stdout)
+    }
 }
