@@ -79,6 +79,27 @@ final class StoreCommandTests: XCTestCase {
         }
     }
 
+    /// `-h` and `--help` after `--`, or as an option's value, are arguments like any other: the
+    /// command runs (it printed help, did nothing and exited 0); before `--`, even where the
+    /// command's arguments are incomplete, they ask for help.
+    func testHelpAfterDoubleDashOrAsAValueIsAnArgument() throws {
+        XCTAssertEqual(try cli.run(["create", "s", "--plaintext"]).status, 0)
+        _ = FileManager.default.createFile(atPath: path("d.json"), contents: Data(#"{"n":1}"#.utf8))
+        _ = FileManager.default.createFile(atPath: path("--help"), contents: Data(#"{"n":2}"#.utf8))
+        XCTAssertEqual(try cli.run(["doc", "put", "s", "notes", "--", "-h", "d.json"]).status, 0)
+        XCTAssertEqual(try cli.run(["doc", "put", "s", "notes", "x", "--", "--help"]).status, 0)
+        XCTAssertEqual(try cli.run(["doc", "get", "s", "notes", "--", "-h"]).stdout, #"{"n":1}"# + "\n")
+        XCTAssertEqual(try cli.run(["doc", "get", "s", "notes", "x"]).stdout, #"{"n":2}"# + "\n")
+        let attached = try cli.run(["attach", "s", "--", "--help"])
+        XCTAssertEqual(attached.status, 0, attached.stderr)
+        XCTAssertFalse(attached.stdout.contains("USAGE"), attached.stdout)
+        for command in [["doc", "put", "--help"], ["doc", "put", "s", "notes", "-h"], ["attach", "s", "-h"]] {
+            let help = try cli.run(command)
+            XCTAssertEqual(help.status, 0, "\(command)")
+            XCTAssertTrue(help.stdout.hasPrefix("USAGE: cipherdex "), "\(command): \(help.stdout)")
+        }
+    }
+
     func testKeySourcesAndRekey() throws {
         let hex = String(repeating: "ab", count: 32)
         _ = FileManager.default.createFile(atPath: path("raw.key"), contents: Data(repeating: 0xAB, count: 32))

@@ -10,8 +10,13 @@ struct Arguments {
         self.consumed = Array(repeating: false, count: tokens.count)
     }
 
-    /// Whether `--help` or `-h` was given.
-    var wantsHelp: Bool { tokens.contains("--help") || tokens.contains("-h") }
+    /// Whether `--help` or `-h` is among the arguments not taken yet, before `--`: after it, or
+    /// as an option's value (`--label -h`), it is an argument like any other.
+    var wantsHelp: Bool {
+        tokens.indices.contains { index in
+            !consumed[index] && !isAfterDoubleDash(index) && (tokens[index] == "--help" || tokens[index] == "-h")
+        }
+    }
 
     /// Removes a boolean flag; true when present.
     mutating func flag(_ name: String) -> Bool {

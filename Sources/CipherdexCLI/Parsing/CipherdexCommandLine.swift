@@ -75,13 +75,22 @@ enum CipherdexCommandLine {
         guard let command = commands.first(where: { $0.name == name }) else {
             return report(CLIError.usage("unknown command '\(name)'; see `cipherdex --help`"))
         }
+        // Help is asked by `--help` or `-h` left once the command has taken its options' values
+        // (or where parsing stopped with a usage error): never one after `--`, nor a value.
         var arguments = Arguments(Array(argv.dropFirst()))
-        if arguments.wantsHelp {
+        func printHelp() -> Int32 {
             do { try Output.print(command.help) } catch { return report(error) }
             return ExitStatus.success
         }
         do {
-            let instance = try command.init(parsing: &arguments)
+            let instance: any Command
+            do {
+                instance = try command.init(parsing: &arguments)
+            } catch CLIError.usage(let message) {
+                if arguments.wantsHelp { return printHelp() }
+                throw CLIError.usage(message)
+            }
+            if arguments.wantsHelp { return printHelp() }
             try arguments.finish()
             try instance.run()
             return ExitStatus.success
