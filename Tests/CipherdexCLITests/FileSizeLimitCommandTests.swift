@@ -63,4 +63,16 @@ final class FileSizeLimitCommandTests: XCTestCase {
         XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
         XCTAssertEqual(try run(["doc", "put", store, "notes", "big", "-"], stdin: document).status, 0)
     }
+
+    /// `keygen --out` past the limit (`ulimit -f 0`) is `fileTooLarge` naming the file, and
+    /// leaves no empty key file (it left one, exit 1 "io", and a rerun said "File exists").
+    func testKeygenPastTheLimitLeavesNoKeyFile() throws {
+        let out = cli.directory + "/new.key"
+        let result = try cli.run(
+            ["keygen", "--out", out], launcher: ["/bin/sh", "-c", "ulimit -f 0 && exec \"$0\" \"$@\""])
+        assertFileTooLarge(result, naming: out)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        XCTAssertEqual(try cli.run(["keygen", "--out", out]).status, 0)
+        XCTAssertEqual(try cli.run(["keygen", "--out", out]).status, 1, "an existing key file is refused")
+    }
 }

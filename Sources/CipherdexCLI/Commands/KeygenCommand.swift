@@ -31,23 +31,31 @@ struct KeygenCommand: Command {
                 try Output.write(line)
                 return
             }
-            let fd = open(outputPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                throw CLIError.failed(
-                    code: "io", message: "cannot create \(outputPath): \(String(cString: strerror(errno)))")
-            }
-            defer { close(fd) }
-            fchmod(fd, 0o600)
-            var offset = 0
-            while offset < line.count {
-                let written = write(fd, line.baseAddress! + offset, line.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    throw CLIError.failed(code: "io", message: "cannot write \(outputPath)")
-                }
-                offset += written
-            }
-            guard fsync(fd) == 0 else { throw CLIError.failed(code: "io", message: "cannot sync \(outputPath)") }
+            try Self.writeNewFile(outputPath, line)
+        }
+    }
+
+    /// Creates `path` (mode 0600; an existing file is refused) holding `bytes`, synced. A write
+    /// that fails (a full disk: `diskFull`, exit 18; past `ulimit -f`: `fileTooLarge`) removes
+    /// the file it created: no empty or partial key file is left to be taken for a key.
+    static func writeNewFile(_ path: String, _ bytes: UnsafeRawBufferPointer) throws {
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+        } catch let error as SystemError where error.errno == EEXIST {
+            throw CLIError.failed(
+                code: "fileExists", message: "cannot create \(path): it exists (a key is never overwritten)")
+        } catch let error as SystemError {
+            throw StoreError.classifying(error)
+        }
+        do {
+            // Exactly 0600 whatever the umask (one of 0777 would leave 0000).
+            if chmod(path, 0o600) != 0 { throw SystemError(operation: "chmod", path: path, errno: errno) }
+            try file.writeAll(bytes)
+            try file.sync()
+        } catch let error as SystemError {
+            unlink(path)
+            throw StoreError.classifying(error)
         }
     }
 }
