@@ -122,6 +122,14 @@ final class StoreCommandTests: XCTestCase {
         let short = try cli.run(["info", "s", "--key-file", "short.key"])
         XCTAssertEqual(short.status, 1)
         XCTAssertTrue(short.stderr.contains("invalidHex") || short.stderr.contains("invalidLength"), short.stderr)
+        // The option a malformed key came from is named: KEY or NEWKEY, the file or the variable.
+        XCTAssertTrue(short.stderr.contains(": KEY (--key-file short.key): "), short.stderr)
+        let newKey = try cli.run(["rekey", "s", "--passphrase-file", "pass", "--new-key-file", "short.key"])
+        XCTAssertEqual(newKey.status, 1)
+        XCTAssertTrue(newKey.stderr.contains(": NEWKEY (--new-key-file short.key): "), newKey.stderr)
+        let variable = try cli.run(["info", "s", "--key-env", "CDX_KEY"], environment: ["CDX_KEY": "abc"])
+        XCTAssertTrue(
+            variable.stderr.hasPrefix("cipherdex: error: invalidHex: KEY (--key-env CDX_KEY): "), variable.stderr)
     }
 
     /// A directory, FIFO or device as a key or passphrase file: exit 1 with a `keyUnreadable`

@@ -63,7 +63,37 @@ struct KeyOptions {
     /// A provider reading the key each time the store asks; nil when no source was given.
     /// A terminal passphrase is asked once and kept only in the `EncryptionKey`.
     func provider(confirm: Bool = false) throws -> KeyProvider? {
-        guard let source else { return nil }
+        guard let source, let read = try reader(of: source, confirm: confirm) else { return nil }
+        let group = prefix.isEmpty ? "KEY" : "NEWKEY"
+        let option = describe(source)
+        // A key that does not parse names the option it came from: KEY and NEWKEY, a file and a
+        // variable, would otherwise read the same ("key text is not 64 hexadecimal digits").
+        return {
+            do {
+                return try read()
+            } catch let error as KeyError {
+                if case .unreadable = error { throw error }
+                throw CLIError.reworded(
+                    error, message: "\(group) (\(option)): \(error.errorDescription ?? String(describing: error))")
+            }
+        }
+    }
+
+    /// The option and its argument as given (`--new-key-file PATH`).
+    private func describe(_ source: Source) -> String {
+        switch source {
+        case .keyFile(let path): return "--\(prefix)key-file \(path)"
+        case .keyEnvironment(let name): return "--\(prefix)key-env \(name)"
+        case .passphraseFile(let path): return "--\(prefix)passphrase-file \(path)"
+        case .passphraseEnvironment(let name): return "--\(prefix)passphrase-env \(name)"
+        case .askPassphrase: return "--\(prefix)ask-passphrase"
+        case .recoveryKeyFile(let path): return "--\(prefix)recovery-key-file \(path)"
+        case .askRecoveryKey: return "--\(prefix)ask-recovery-key"
+        }
+    }
+
+    /// What reads the key from `source` each time it is asked.
+    private func reader(of source: Source, confirm: Bool) throws -> KeyProvider? {
         switch source {
         case .keyFile(let path):
             return { try EncryptionKey.raw(contentsOfFile: path) }
