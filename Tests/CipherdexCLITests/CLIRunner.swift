@@ -126,7 +126,8 @@ extension CLIRunner {
     /// Runs `cipherdex ARGUMENTS` (a shell command line after the executable) on a pseudo-terminal
     /// in this runner's folder: its status and everything it wrote there (stdout and stderr; line
     /// ends as the terminal gives them, `\r\n`). Skips the test when `script` is not installed.
-    func runOnTerminal(_ arguments: String) throws -> (status: Int32, output: String) {
+    /// `input`, when given, is what is typed at the terminal.
+    func runOnTerminal(_ arguments: String, input: String? = nil) throws -> (status: Int32, output: String) {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.script), "needs util-linux script")
         let binary = Self.productsDirectory.appendingPathComponent("cipherdex").path
         let process = Process()
@@ -135,8 +136,13 @@ extension CLIRunner {
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         let out = Pipe()
         process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
+        let typed = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : typed
         try process.run()
+        if let input {
+            typed.fileHandleForWriting.write(Data(input.utf8))
+            try typed.fileHandleForWriting.close()
+        }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

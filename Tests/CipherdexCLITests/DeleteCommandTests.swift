@@ -135,4 +135,21 @@ final class DeleteCommandTests: XCTestCase {
         }
         close(folder)
     }
+
+    /// A confirmation answered with anything but yes is `notConfirmed`, exit 1, and changes
+    /// nothing (it said "not deleted" with exit 0, which a script takes for success); yes deletes.
+    func testADeclinedConfirmationIsNotConfirmedAndChangesNothing() throws {
+        try makeStore()
+        for answer in ["n\n", "maybe\n", ""] {
+            let declined = try cli.runOnTerminal("delete s", input: answer)
+            XCTAssertEqual(declined.status, 1, declined.output)
+            XCTAssertTrue(
+                declined.output.contains("cipherdex: error: notConfirmed: not deleted: the answer was not yes"),
+                declined.output)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: store + "/metadata.json"))
+        }
+        let accepted = try cli.runOnTerminal("delete s", input: "yes\n")
+        XCTAssertEqual(accepted.status, 0, accepted.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+    }
 }

@@ -12,13 +12,14 @@ struct DecryptCommand: Command {
     static let help = """
         USAGE: cipherdex decrypt STORE KEY [--yes]
 
-        Writes every document, attachment and index entry unencrypted beside the encrypted
-        files, switches to them in one atomic step and removes the encrypted files and every
-        keyslot. Anyone who can read the folder can then read the data. Needs free space for a copy
-        of the store plus 10% and 4 MiB (checked first). A file in attachments/ that no
-        attachment records is written plain when it decrypts as one of the store's; any other
-        refuses the command (unrecordedAttachmentFile, nothing written). Asks for confirmation on
-        a terminal unless --yes is given; without a terminal, --yes is required.
+        Writes every document, attachment and index entry unencrypted beside the encrypted files,
+        switches to them in one atomic step and removes the encrypted files and every keyslot.
+        Anyone who can read the folder can then read the data. Needs free space for a copy of the
+        store plus 10% and 4 MiB (checked first). A file in attachments/ that no attachment
+        records is written plain when it decrypts as one of the store's; any other refuses the
+        command (unrecordedAttachmentFile, nothing written). Asks for confirmation (any answer but
+        y or yes: exit 1, notConfirmed) on a terminal unless --yes is given; without a terminal,
+        --yes is required.
 
         OPTIONS:
           --yes    do not ask
@@ -46,12 +47,8 @@ struct DecryptCommand: Command {
         let configuration = StoreConfiguration(
             path: target.path, keyProvider: try target.key.provider(), createIfMissing: false)
         if !confirmed {
-            FileHandle.standardError.write(
-                Data("Store every byte of \(target.path) unencrypted, readable without a key? [y/N] ".utf8))
-            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                try Output.print("not decrypted")
-                return
-            }
+            try Confirmation.ask(
+                "Store every byte of \(target.path) unencrypted, readable without a key?", declined: "not decrypted")
         }
         let line = ConversionProgressLine()
         defer { line.finish() }

@@ -13,10 +13,11 @@ struct DeleteCommand: Command {
         USAGE: cipherdex delete STORE [--yes]
 
         Removes every file the store owns (and its directory when nothing else is in it). Refuses
-        while the store is open. Asks for confirmation on a terminal unless --yes is given; without
-        a terminal, --yes is required. Prints "deleted STORE" (exit 0) once the store is gone; when
-        its folder stays, the same line says why: it holds files that are not the store's, or it
-        could not be removed (left empty: its parent not writable, a mount point…).
+        while the store is open. Asks for confirmation (any answer but y or yes: exit 1,
+        notConfirmed) on a terminal unless --yes is given; without a terminal, --yes is required.
+        Prints "deleted STORE" (exit 0) once the store is gone; when its folder stays, the same
+        line says why: it holds files that are not the store's, or it could not be removed (left
+        empty: its parent not writable, a mount point…).
 
         OPTIONS:
           --yes    do not ask
@@ -35,11 +36,7 @@ struct DeleteCommand: Command {
 
     func run() throws {
         if !confirmed {
-            FileHandle.standardError.write(Data("Delete the store at \(path) and all its data? [y/N] ".utf8))
-            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                try Output.print("not deleted")
-                return
-            }
+            try Confirmation.ask("Delete the store at \(path) and all its data?", declined: "not deleted")
         }
         // The store is gone whatever became of its folder: exit 0, and the line says when the
         // folder stays (holding other files, or left empty with the reason).

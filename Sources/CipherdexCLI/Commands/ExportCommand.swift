@@ -14,13 +14,14 @@ struct ExportCommand: Command {
         USAGE: cipherdex export STORE DIR [KEY] [--yes]
 
         Writes everything the store holds into DIR, which must not exist or be empty, WITHOUT
-        encryption: collections.jsonl and collections/<name>.jsonl (every document), attachments/<id>
-        (every attachment's content) with attachments.jsonl (content type, metadata, referencing
-        documents), and search/documents.jsonl and search/pages.jsonl (the index's page text).
-        The layout is specified in FORMAT.md; tools/cipherdex-recover writes the same files.
-        An export that fails, or is stopped by Ctrl-C (SIGINT) or SIGTERM, removes what it wrote
-        (a kill -9 cannot: remove DIR then). Asks for confirmation on a terminal unless --yes is
-        given; without a terminal, --yes is required.
+        encryption: collections.jsonl and collections/<name>.jsonl (every document),
+        attachments/<id> (every attachment's content) with attachments.jsonl (content type,
+        metadata, referencing documents), and search/documents.jsonl and search/pages.jsonl (the
+        index's page text). The layout is specified in FORMAT.md; tools/cipherdex-recover writes
+        the same files. An export that fails, or is stopped by Ctrl-C (SIGINT) or SIGTERM, removes
+        what it wrote (a kill -9 cannot: remove DIR then). Asks for confirmation (any answer but y
+        or yes: exit 1, notConfirmed) on a terminal unless --yes is given; without a terminal,
+        --yes is required.
 
         OPTIONS:
           --yes    do not ask
@@ -43,12 +44,8 @@ struct ExportCommand: Command {
 
     func run() throws {
         if !confirmed {
-            FileHandle.standardError.write(
-                Data("Write the store's data UNENCRYPTED into \(destination)? [y/N] ".utf8))
-            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                try Output.print("not exported")
-                return
-            }
+            try Confirmation.ask(
+                "Write the store's data UNENCRYPTED into \(destination)?", declined: "not exported")
         }
         let store = try target.open()
         defer { store.close() }
