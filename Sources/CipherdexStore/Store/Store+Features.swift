@@ -56,4 +56,11 @@ extension Store {
     package var isInTransactionOnCurrentThread: Bool {
         changeObservers.transactionOnCurrentThread() != nil
     }
+
+    /// Whether the calling thread holds one of this store's connections: inside `read` (a
+    /// reader slot) or a transaction (the writer). Work that needs a connection must not be
+    /// waited for there: with every reader slot held by waiting threads it could never start.
+    package var holdsConnectionOnCurrentThread: Bool {
+        isInTransactionOnCurrentThread || pool.holdsReaderOrWriter
+    }
 }

@@ -300,8 +300,9 @@ public final class SearchLibrary: @unchecked Sendable {
     }
 
     /// Blocks until nothing is queued, extracting or being written (or the library is paused
-    /// with nothing running). Called inside `store.transaction` on its thread it returns at
-    /// once: the index writes wait for that transaction, so waiting for them would never end.
+    /// with nothing running). Called inside `store.transaction` or `store.read` on its thread it
+    /// returns at once: the index writes wait for that transaction, and the workers for a reader
+    /// slot that such threads may all hold, so waiting for them could never end.
     /// So it does on one of the library's own threads (from an extractor or a password
     /// provider), whose work is part of what it would wait for.
     public func waitUntilIdle() {
@@ -311,7 +312,7 @@ public final class SearchLibrary: @unchecked Sendable {
     /// `waitUntilIdle()`, throwing `CancellationError` as soon as `cancellation` is set (its
     /// setter broadcasts `state`, see `wakeWaiters()`).
     func waitUntilIdle(cancellation: WorkCancellation?) throws {
-        if store?.isInTransactionOnCurrentThread == true || isWorkerThread { return }
+        if store?.holdsConnectionOnCurrentThread == true || isWorkerThread { return }
         try state.withLock {
             while !isStopped
                 && (!((pending.isEmpty && ocrPending.isEmpty) || isPaused) || !active.isEmpty || !writeQueue.isEmpty
@@ -332,8 +333,9 @@ public final class SearchLibrary: @unchecked Sendable {
     /// of some documents could not be written to the store (disk full, I/O error): they are not
     /// searchable in their new version, and their status is `.failed` with the reason. Adding
     /// them again (or syncing their folder again) once there is room retries them. Called inside
-    /// `store.transaction` on its thread it throws `StoreError.insideTransaction` at once: the
-    /// index writes wait for that transaction, so nothing it waits for could be indexed.
+    /// `store.transaction` or `store.read` on its thread it throws `StoreError.insideTransaction`
+    /// at once: the index writes wait for that transaction, and the workers for a reader slot
+    /// that such threads may all hold, so what it waits for might never be indexed.
     public func waitUntilIndexed() throws {
         try waitUntilIndexed(cancellation: nil)
     }
@@ -343,6 +345,10 @@ public final class SearchLibrary: @unchecked Sendable {
         if store?.isInTransactionOnCurrentThread == true {
             throw StoreError.insideTransaction(
                 operation: "waiting for the index (its writes wait for this transaction)")
+        }
+        if store?.holdsConnectionOnCurrentThread == true {
+            throw StoreError.insideTransaction(
+                operation: "waiting for the index inside store.read (its workers need a reader slot this thread holds)")
         }
         try waitUntilIdle(cancellation: cancellation)
         let failures = state.withLock { writeFailures }
@@ -376,7 +382,7 @@ public final class SearchLibrary: @unchecked Sendable {
         // From here `add` and `sync` are refused with `StoreError.closed`: what they queued could
         // only be dropped.
         state.withLock { isClosing = true }
-        if store?.isInTransactionOnCurrentThread == true || isWorkerThread { return }
+        if store?.holdsConnectionOnCurrentThread == true || isWorkerThread { return }
         state.withLock {
             while !isStopped && ((!pending.isEmpty && !isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting)
             {

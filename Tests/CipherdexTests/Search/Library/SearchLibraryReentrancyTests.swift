@@ -86,6 +86,27 @@ final class SearchLibraryReentrancyTests: XCTestCase {
         XCTAssertEqual(try store.library.search("zqtx").documents, ["t.txt": [0]])
     }
 
+    /// Inside `store.read` too: with the only reader slot held by the waiting thread, the worker
+    /// could never get one (concurrency audit: `waitUntilIndexed()` there never returned).
+    func testWaitingForTheIndexInsideAReadSaysItCannot() throws {
+        let path = TestSupport.temporaryPath()
+        var configuration = TestSupport.configuration(path, key: TestSupport.rawKey(7))
+        configuration.maximumReaders = 1
+        let store = try Store.open(configuration)
+        defer { store.close() }
+        assertReturns("waiting inside a read") {
+            try store.read { (_: StoreSnapshot) in
+                try store.library.add(data: Data("inside zqread".utf8), uid: "r.txt", fileExtension: "txt")
+                store.library.waitUntilIdle()
+                XCTAssertThrowsError(try store.library.waitUntilIndexed()) { error in
+                    guard case .insideTransaction = error as? StoreError else { return XCTFail("\(error)") }
+                }
+            }
+        }
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.search("zqread").documents, ["r.txt": [0]])
+    }
+
     func testConfigureMayCallTheLibraryFromItsClosure() throws {
         let (store, path) = try SearchLibraryTestSupport.store()
         defer {
