@@ -54,6 +54,14 @@ final class StoreLock: Sendable {
         let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor(path: path, flags: flags, mode: 0o600)
+        } catch let error as SystemError where error.errno == ENOENT {
+            // Seen a moment ago, gone now: another process deleted the store (or its folder)
+            // while this one was opening it.
+            throw StoreError.notAStore(
+                path: layout.directory,
+                reason: path == layout.directory
+                    ? "no such directory (it was removed while the store was being opened)"
+                    : "\(path) was removed while the store was being opened (deleted meanwhile?)")
         } catch let error as SystemError {
             throw StoreError.classifying(error)
         }

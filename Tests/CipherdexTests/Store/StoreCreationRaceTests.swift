@@ -83,4 +83,15 @@ final class StoreCreationRaceTests: XCTestCase {
             try Store.create(layout: StoreLayout(directory: path), configuration: configuration))
         XCTAssertEqual(TestSupport.snapshot(path), before)
     }
+
+    /// A store folder (or its lock file) removed between the open's first look and its lock is
+    /// `notAStore`, saying so (concurrency audit: an untyped `system: open failed … ENOENT`).
+    func testAFolderRemovedBeforeTheLockIsNotAStore() throws {
+        let path = TestSupport.temporaryPath()
+        XCTAssertThrowsError(try StoreLock(layout: StoreLayout(directory: path))) { error in
+            guard case .notAStore(let folder, let reason)? = error as? StoreError else { return XCTFail("\(error)") }
+            XCTAssertEqual(folder, path)
+            XCTAssertTrue(reason.contains("removed while the store was being opened"), reason)
+        }
+    }
 }
