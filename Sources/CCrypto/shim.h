@@ -5,6 +5,7 @@
 // (ARCHITECTURE.md, "Attachments").
 #include <stddef.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/opensslv.h>
 
 // The GCM controls as plain constants (the macros chain through EVP_CTRL_AEAD_*).

@@ -7,8 +7,9 @@ struct VerifyCommand: Command {
     static let help = """
         USAGE: cipherdex verify STORE [KEY] [--json]
 
-        Reads every database page (each decrypted and its HMAC checked), runs SQLite's integrity
-        check and authenticates every chunk of every attachment. Exits 15 (storeCorrupted) when
+        Authenticates every page of the database file, free pages included (a damaged one is
+        named by its number), reads every row, runs SQLite's integrity check and authenticates
+        every chunk of every attachment. Exits 15 (storeCorrupted) when
         anything is wrong, naming each problem. A file it may not read is not damage: exit 17
         (permissionDenied), naming the file.
 

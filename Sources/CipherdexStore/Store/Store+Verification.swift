@@ -51,10 +51,31 @@ extension Store {
             }
         }
         try step("page count") { db in pages = Int(try db.scalar("PRAGMA page_count")?.integerValue ?? 0) }
+        var failingPages: [UInt32] = []
         try step("page check") { db in
+            if encrypted, let version = try db.scalar("PRAGMA cipher_version")?.textValue, version.hasPrefix("3.") {
+                // SQLCipher 3.x has no such pragma: every page is authenticated here.
+                failingPages = try checkEveryPage(pageCount: pages, cancellation: cancellation) ?? []
+                return
+            }
             // SQLCipher 4.x: checks the HMAC of every page, free pages included.
             for row in try db.rows("PRAGMA cipher_integrity_check") {
                 problems.append("page check: \(row.first?.textValue ?? "?")")
+            }
+        }
+        if !failingPages.isEmpty {
+            // Looked at again holding the writer: a checkpoint may have been writing a page
+            // while it was read (a read-only store's lock keeps every other process out).
+            let again = try Store.mappingDatabaseErrors {
+                try (isReadOnly ? pool.read : pool.write) { _ in
+                    try checkEveryPage(pageCount: pages, cancellation: cancellation) ?? []
+                }
+            }
+            let listed = again.prefix(20).map(String.init).joined(separator: ", ") + (again.count > 20 ? ", …" : "")
+            if !again.isEmpty {
+                problems.append(
+                    "page check: \(again.count) of \(pages) page(s) of \(layout.database) do not authenticate "
+                        + "(their bytes were changed or damaged): page \(listed)")
             }
         }
         try step("integrity check could not finish") { db in
@@ -81,6 +102,30 @@ extension Store {
                     if rows % 1024 == 0 { try cancellation?.check() }
                 }
             }
+        }
+    }
+
+    /// The pages of the database file, up to `pageCount`, that do not authenticate under the
+    /// data key (SQLCipher 3.x, `SQLCipherPageCheck`); nil when the store's settings are not
+    /// the ones that check knows (then SQLCipher's own reads are the check). Neither the
+    /// lock-byte page at 1 GiB, which SQLite never writes, nor a page the log holds a committed
+    /// copy of (the file's may be one a checkpoint has not rewritten yet) is looked at.
+    private func checkEveryPage(pageCount: Int, cancellation: WorkCancellation?) throws -> [UInt32]? {
+        guard let dataKey, let cipher = metadata.withLock({ $0.cipher }), cipher.useHMAC,
+            cipher.hmacAlgorithm == "HMAC_SHA1", cipher.cipher == "aes-256-cbc"
+        else { return nil }
+        var skipping: Set<UInt32> = [UInt32(1 << 30 / cipher.pageSize + 1)]
+        do {
+            if FileSystem.exists(layout.databaseWAL),
+                let log = try WriteAheadLogScan.committedPages(ofLogAt: layout.databaseWAL)
+            {
+                skipping.formUnion(log.pages)
+            }
+            return try SQLCipherPageCheck.failingPages(
+                ofDatabaseAt: layout.database, dataKey: dataKey, pageSize: cipher.pageSize, pageCount: pageCount,
+                skipping: skipping, cancellation: cancellation)
+        } catch let error as SystemError {
+            throw StoreError.classifying(error)
         }
     }
 
