@@ -59,6 +59,22 @@ final class KeyCommandTests: XCTestCase {
         XCTAssertTrue(mistyped.stderr.contains("recovery key group 7 is mistyped"), mistyped.stderr)
     }
 
+    /// A label's line separator or bidirectional override is shown as ids are (a space, a
+    /// zero-width space), never played by the terminal; `--json` keeps it exact.
+    func testAListedLabelCannotReorderOrBreakTheLine() throws {
+        try cli.run(["keygen", "--out", "k1"])
+        try cli.run(["keygen", "--out", "k2"])
+        XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k1"]).status, 0)
+        let label = "a\u{2028}b\u{202E}c"
+        XCTAssertEqual(
+            try cli.run(["key", "add", "s", "--key-file", "k1", "--new-key-file", "k2", "--label", label]).status, 0)
+        let list = try cli.run(["key", "list", "s", "--key-file", "k1"])
+        XCTAssertTrue(list.stdout.contains("\ta b\u{200B}c\n"), list.stdout)
+        let json = try cli.run(["key", "list", "s", "--key-file", "k1", "--json"])
+        let slots = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        XCTAssertEqual(slots?.compactMap { $0["label"] as? String }, [label])
+    }
+
     func testKdfSecondsIsCalibratedOnceAndRecordedInTheSlot() throws {
         let cache = path("cache")
         try "first passphrase\n".write(toFile: path("p1"), atomically: true, encoding: .utf8)

@@ -30,7 +30,9 @@ struct KeyListCommand {
                 line += "\t-"
             }
             line += "\t" + (slot.createdAt.map { dates.string(from: $0) } ?? "-")
-            line += "\t" + (slot.label ?? "-")
+            // As ids are shown: a label's line separators and bidirectional overrides (U+2028,
+            // U+202E…) would reorder or break the terminal's line (`--json` keeps it exact).
+            line += "\t" + (slot.label.map(SearchCLI.singleLine) ?? "-")
             if slot.id == opened { line += "\t(this key)" }
             try Output.print(line)
         }
