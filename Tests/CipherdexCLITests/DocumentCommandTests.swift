@@ -100,6 +100,10 @@ final class DocumentCommandTests: XCTestCase {
         XCTAssertEqual(try run(["cat", "s", id, "--range", "65530-65545"]).stdoutBytes, Array(content[65530...65545]))
         XCTAssertEqual(try run(["cat", "s", id, "--range", "199990-"]).stdoutBytes, Array(content[199990...]))
         XCTAssertEqual(try run(["cat", "s", id, "--range", "5-300000"]).stdoutBytes, Array(content[5...]))
+        // START and END are digits only, as the help says (`+0-5` was taken for `0-5`).
+        for signed in ["+0-5", "0-+5", " 0-5"] {
+            XCTAssertEqual(try run(["cat", "s", id, "--range", signed]).status, 64, signed)
+        }
         XCTAssertTrue(try run(["doc", "get", "s", "notes", "n1"]).stdout.contains(id))
         let json = try run(["attach", "s", "file.bin", "--json"])
         XCTAssertTrue(json.stdout.contains("\"cipherdexAttachment\":\"\(id)\""), "identical content is stored once")

@@ -12,10 +12,11 @@ struct CatCommand: Command {
         for a chunk that fails authentication; the command then exits 1 naming the problem.
 
         OPTIONS:
-          --range START-END   only bytes START through END, inclusive and counted from 0
-                              (as in HTTP); START- means to the end, an END past the end
-                              the last byte; a START at or past the end is rangeOutOfBounds
-                              (exit 1), but 0- of an empty attachment writes nothing
+          --range START-END   only bytes START through END (digits only), inclusive and
+                              counted from 0 (as in HTTP); START- means to the end, an END
+                              past the end (however many digits) the last byte; a START at
+                              or past the end is rangeOutOfBounds (exit 1), but START 0 of
+                              an empty attachment (0-, 0-5) writes nothing
         KEY (one of; omit for an unencrypted store):
         \(KeyOptions.help())
         """
@@ -27,7 +28,9 @@ struct CatCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         if let text = try arguments.option("--range") {
             let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, let start = UInt64(parts[0]) else {
+            guard parts.count == 2, parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                let start = UInt64(parts[0])
+            else {
                 throw CLIError.usage("--range needs START-END or START- (byte offsets)")
             }
             let digits = !parts[1].isEmpty && parts[1].utf8.allSatisfy { (0x30...0x39).contains($0) }
