@@ -72,6 +72,24 @@ final class StoreCommandTests: XCTestCase {
         XCTAssertEqual(try cli.run(["create", "s", "--key", "00"]).status, 64, "no bare key material")
         XCTAssertEqual(try cli.run(["create", "s", "--key-file", "a", "--key-env", "B"]).status, 64)
         XCTAssertEqual(try cli.run(["delete", "s"]).status, 64, "delete without a terminal needs --yes")
+        // An empty path is one usage error, whichever command gets it (each said something else).
+        XCTAssertEqual(try cli.run(["create", "s", "--plaintext"]).status, 0)
+        for command in [["backup", "s", ""], ["export", "s", "", "--yes"], ["index", "s", ""], ["add", "s", ""]] {
+            let result = try cli.run(command)
+            XCTAssertEqual(result.status, 64, "\(command)")
+            XCTAssertTrue(result.stderr.hasSuffix(" is an empty path\n"), "\(command): \(result.stderr)")
+        }
+        for command in [["delete", "", "--yes"], ["restore", "", "x"], ["restore", "s", ""]] {
+            let result = try cli.run(command)
+            XCTAssertEqual(result.status, 1, "\(command)")
+            XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: invalidPath: "), "\(command): \(result.stderr)")
+        }
+        // A missing argument whose value was read as an option says how to give it.
+        let dashed = try cli.run(["search", "s", "-alpha"])
+        XCTAssertEqual(dashed.status, 64)
+        XCTAssertTrue(dashed.stderr.contains("goes after --: -- -alpha"), dashed.stderr)
+        let parent = try cli.run(["backup", "s", path("missing/b")])
+        XCTAssertTrue(parent.stderr.contains("its parent folder \(path("missing")) does not exist"), parent.stderr)
         for command in ["keygen", "create", "info", "verify", "rekey", "delete"] {
             let help = try cli.run([command, "--help"])
             XCTAssertEqual(help.status, 0)

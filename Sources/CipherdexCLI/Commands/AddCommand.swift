@@ -52,6 +52,7 @@ struct AddCommand: Command {
         target = try StoreArguments(parsing: &arguments)
         let paths = arguments.remainingPositionals()
         guard !paths.isEmpty else { throw CLIError.usage("missing FILE") }
+        guard !paths.contains("") else { throw CLIError.usage("FILE is an empty path") }
         if let uid {
             guard paths.count == 1 else { throw CLIError.usage("--uid needs exactly one FILE") }
             guard !uid.isEmpty else { throw CLIError.usage("--uid needs a non-empty UID") }

@@ -40,7 +40,7 @@ struct AttachCommand: Command {
             document = nil
         }
         target = try StoreArguments(parsing: &arguments)
-        file = try arguments.positional("FILE")
+        file = try arguments.path("FILE")
     }
 
     func run() throws {

@@ -29,7 +29,7 @@ struct BackupCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         target = try StoreArguments(parsing: &arguments)
-        destination = try arguments.positional("DEST")
+        destination = try arguments.path("DEST")
     }
 
     func run() throws {

@@ -28,7 +28,7 @@ struct CreateCommand: Command {
         plaintext = arguments.flag("--plaintext")
         kdfSeconds = try KeyAddCommand.kdfSeconds(parsing: &arguments)
         key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        path = try arguments.path("STORE")
         if plaintext && key.source != nil { throw CLIError.usage("--plaintext takes no KEY") }
         if !plaintext && key.source == nil {
             throw CLIError.usage("give a KEY option, or --plaintext for an unencrypted store")

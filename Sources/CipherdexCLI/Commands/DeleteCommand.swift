@@ -28,7 +28,7 @@ struct DeleteCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         confirmed = arguments.flag("--yes")
-        path = try arguments.positional("STORE")
+        path = try arguments.path("STORE")
         if !confirmed && isatty(STDIN_FILENO) != 1 {
             throw CLIError.usage("refusing to delete without --yes when not on a terminal")
         }

@@ -46,7 +46,7 @@ struct DocCommand: Command {
         let limit = try arguments.option("--limit")
         key = try KeyOptions(parsing: &arguments)
         let verb = try arguments.positional("a doc action (put, get, rm, find)")
-        path = try arguments.positional("STORE")
+        path = try arguments.path("STORE")
         let collection = try arguments.positional("COLLECTION")
         switch verb {
         case "put":

@@ -25,7 +25,7 @@ struct EncryptCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         newKey = try KeyOptions(parsing: &arguments, prefix: "new-")
-        path = try arguments.positional("STORE")
+        path = try arguments.path("STORE")
         guard newKey.source != nil else { throw CLIError.usage("missing NEWKEY (--new-key-file, ...)") }
     }
 

@@ -36,7 +36,7 @@ struct ExportCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         confirmed = arguments.flag("--yes")
         target = try StoreArguments(parsing: &arguments)
-        destination = try arguments.positional("DIR")
+        destination = try arguments.path("DIR")
         if !confirmed && isatty(STDIN_FILENO) != 1 {
             throw CLIError.usage("refusing to write plaintext without --yes when not on a terminal")
         }

@@ -54,7 +54,7 @@ struct IndexCommand: Command {
         ocr = try OCROptions(parsing: &arguments)
         passwords = try PasswordOptions(parsing: &arguments)
         target = try StoreArguments(parsing: &arguments)
-        folder = try arguments.positional("FOLDER")
+        folder = try arguments.path("FOLDER")
         if let ext {
             let list = ext.split(separator: ",", omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: "."))).lowercased()

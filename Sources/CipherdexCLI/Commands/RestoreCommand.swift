@@ -26,7 +26,7 @@ struct RestoreCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         confirmed = arguments.flag("--yes")
         backup = try StoreArguments(parsing: &arguments)
-        destination = try arguments.positional("STORE")
+        destination = try arguments.path("STORE")
     }
 
     func run() throws {

@@ -1,3 +1,5 @@
+import Cipherdex
+
 /// A small hand-rolled argument parser in the shape of swift-argument-parser: each command
 /// declares what it takes, pulls it out of `Arguments`, and `finish()` rejects anything left.
 struct Arguments {
@@ -61,7 +63,32 @@ struct Arguments {
 
     /// Removes the next positional argument; throws a usage error naming `label` when missing.
     mutating func positional(_ label: String) throws -> String {
-        guard let value = optionalPositional() else { throw CLIError.usage("missing \(label)") }
+        guard let value = optionalPositional() else {
+            // An argument that begins with - is an option unless it comes after --: say so when
+            // one is left that may have been meant as this one (`search s -alpha`).
+            let dashed = tokens.indices.first { index in
+                !consumed[index] && !isAfterDoubleDash(index) && tokens[index].hasPrefix("-")
+                    && !tokens[index].hasPrefix("--") && tokens[index].count > 1
+            }
+            if let dashed {
+                throw CLIError.usage(
+                    "missing \(label) (\(tokens[dashed]) is read as an option; an argument that begins with - "
+                        + "goes after --: -- \(tokens[dashed]))")
+            }
+            throw CLIError.usage("missing \(label)")
+        }
+        return value
+    }
+
+    /// Removes the next positional argument, a path: an empty one is refused before anything
+    /// runs (each command met it differently: "no such directory", "overlaps the store"…), for
+    /// STORE as the library refuses it (`invalidPath`, exit 1), otherwise a usage error.
+    mutating func path(_ label: String) throws -> String {
+        let value = try positional(label)
+        guard !value.isEmpty else {
+            if label == "STORE" { throw StoreError.invalidPath(path: value, reason: "the path is empty") }
+            throw CLIError.usage("\(label) is an empty path")
+        }
         return value
     }
 

@@ -126,7 +126,7 @@ struct StoreArguments {
     /// Pulls the KEY options, then the STORE positional, out of `arguments`.
     init(parsing arguments: inout Arguments) throws {
         key = try KeyOptions(parsing: &arguments)
-        path = try arguments.positional("STORE")
+        path = try arguments.path("STORE")
     }
 
     /// Opens the existing store (never creates one), each connection with a page cache of

@@ -1,5 +1,6 @@
 import Cipherdex
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -122,20 +123,36 @@ struct KeyOptions {
                 return try EncryptionKey.passphrase(bytes: UnsafeRawBufferPointer(start: value, count: strlen(value)))
             }
         case .askPassphrase:
+            // Asked when the store first needs it, then kept only in the `EncryptionKey`: an
+            // unencrypted store (keyUnexpected) or a store that is not there asks nothing.
             let label = prefix.isEmpty ? "Passphrase" : "New passphrase"
-            let key = try TerminalPassphrase.read(prompt: "\(label): ")
-            if confirm {
-                let again = try TerminalPassphrase.read(prompt: "Repeat \(label.lowercased()): ")
-                guard key.matches(again) else {
-                    throw CLIError.failed(code: "passphraseMismatch", message: "the passphrases do not match")
+            let asked = Mutex<EncryptionKey?>(nil)
+            return {
+                try asked.withLock { kept in
+                    if let kept { return kept }
+                    let key = try TerminalPassphrase.read(prompt: "\(label): ")
+                    if confirm {
+                        let again = try TerminalPassphrase.read(prompt: "Repeat \(label.lowercased()): ")
+                        guard key.matches(again) else {
+                            throw CLIError.failed(code: "passphraseMismatch", message: "the passphrases do not match")
+                        }
+                    }
+                    kept = key
+                    return key
                 }
             }
-            return { key }
         case .recoveryKeyFile(let path):
             return { try RecoveryKey(contentsOfFile: path).key }
         case .askRecoveryKey:
-            let recovery = try TerminalPassphrase.readRecoveryKey(prompt: "Recovery key: ")
-            return { recovery.key }
+            let asked = Mutex<EncryptionKey?>(nil)
+            return {
+                try asked.withLock { kept in
+                    if let kept { return kept }
+                    let key = try TerminalPassphrase.readRecoveryKey(prompt: "Recovery key: ").key
+                    kept = key
+                    return key
+                }
+            }
         }
     }
 }

@@ -87,7 +87,10 @@ struct BackupDestination {
         }
         let parent = FileSystem.parent(of: path)
         guard FileSystem.isDirectory(parent) else {
-            throw BackupError.destinationNotAStore(path: path, reason: "its parent \(parent) is not a directory")
+            throw BackupError.destinationNotAStore(
+                path: path,
+                reason: FileSystem.exists(parent)
+                    ? "its parent \(parent) is not a directory" : "its parent folder \(parent) does not exist")
         }
         try Store.checkAccess(parent, mode: W_OK | X_OK)
         let prefix = siblingPrefix(of: path)
