@@ -16,7 +16,9 @@ struct AttachCommand: Command {
           --doc COLLECTION/ID   also append the token to that document's "attachments" array
                                 (the document must exist; a non-array "attachments" member is
                                 refused with fieldNotAnArray), in the same transaction
-          --content-type TYPE   the content type to record (default: from the file extension)
+          --content-type TYPE   the content type to record (default: from the file extension);
+                                content stored already keeps the type recorded first, and
+                                only this call's token carries TYPE
           --json                print the token as JSON
         KEY (one of; omit for an unencrypted store):
         \(KeyOptions.help())
