@@ -22,13 +22,17 @@ final class AttachCommandTests: XCTestCase {
 
     /// A file that cannot be read is refused before the store is opened (with the wrong key too,
     /// the file is what is reported, and the store's files are unchanged): for lack of permission
-    /// `permissionDenied` (exit 17, as the library says it), otherwise `io` with the reason.
+    /// `permissionDenied` (exit 17, as the library says it), a missing one `sourceNotFound`,
+    /// otherwise `io` with the reason (as `doc put` says them).
     func testAnUnreadableFileIsRefusedBeforeTheStoreIsOpened() throws {
         try cli.run(["keygen", "--out", "wrong"])
         let before = CLIRunner.tree(cli.directory + "/s")
         let missing = try cli.run(["attach", "s", "missing.bin", "--key-file", "wrong"])
         XCTAssertEqual(missing.status, 1, missing.stderr)
-        XCTAssertEqual(missing.stderr, "cipherdex: error: io: cannot read missing.bin: no such file\n")
+        XCTAssertEqual(missing.stderr, "cipherdex: error: sourceNotFound: cannot read missing.bin: no such file\n")
+        let missingDocument = try cli.run(["doc", "put", "s", "c", "d", "missing.json", "--key-file", "wrong"])
+        XCTAssertEqual(
+            missingDocument.stderr, "cipherdex: error: sourceNotFound: cannot read missing.json: no such file\n")
         XCTAssertEqual(CLIRunner.tree(cli.directory + "/s"), before)
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
             throw XCTSkip("strace is not installed (scripts/bootstrap installs it)")

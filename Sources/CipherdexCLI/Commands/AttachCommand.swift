@@ -51,10 +51,9 @@ struct AttachCommand: Command {
         // as the library says it (`permissionDenied`, exit 17).
         guard FileManager.default.isReadableFile(atPath: file) else {
             let reason = InputFileCheck.problem(with: file) ?? "not readable"
-            if InputFileCheck.isPermissionDenied(file) {
-                throw StoreError.permissionDenied(path: file, reason: reason)
-            }
-            throw CLIError.failed(code: "io", message: "cannot read \(file): \(reason)")
+            let missing = reason == "no such file"
+            let code = InputFileCheck.isPermissionDenied(file) ? EACCES : missing ? ENOENT : EIO
+            throw InputFileCheck.openFailure(file, errno: code, reason: reason)
         }
         let store = try target.open()
         defer { store.close() }

@@ -24,8 +24,7 @@ enum DocumentInput {
             if case .tooLarge = error { throw tooLarge(file) }
             throw CLIError.failed(code: "io", message: "cannot read \(file): \(error.reason)")
         } catch let error as SystemError {
-            throw CLIError.failed(
-                code: "io", message: "cannot read \(file): \(String(cString: strerror(error.errno)))")
+            throw InputFileCheck.openFailure(file, errno: error.errno)
         }
     }
 

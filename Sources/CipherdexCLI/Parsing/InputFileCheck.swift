@@ -28,6 +28,21 @@ enum InputFileCheck {
         return nil
     }
 
+    /// The error for an input file that cannot be opened with `errno` `code`, the same for every
+    /// command that reads one (`attach`, `doc put`): a missing file is `sourceNotFound` (exit 1),
+    /// a permission `permissionDenied` (exit 17), anything else `io` with its reason.
+    static func openFailure(_ path: String, errno code: Int32, reason: String? = nil) -> Error {
+        let reason = reason ?? String(cString: strerror(code))
+        switch code {
+        case ENOENT:
+            return CLIError.failed(code: "sourceNotFound", message: "cannot read \(path): no such file")
+        case EACCES, EPERM:
+            return StoreError.permissionDenied(path: path, reason: reason)
+        default:
+            return CLIError.failed(code: "io", message: "cannot read \(path): \(reason)")
+        }
+    }
+
     /// Whether `path` cannot be read for lack of permission (on it, or on a folder above it).
     static func isPermissionDenied(_ path: String) -> Bool {
         var info = stat()
