@@ -65,7 +65,10 @@ final class StoreCommandTests: XCTestCase {
     }
 
     func testUsageErrorsExitSixtyFour() throws {
-        XCTAssertEqual(try cli.run([]).status, 64)
+        let bare = try cli.run([])
+        XCTAssertEqual(bare.status, 64)
+        XCTAssertEqual(bare.stdout, "", "a usage error's help goes to standard error")
+        XCTAssertTrue(bare.stderr.hasPrefix("cipherdex — an encrypted, searchable document store"), bare.stderr)
         XCTAssertEqual(try cli.run(["frobnicate"]).status, 64)
         XCTAssertEqual(try cli.run(["create"]).status, 64)
         XCTAssertEqual(try cli.run(["create", "s"]).status, 64, "a KEY or --plaintext is required")

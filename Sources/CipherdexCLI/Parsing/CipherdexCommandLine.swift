@@ -69,8 +69,14 @@ enum CipherdexCommandLine {
             return ExitStatus.success
         }
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
+            // Asked for, the help is the output; with no command at all it is the usage error's
+            // message, on standard error.
+            if argv.isEmpty {
+                Output.printError(help)
+                return ExitStatus.usage
+            }
             do { try Output.print(help) } catch { return report(error) }
-            return argv.isEmpty ? ExitStatus.usage : ExitStatus.success
+            return ExitStatus.success
         }
         guard let command = commands.first(where: { $0.name == name }) else {
             return report(CLIError.usage("unknown command '\(name)'; see `cipherdex --help`"))
