@@ -98,6 +98,15 @@ final class KeyCommandTests: XCTestCase {
         XCTAssertEqual(slots[0]["memLimit"] as? Int, measured["memLimit"])
         XCTAssertEqual(slots[1]["opsLimit"] as? Int, 2)
         XCTAssertEqual(slots[1]["memLimit"] as? Int, 8 << 20)
+
+        // A home folder that does not exist (a system user's `/nonexistent`) is never made: the
+        // cost is measured and not kept.
+        let home = path("no-such-home")
+        let homeless = try cli.run(
+            ["create", "s2", "--passphrase-file", "p1", "--kdf-seconds", "0.05"],
+            environment: ["HOME": home, "XDG_CACHE_HOME": ""])
+        XCTAssertEqual(homeless.status, 0, homeless.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home))
     }
 
     func testUsageErrors() throws {

@@ -6,11 +6,18 @@ import Foundation
 /// target time and memory; it holds no secret. An unreadable or damaged cache is measured again.
 enum CalibrationCache {
     /// Where the cache lives, nil without a home directory.
-    static var path: String? {
+    static var path: String? { location?.path }
+
+    /// The cache's path, and the folder that must already exist for it to be written: the cache
+    /// folder is made inside it, never it (a `HOME` that does not exist, `/nonexistent` for
+    /// system users, was created).
+    private static var location: (path: String, base: String)? {
         let environment = ProcessInfo.processInfo.environment
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/cipherdex/argon2id.json" }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            return (cache + "/cipherdex/argon2id.json", (cache as NSString).deletingLastPathComponent)
+        }
         guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
-        return home + "/.cache/cipherdex/argon2id.json"
+        return (home + "/.cache/cipherdex/argon2id.json", home)
     }
 
     /// The cost for `seconds` on this machine: from the cache, or measured and cached.
@@ -29,7 +36,10 @@ enum CalibrationCache {
         }
         let measured = try PassphraseCost.calibrated(targetSeconds: seconds, memory: memory)
         entries[key] = measured
-        if let path, let data = try? JSONEncoder().encode(entries) {
+        var isFolder: ObjCBool = false
+        if let (path, base) = location, FileManager.default.fileExists(atPath: base, isDirectory: &isFolder),
+            isFolder.boolValue, let data = try? JSONEncoder().encode(entries)
+        {
             try? FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try? data.write(to: URL(fileURLWithPath: path), options: .atomic)

@@ -57,7 +57,7 @@ final class SearchFolderSkipTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/a.txt", contents: Data("kept zqalpha".utf8)))
         XCTAssertEqual(mkfifo(folder + "/f.pdf", 0o600), 0)
         XCTAssertEqual(mkfifo(folder + "/pipe", 0o600), 0)
-        XCTAssertEqual(symlink("/nonexistent", folder + "/dangling.md"), 0)
+        XCTAssertEqual(symlink(folder + "-missing-target", folder + "/dangling.md"), 0)
         let outside = TestSupport.temporaryPath("outside")
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: outside) }
