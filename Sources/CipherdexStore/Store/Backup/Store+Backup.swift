@@ -80,8 +80,14 @@ extension Store {
         let source = try Store.open(configuration)
         defer { source.close() }
         try cancellation?.check()
-        return try source.backup(
-            to: path, replacingAnotherStore: replacingExistingStore, progress: progress, cancellation: cancellation)
+        do {
+            return try source.backup(
+                to: path, replacingAnotherStore: replacingExistingStore, progress: progress, cancellation: cancellation)
+        } catch BackupError.destinationIsAnotherStore(let destination) where !replacingExistingStore {
+            // A store made at `path` since the check above (another restore, a create): for a
+            // restore any store there is one it may replace only when told to.
+            throw BackupError.destinationExists(path: destination)
+        }
     }
 
     /// The backup; `faultPoint` is a test hook that may throw `InjectedFault` to leave things as

@@ -237,6 +237,23 @@ final class StoreBackupTests: XCTestCase {
         XCTAssertEqual(Set(FileSystem.contents(of: other)).intersection(["store.db", "store.1.db"]).count, 1)
     }
 
+    /// A store made at the destination after `restore` looked (here by the key provider, which
+    /// runs after that look: another restore or a create racing it) is `destinationExists`, as
+    /// one there before is (concurrency audit: `destinationIsAnotherStore`, "not a backup of
+    /// this one").
+    func testAStoreMadeAtTheDestinationMeanwhileIsDestinationExists() throws {
+        let backup = try Self.populatedBackup()
+        let destination = TestSupport.temporaryPath("raced")
+        var configuration = TestSupport.configuration(backup, key: nil)
+        configuration.keyProvider = {
+            if !FileSystem.exists(destination) {
+                try Store.open(TestSupport.configuration(destination, key: nil)).close()
+            }
+            return try TestSupport.rawKey(1)()
+        }
+        XCTAssertThrowsCase("destinationExists", try Store.restore(configuration, to: destination))
+    }
+
     /// A folder holding another program's `store.db` and `attachments/` (no Cipherdex metadata,
     /// lock file or tombstone) is not a store: a restore is refused even when confirmed, and
     /// nothing there is removed.
