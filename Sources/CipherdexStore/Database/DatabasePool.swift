@@ -189,10 +189,15 @@ final class DatabasePool: @unchecked Sendable {
             }
             return
         }
+        // A reader still in use (a backup's progress handler closing its own store, a read on
+        // another thread) would hold a TRUNCATE checkpoint in SQLite's busy wait for 5 s, or until
+        // it ends: then only what can be copied now is, and the last connection to close
+        // checkpoints the rest.
+        let readersBusy = readersInUse > 0
         readerLock.unlock()
         for reader in idle { reader.close() }
         companion?.close()
-        try? writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try? writer.execute(readersBusy ? "PRAGMA wal_checkpoint(PASSIVE)" : "PRAGMA wal_checkpoint(TRUNCATE)")
         writer.close()
         readerLock.lock()
         if readersInUse > 0 {

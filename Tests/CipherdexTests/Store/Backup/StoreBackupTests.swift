@@ -237,6 +237,31 @@ final class StoreBackupTests: XCTestCase {
         XCTAssertEqual(Set(FileSystem.contents(of: other)).intersection(["store.db", "store.1.db"]).count, 1)
     }
 
+    /// `close()` from a backup's own progress handler (the backup's reader still in use on that
+    /// thread) returns at once, rather than waiting out SQLite's 5 s busy timeout in its final
+    /// checkpoint (concurrency audit 3); the backup then stops as the store is closed or
+    /// finishes, and the store's data is all there at the next open.
+    func testCloseFromABackupsProgressHandlerDoesNotWaitForTheBackup() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.createCollection("notes").insert(JSONValue.object(["text": .string(Self.secretText)]), id: "a")
+        let closedAfter = Mutex<Duration?>(nil)
+        _ = try? store.backup(to: TestSupport.temporaryPath("backup")) { _ in
+            if closedAfter.withLock({ $0 }) == nil {
+                let started = ContinuousClock.now
+                store.close()
+                closedAfter.withLock { $0 = ContinuousClock.now - started }
+            }
+            return true
+        }
+        let took = try XCTUnwrap(closedAfter.withLock { $0 })
+        XCTAssertLessThan(took, .milliseconds(2_500), "close waited for the backup's reader")
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { reopened.close() }
+        XCTAssertEqual(
+            try reopened.collection("notes").get(id: "a")?.value.objectValue?["text"]?.stringValue, Self.secretText)
+    }
+
     /// A store made at the destination after `restore` looked (here by the key provider, which
     /// runs after that look: another restore or a create racing it) is `destinationExists`, as
     /// one there before is (concurrency audit: `destinationIsAnotherStore`, "not a backup of
