@@ -417,11 +417,20 @@ extension Store {
         return folderInfo.st_dev != directoryInfo.st_dev || MountPoints.isMountPoint(FileSystem.resolvedPath(folder))
     }
 
-    /// Removes the files of generation `layout` (before writing it anew).
+    /// Removes the files of generation `layout` (before writing it anew). Its attachments
+    /// folder holding what is not the store's (a folder, a file of another name: `removeOwnedFolder`
+    /// leaves those) is refused before anything is written there, `unrecordedAttachmentFile`
+    /// naming it: the new generation would take it in.
     static func removeGenerationFiles(_ layout: StoreLayout) throws {
         for path in [layout.database, layout.databaseWAL, layout.databaseSHM, layout.databaseJournal] {
             try FileSystem.removeFile(path)
         }
-        try removeOwnedFolder(layout.attachments)
+        guard try removeOwnedFolder(layout.attachments) else {
+            let left = (try? FileSystem.entries(of: layout.attachments))?.sorted().first
+            throw StoreConversionError.unrecordedAttachmentFile(
+                path: left.map { layout.attachments + "/" + $0 } ?? layout.attachments,
+                reason: "it is not the store's (a folder, a file of another name, a mount point) and the new copy "
+                    + "would be written beside it")
+        }
     }
 }

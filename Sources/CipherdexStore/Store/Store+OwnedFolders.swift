@@ -44,9 +44,12 @@ extension Store {
     static func refuseInsideAnotherStoresFolder(_ path: String) throws {
         let resolved = FileSystem.resolvedPath(path)
         var folder = resolved
-        while folder != "/" && !folder.isEmpty {
+        // Up to the root, or to `.` when the path stays relative (a working directory removed
+        // meanwhile: `realpath` fails), whose parent is itself.
+        while !folder.isEmpty {
             let parent = FileSystem.parent(of: folder)
-            let name = String(folder.dropFirst(parent == "/" ? 1 : parent.count + 1))
+            guard parent != folder else { break }
+            let name = folder.split(separator: "/").last.map(String.init) ?? folder
             if StoreLayout.isOwned(name) && isProvablyCipherdexStore(StoreLayout(directory: parent)) {
                 let place = folder == resolved ? "it is \(folder)" : "it is inside \(folder)"
                 throw StoreError.invalidPath(

@@ -59,7 +59,7 @@ final class StoreLock: Sendable {
             // while this one was opening it.
             throw StoreError.notAStore(
                 path: layout.directory,
-                reason: path == layout.directory
+                reason: path == layout.directory || !FileSystem.exists(layout.directory)
                     ? "no such directory (it was removed while the store was being opened)"
                     : "\(path) was removed while the store was being opened (deleted meanwhile?)")
         } catch let error as SystemError {

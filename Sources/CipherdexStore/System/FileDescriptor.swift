@@ -46,6 +46,11 @@ package final class FileDescriptor: Sendable {
         }
     }
 
+    /// Sets the open file's permission bits (`fchmod`), whatever the umask made them.
+    package func setMode(_ mode: mode_t) throws {
+        try Self.retrying(operation: "fchmod", path: path) { fchmod(rawValue, mode) }
+    }
+
     /// Flushes the file's data and metadata to stable storage.
     package func sync() throws {
         try Self.retrying(operation: "fsync", path: path) { fsync(rawValue) }

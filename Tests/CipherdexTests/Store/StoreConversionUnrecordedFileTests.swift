@@ -123,4 +123,26 @@ final class StoreConversionUnrecordedFileTests: XCTestCase {
         }
         try Store.reencrypt(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
     }
+
+    /// The folder the new generation goes into (`attachments.1`, what an interrupted conversion
+    /// may leave) holding what is not the store's: refused before the copy is written there,
+    /// naming it (the conversion took it into the new generation, reported success, and `verify`
+    /// then called the store damaged).
+    func testANewGenerationsFolderHoldingForeignFilesIsRefused() throws {
+        let path = TestSupport.temporaryPath()
+        _ = try makeStore(at: path, key: TestSupport.rawKey(1))
+        try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1))).close()
+        try FileManager.default.createDirectory(atPath: path + "/attachments.1/X", withIntermediateDirectories: true)
+        try Data("someone's".utf8).write(to: URL(fileURLWithPath: path + "/attachments.1/X/file"))
+        XCTAssertThrowsError(
+            try Store.reencrypt(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        ) { error in
+            guard case .unrecordedAttachmentFile(let named, _) = error as? StoreConversionError else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertEqual(named, path + "/attachments.1/X")
+        }
+        XCTAssertFalse(FileSystem.exists(path + "/store.1.db"))
+        XCTAssertEqual(FileManager.default.contents(atPath: path + "/attachments.1/X/file"), Data("someone's".utf8))
+    }
 }

@@ -152,6 +152,19 @@ final class StoreDeletionTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: old + "/kept/file"), Data("user file".utf8))
     }
 
+    /// A relative path whose working directory was removed (`realpath` fails, the path stays
+    /// relative) is looked at up to `.` and no further: the check looped forever.
+    func testTheCheckEndsForARelativePathInARemovedWorkingDirectory() throws {
+        let saved = FileManager.default.currentDirectoryPath
+        defer { XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(saved)) }
+        let gone = TestSupport.temporaryPath("gone")
+        try FileManager.default.createDirectory(atPath: gone, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(gone))
+        try FileManager.default.removeItem(atPath: gone)
+        try Store.refuseInsideAnotherStoresFolder("newstore")
+        try Store.refuseInsideAnotherStoresFolder("a/b/attachments")
+    }
+
     /// A new store, or a backup, is refused inside another store's folders (or at one of its
     /// names) before anything is created: that store's deletion and checks take them for its own.
     func testANewStoreOrBackupInsideAnotherStoresFoldersIsRefused() throws {

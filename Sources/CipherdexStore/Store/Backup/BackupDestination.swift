@@ -190,7 +190,12 @@ struct BackupDestination {
                 } ?? 3
         }
         let target = layout.withGeneration(generation)
-        try Store.wrapSystem { try Store.removeGenerationFiles(target) }
+        do {
+            try Store.wrapSystem { try Store.removeGenerationFiles(target) }
+        } catch StoreConversionError.unrecordedAttachmentFile(let folder, let reason) {
+            throw BackupError.destinationNotAStore(
+                path: path, reason: "\(folder), where the copy would go, is not empty: \(reason); move that out")
+        }
         return BackupDestination(
             path: path, target: target, reusable: sameStore ? current.map { layout.withGeneration($0) } : nil,
             previousMetadataGeneration: previous?.generation ?? 0, lock: lock, isNew: false)

@@ -67,6 +67,20 @@ final class StoreBackupDestinationTests: XCTestCase {
     /// The store itself, a path inside its folder (however written: `..`, a link) or a folder
     /// holding it is refused before anything is written: a backup in `staging/` was taken for the
     /// store's own files, and the store no longer opened.
+    /// An earlier backup whose next generation's folder (`attachments.1`) holds what is not the
+    /// backup's is refused, naming it, before the copy is written there (it was taken into the
+    /// copy, and `verify` called the backup damaged).
+    func testAnEarlierBackupWhoseNextFolderHoldsForeignFilesIsRefused() throws {
+        let destination = TestSupport.temporaryPath("backup")
+        try store.backup(to: destination)
+        try FileManager.default.createDirectory(
+            atPath: destination + "/attachments.1/photos", withIntermediateDirectories: true)
+        expectRefusal("destinationNotAStore", destination)
+        let backup = try Store.open(TestSupport.configuration(destination, key: TestSupport.rawKey(1)))
+        defer { backup.close() }
+        XCTAssertTrue(try backup.verify().isHealthy)
+    }
+
     func testADestinationOverlappingTheStoreIsRefused() throws {
         let link = TestSupport.temporaryPath("link")
         XCTAssertEqual(symlink(storePath, link), 0)
