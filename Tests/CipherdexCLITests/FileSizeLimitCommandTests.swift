@@ -74,5 +74,9 @@ final class FileSizeLimitCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
         XCTAssertEqual(try cli.run(["keygen", "--out", out]).status, 0)
         XCTAssertEqual(try cli.run(["keygen", "--out", out]).status, 1, "an existing key file is refused")
+        let missing = try cli.run(["keygen", "--out", cli.directory + "/no/such/k"])
+        XCTAssertTrue(missing.stderr.hasPrefix("cipherdex: error: parentFolderMissing: "), missing.stderr)
+        XCTAssertEqual(try cli.run(["keygen", "--out", ""]).status, 64)
+        XCTAssertEqual(try cli.run(["doc", "put", store, "c", "d", ""]).status, 64)
     }
 }

@@ -114,7 +114,12 @@ final class StoreCommandTests: XCTestCase {
         let attached = try cli.run(["attach", "s", "--", "--help"])
         XCTAssertEqual(attached.status, 0, attached.stderr)
         XCTAssertFalse(attached.stdout.contains("USAGE"), attached.stdout)
-        for command in [["doc", "put", "--help"], ["doc", "put", "s", "notes", "-h"], ["attach", "s", "-h"]] {
+        let extra = try cli.run(["info", "s", "--", "--help"])
+        XCTAssertEqual(extra.status, 64)
+        XCTAssertTrue(extra.stderr.hasSuffix("unexpected argument --help\n"), extra.stderr)
+        for command in [
+            ["doc", "put", "--help"], ["doc", "put", "s", "notes", "-h"], ["attach", "s", "-h"], ["info", "", "-h"],
+        ] {
             let help = try cli.run(command)
             XCTAssertEqual(help.status, 0, "\(command)")
             XCTAssertTrue(help.stdout.hasPrefix("USAGE: cipherdex "), "\(command): \(help.stdout)")

@@ -50,8 +50,10 @@ struct DocCommand: Command {
         let collection = try arguments.positional("COLLECTION")
         switch verb {
         case "put":
-            action = .put(
-                collection: collection, id: try arguments.positional("ID"), file: arguments.optionalPositional())
+            let id = try arguments.positional("ID")
+            let file = arguments.optionalPositional()
+            if file?.isEmpty == true { throw CLIError.usage("FILE is an empty path") }
+            action = .put(collection: collection, id: id, file: file)
         case "get":
             action = .get(collection: collection, id: try arguments.positional("ID"))
         case "rm":

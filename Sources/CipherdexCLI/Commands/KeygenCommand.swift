@@ -22,6 +22,7 @@ struct KeygenCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         outputPath = try arguments.option("--out")
+        if outputPath?.isEmpty == true { throw CLIError.usage("--out is an empty path") }
     }
 
     func run() throws {
@@ -42,6 +43,12 @@ struct KeygenCommand: Command {
         let file: FileDescriptor
         do {
             file = try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+        } catch let error as SystemError where error.errno == ENOENT || error.errno == ENOTDIR {
+            throw CLIError.failed(
+                code: "parentFolderMissing",
+                message:
+                    "cannot create \(path): the folder \((path as NSString).deletingLastPathComponent) does not exist (create it first)"
+            )
         } catch let error as SystemError where error.errno == EEXIST {
             throw CLIError.failed(
                 code: "fileExists", message: "cannot create \(path): it exists (a key is never overwritten)")
@@ -50,7 +57,7 @@ struct KeygenCommand: Command {
         }
         do {
             // Exactly 0600 whatever the umask (one of 0777 would leave 0000).
-            if chmod(path, 0o600) != 0 { throw SystemError(operation: "chmod", path: path, errno: errno) }
+            try file.setMode(0o600)
             try file.writeAll(bytes)
             try file.sync()
         } catch let error as SystemError {

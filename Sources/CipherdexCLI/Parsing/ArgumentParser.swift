@@ -119,6 +119,8 @@ struct Arguments {
     func finish() throws {
         for index in tokens.indices where !consumed[index] {
             let token = tokens[index]
+            // The `--` marker itself is no argument: what follows it is named instead.
+            if token == "--" && !isAfterDoubleDash(index) { continue }
             if token.hasPrefix("-") && !isAfterDoubleDash(index) {
                 throw CLIError.usage("unknown option \(token)")
             }

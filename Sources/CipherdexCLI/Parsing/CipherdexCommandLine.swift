@@ -92,9 +92,10 @@ enum CipherdexCommandLine {
             let instance: any Command
             do {
                 instance = try command.init(parsing: &arguments)
-            } catch CLIError.usage(let message) {
+            } catch {
+                // Asked for help, the arguments' own faults (a usage error, an empty STORE) wait.
                 if arguments.wantsHelp { return printHelp() }
-                throw CLIError.usage(message)
+                throw error
             }
             if arguments.wantsHelp { return printHelp() }
             try arguments.finish()
