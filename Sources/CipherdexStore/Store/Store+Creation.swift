@@ -155,6 +155,9 @@ extension Store {
                 create: true)
             try configuration.configureConnection(connection)
             try configuration.migrator.migrate(connection)
+            try connection.execute(
+                "INSERT INTO cipherdex_settings (name, value) VALUES (?, ?)",
+                [.text(storeIDSetting), .text(storeID)])
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             connection.close()
         } catch let error as DatabaseError {

@@ -87,8 +87,16 @@ extension Store {
         }
     }
 
-    /// Verifies the database with the data key and returns the migrations it records, writing nothing
-    /// a failed open could leave behind:
+    /// The `cipherdex_settings` row holding the id of the store a database belongs to, the same as
+    /// its metadata's `storeID` (FORMAT.md section 6): what tells another store's `store.db` put in
+    /// place of this one's, which nothing else does in an unencrypted store.
+    static let storeIDSetting = "store.id"
+
+    /// Verifies the database with the data key and returns the migrations it records and whether
+    /// it records its store's id (`cipherdex_settings` `store.id`: not in a database made before
+    /// it was kept). A recorded id other than `storeID` (the metadata's) is `storeCorrupted`:
+    /// another store's database put in this one's place. Writes nothing a failed open could leave
+    /// behind:
     /// - page 1 is read through an immutable connection (no lock, no `-shm`, no WAL): a wrong
     ///   data key fails here (and, without a log, a damaged header);
     /// - without a write-ahead log, the schema is read the same way;
@@ -99,13 +107,33 @@ extension Store {
     ///   there) by `WALCompanions`. First the log is read frame by frame (`WriteAheadLogScan`):
     ///   a damaged frame with committed transactions after it, or a damaged header in front of
     ///   committed frames, is `storeCorrupted`, where SQLite would drop them.
-    static func verifiedSchemaVersions(databasePath: String, key: SecureBytes?, cipher: CipherSettings?) throws
-        -> Set<Int>
-    {
+    static func verifiedSchemaVersions(
+        databasePath: String, key: SecureBytes?, cipher: CipherSettings?, storeID: String
+    ) throws -> (versions: Set<Int>, recordsStoreID: Bool) {
+        func recorded(_ connection: Connection) throws -> (versions: Set<Int>, recordsStoreID: Bool) {
+            let versions = try Migrator.recordedVersions(of: connection)
+            guard versions.contains(1) else { return (versions, false) }
+            let row: SQLValue?
+            do {
+                row = try connection.scalar(
+                    "SELECT value FROM cipherdex_settings WHERE name = ?", [.text(storeIDSetting)])
+            } catch let error as DatabaseError where StoreError.classifyingEnvironment(error) == nil {
+                // A damaged page there is damage for `verify` to name; the store still opens, as
+                // it did before the id was kept (its other tables may be read, exported).
+                return (versions, true)
+            }
+            guard let recorded = row?.textValue else { return (versions, false) }
+            guard recorded == storeID else {
+                throw StoreError.storeCorrupted(
+                    reason: "\(databasePath) belongs to another store (store id \(recorded)), not to the store "
+                        + "\(storeID) its metadata names: put this store's database back, or restore from a backup")
+            }
+            return (versions, true)
+        }
         let walSize = FileKind.of(databasePath + "-wal").size ?? 0
         do {
             let pageCheck = try Connection(path: databasePath, mode: .verifyOnly, key: key, cipher: cipher)
-            if walSize == 0 { return try Migrator.recordedVersions(of: pageCheck) }
+            if walSize == 0 { return try recorded(pageCheck) }
         } catch let error as DatabaseError where walSize > 0 && error.code != Connection.notADatabaseCode {
             // Page 1 decrypted but the main file alone is inconsistent (a checkpoint killed
             // part-way leaves a first page that counts pages not yet copied): the log decides.
@@ -123,7 +151,7 @@ extension Store {
         do {
             let probe = try Connection(path: databasePath, mode: .readOnlyProbe, key: key, cipher: cipher)
             defer { probe.close() }
-            return try Migrator.recordedVersions(of: probe)
+            return try recorded(probe)
         } catch {
             try companions.restore()
             throw error

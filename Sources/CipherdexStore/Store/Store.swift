@@ -299,9 +299,10 @@ public final class Store: Sendable {
         // One literal `x'<hex>'` for every connection of this store, built once in secure memory.
         let databaseKey = dataKey?.sqlcipherRawKeyLiteral()
         let recordedVersions: Set<Int>
+        let recordsStoreID: Bool
         do {
-            recordedVersions = try verifiedSchemaVersions(
-                databasePath: databasePath, key: databaseKey, cipher: metadata.cipher)
+            (recordedVersions, recordsStoreID) = try verifiedSchemaVersions(
+                databasePath: databasePath, key: databaseKey, cipher: metadata.cipher, storeID: metadata.storeID)
         } catch let error as DatabaseError {
             throw openFailure(error, encrypted: metadata.encrypted, databasePath: databasePath)
         } catch let error as SystemError {
@@ -332,7 +333,15 @@ public final class Store: Sendable {
                 cipher: metadata.cipher, cacheSizeKiB: configuration.cacheSizeKiB)
             writer = connection
             try configuration.configureConnection(connection)
-            if !readOnly { try configuration.migrator.migrate(connection) }
+            if !readOnly {
+                try configuration.migrator.migrate(connection)
+                // A database made before the store id was kept in it gets it now.
+                if !recordsStoreID {
+                    try connection.execute(
+                        "INSERT OR IGNORE INTO cipherdex_settings (name, value) VALUES (?, ?)",
+                        [.text(storeIDSetting), .text(metadata.storeID)])
+                }
+            }
             pool = DatabasePool(
                 writer: connection, maximumReaders: configuration.maximumReaders,
                 readsOnWriter: configuration.readsOnWriter

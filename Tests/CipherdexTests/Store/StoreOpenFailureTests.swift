@@ -35,6 +35,40 @@ final class StoreOpenFailureTests: XCTestCase {
     private var metadataPath: String { path + "/metadata.json" }
     private var databasePath: String { path + "/store.db" }
 
+    /// Another unencrypted store's `store.db` (or its crash-left `-wal`) put in place of this
+    /// one's is `storeCorrupted` naming both store ids, changing nothing: it opened, and showed
+    /// the other store's documents as this one's. A database made before the id was kept gets it
+    /// at its next writable open, and is told apart from then on.
+    func testAnotherStoresDatabaseIsStoreCorrupted() throws {
+        try makeStore(key: nil)
+        let other = TestSupport.temporaryPath("other")
+        let otherStore = try Store.open(TestSupport.configuration(other, key: nil))
+        try otherStore.createCollection("theirs").insert(JSONValue.object([:]), id: "x")
+        // Crash-left: the other store's log goes along, unread until the check has run.
+        TestSupport.copyDirectory(other, to: other + "-copy")
+        otherStore.close()
+        let original = try Data(contentsOf: URL(fileURLWithPath: databasePath))
+        for (database, log) in [(other + "/store.db", nil), (other + "-copy/store.db", other + "-copy/store.db-wal")] {
+            try FileManager.default.removeItem(atPath: databasePath)
+            try FileManager.default.copyItem(atPath: database, toPath: databasePath)
+            if let log { try FileManager.default.copyItem(atPath: log, toPath: databasePath + "-wal") }
+            assertOpenFails("storeCorrupted", key: nil)
+            try? FileManager.default.removeItem(atPath: databasePath + "-wal")
+            try? FileManager.default.removeItem(atPath: databasePath + "-shm")
+        }
+        try original.write(to: URL(fileURLWithPath: databasePath))
+        // An older database without the id: kept at the next open, checked after it.
+        var store = try Store.open(TestSupport.configuration(path, key: nil))
+        try store.write { try $0.execute("DELETE FROM cipherdex_settings WHERE name = 'store.id'") }
+        store.close()
+        store = try Store.open(TestSupport.configuration(path, key: nil))
+        let recorded = try store.read {
+            try $0.scalar("SELECT value FROM cipherdex_settings WHERE name = 'store.id'")?.textValue
+        }
+        XCTAssertEqual(recorded, try store.info().storeID)
+        store.close()
+    }
+
     func testKeyRequired() throws {
         try makeStore(key: TestSupport.rawKey(1))
         assertOpenFails("keyRequired", key: nil)
