@@ -64,6 +64,7 @@ public enum PDFExtractionHelper {
             report(HelperOptions.usage + "\n", to: 1)
             return 0
         }
+        exitWhenOrphaned()
         // poppler and its libraries are loaded here, in the helper only (never by the host at
         // start), before the limits, as when they were linked; a failure is each request's answer.
         PopplerLibraries.preload()
@@ -121,6 +122,27 @@ public enum PDFExtractionHelper {
             if stalled { _exit(0) }
         }
         return 0
+    }
+
+    /// The parent the helper was started by (`getppid()` at its start).
+    private static let parent = Atomic<Int32>(0)
+
+    /// Ends the helper within 0.2 s once its parent is gone (killed, stopped by Ctrl-C), from a
+    /// thread of its own: a page it was recognising, minutes of CPU, is no one's any more, and
+    /// it holds the decrypted document (OCR audit: helpers ran on for minutes after the command
+    /// was stopped). A parent gone, the helper is another process's child, and `getppid()`
+    /// changes. Started before the resource limits (a thread's stack counts against the address
+    /// space limit).
+    private static func exitWhenOrphaned() {
+        parent.store(getppid(), ordering: .relaxed)
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, nil,
+            { _ in
+                while getppid() == PDFExtractionHelper.parent.load(ordering: .relaxed) { usleep(200_000) }
+                _exit(3)
+            }, nil)
+        if started == 0 { pthread_detach(thread) }
     }
 
     /// Writes `text` to a standard stream.
