@@ -17,12 +17,14 @@ extension SearchIndexWriter {
     }
 
     /// Whether every candidate page of `uid`'s last indexing has a kept result in `languages`
-    /// (or OCR was off both then and now: `languages` nil and none recorded).
+    /// (or OCR is off now, `languages` nil: what the index holds, recognised or not, stays).
     static func isOCRCurrent(uid: String, contentHash: [UInt8], languages: String?, db: Connection) throws -> Bool {
         let row = try db.rows("SELECT ocr_languages, ocr_pages FROM search_documents WHERE uid = ?", [.text(uid)]).first
         let recorded = row?[0].textValue
-        guard recorded == languages else { return false }
+        // OCR off: the text in the index stays as it is, recognised text included (as a folder
+        // sync keeps it; `add` of the same file without OCR threw it away).
         guard let languages else { return true }
+        guard recorded == languages else { return false }
         let candidates = decodePages(row?[1].textValue)
         guard !candidates.isEmpty else { return true }
         let kept = try keptOCR(contentHash: contentHash, languages: languages, db: db)

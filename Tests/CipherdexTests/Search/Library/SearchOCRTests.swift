@@ -108,6 +108,21 @@ final class SearchOCRTests: XCTestCase {
         XCTAssertLessThanOrEqual(statistics.helpersStarted, cores)
     }
 
+    /// Adding the same content again with OCR off keeps the recognised text (as a folder sync
+    /// does, and as the README says of turning OCR off): it re-indexed the file without OCR and
+    /// the scanned page's words were no longer found (OCR audit 5).
+    func testAddingAgainWithOCROffKeepsTheRecognisedText() throws {
+        let store = try store()
+        defer { store.close() }
+        try store.library.add(data: Data(Self.mixedPDF), uid: "mixed.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        store.library.configure { $0.ocr = .disabled }
+        try store.library.add(data: Data(Self.mixedPDF), uid: "mixed.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.search("ishmael").documents, ["mixed.pdf": [0]])
+        XCTAssertEqual(try store.library.ocrStatus(of: "mixed.pdf")?.recognizedPages, [0])
+    }
+
     func testOCRIsOffByDefault() throws {
         let (store, _) = try SearchLibraryTestSupport.store(isolated: true)
         defer { store.close() }
