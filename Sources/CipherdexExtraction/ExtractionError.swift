@@ -62,7 +62,7 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable
         case .unsupportedFormat(let format):
             return "unsupported document format: \(format)"
         case .libraryUnavailable(let reason):
-            return "the PDF libraries could not be loaded: \(reason)"
+            return "the PDF or OCR libraries could not be loaded: \(reason)"
         case .imageTooLarge(let page, let width, let height, let needed, let available):
             let size = "page \(page) holds an image of \(width) × \(height) pixels"
             if width > 32767 || height > 32767 { return "\(size), larger than the 32767 pixels a side cairo can draw" }

@@ -54,7 +54,7 @@ final class PopplerLibrariesTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(1))
         let error = ExtractionError.libraryUnavailable(reason: message)
         XCTAssertTrue(
-            error.errorDescription?.hasPrefix("the PDF libraries could not be loaded: libcipherdex-missing") == true)
+            error.errorDescription?.hasPrefix("the PDF or OCR libraries could not be loaded: libcipherdex-missing") == true)
     }
 
     func testALibraryWithoutAFunctionIsATypedErrorNamingIt() {

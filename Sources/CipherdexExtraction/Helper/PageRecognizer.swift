@@ -180,11 +180,15 @@ final class PageRecognizer {
     private func engine(for languages: String, _ tess: cdx_tesseract_api) throws -> OpaquePointer {
         if let engine, engine.languages == languages { return engine.api }
         closeEngine()
-        guard let api = tess.create() else { throw ExtractionError.damaged(reason: "Tesseract could not start") }
+        // The environment's fault, not the document's: `libraryUnavailable`, a failure the next
+        // indexing tries again (it was `damaged`, kept for good with the page).
+        guard let api = tess.create() else {
+            throw ExtractionError.libraryUnavailable(reason: "Tesseract could not start")
+        }
         guard tess.init3(api, OCRLanguageData.folder, languages) == 0 else {
             tess.destroy(api)
             let missing = OCRLanguageData.firstMissing(languages.split(separator: "+").map(String.init))
-            throw ExtractionError.damaged(
+            throw ExtractionError.libraryUnavailable(
                 reason: "Tesseract could not load the language data for \(languages)"
                     + (missing.map { ": install \(OCRLanguageData.package(for: $0))" } ?? ""))
         }

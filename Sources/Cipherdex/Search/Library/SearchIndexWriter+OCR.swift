@@ -4,17 +4,28 @@ import Foundation
 /// candidate pages, and the OCR text of a page written into the index.
 extension SearchIndexWriter {
     /// The kept OCR results of `contentHash` in `languages`, by page: the text, or nil for a
-    /// page whose recognition failed.
+    /// page whose recognition failed for the page's own sake (damaged, too large). A failure of
+    /// the environment (`retriedFailures`: a time-out on a busy machine, a killed or crashed
+    /// helper, language data that could not be loaded) is not kept: the next indexing of the
+    /// document recognises the page again (it was kept for good, the page never found).
     static func keptOCR(contentHash: [UInt8], languages: String, db: Connection) throws -> [Int: String?] {
         var kept: [Int: String?] = [:]
         try db.forEachRow(
-            "SELECT page_index, body FROM search_ocr WHERE content_hash = ? AND languages = ?",
+            "SELECT page_index, body, failure FROM search_ocr WHERE content_hash = ? AND languages = ?",
             [.blob(contentHash), .text(languages)]
         ) { row in
+            if let failure = row[2].textValue, retriedFailures.contains(where: { failure.hasPrefix($0 + ":") }) {
+                return
+            }
             kept[Int(row[0].integerValue ?? 0)] = .some(row[1].textValue)
         }
         return kept
     }
+
+    /// The `ExtractionError` names of page failures that are the environment's, tried again.
+    static let retriedFailures = [
+        "timedOut", "memoryLimitExceeded", "helperCrashed", "helperUnavailable", "libraryUnavailable",
+    ]
 
     /// Whether every candidate page of `uid`'s last indexing has a kept result in `languages`
     /// (or OCR is off now, `languages` nil: what the index holds, recognised or not, stays).

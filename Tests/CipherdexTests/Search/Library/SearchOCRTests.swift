@@ -123,6 +123,33 @@ final class SearchOCRTests: XCTestCase {
         XCTAssertEqual(try store.library.ocrStatus(of: "mixed.pdf")?.recognizedPages, [0])
     }
 
+    /// A page whose recognition failed for the environment's sake (a time-out on a busy machine,
+    /// a killed helper, language data that would not load) is recognised again at the next
+    /// indexing; one that failed for its own (a damaged image) is kept (OCR audit 2: every
+    /// failure was kept for good, and the page never found).
+    func testEnvironmentFailuresAreRetriedAndOtherFailuresKept() throws {
+        let store = try store()
+        defer { store.close() }
+        func failPage(_ failure: String) throws {
+            try store.write { db in
+                try db.execute("UPDATE search_ocr SET body = NULL, failure = ?", [.text(failure)])
+            }
+        }
+        try store.library.add(data: Data(Self.mixedPDF), uid: "mixed.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        let recognised = ocrRequests(store)
+        try failPage("damaged: the document is damaged: an image stream is truncated")
+        try store.library.add(data: Data(Self.mixedPDF), uid: "mixed.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(ocrRequests(store), recognised, "a damaged page is not recognised again")
+        try failPage("timedOut: text extraction took longer than 115.0 s")
+        try store.library.add(data: Data(Self.mixedPDF), uid: "mixed.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(ocrRequests(store), recognised + 1, "a timed-out page is recognised again")
+        XCTAssertEqual(try store.library.search("ishmael").documents, ["mixed.pdf": [0]])
+        XCTAssertEqual(try store.library.ocrStatus(of: "mixed.pdf")?.failures, [])
+    }
+
     func testOCRIsOffByDefault() throws {
         let (store, _) = try SearchLibraryTestSupport.store(isolated: true)
         defer { store.close() }
