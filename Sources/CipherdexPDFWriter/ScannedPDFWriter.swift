@@ -15,15 +15,20 @@ public enum ScannedPDFWriter {
         public var noise: Double
         /// Seed of the noise, so a page is the same each run.
         public var seed: UInt64
+        /// The ink's gray, 0 black to 1 white, on white paper (0.1; 0.78 is faded ink).
+        public var ink: Double
 
         /// Creates a degradation; the default is 1.5°, one blur pass, noise 12, seed 1. (Noise
         /// of 24 on every pixel makes Tesseract's layout analysis run for minutes on a page that
         /// is mostly background: the per-page limits are for such pages.)
-        public init(skewDegrees: Double = 1.5, blurPasses: Int = 1, noise: Double = 12, seed: UInt64 = 1) {
+        public init(
+            skewDegrees: Double = 1.5, blurPasses: Int = 1, noise: Double = 12, seed: UInt64 = 1, ink: Double = 0.1
+        ) {
             self.skewDegrees = skewDegrees
             self.blurPasses = max(0, blurPasses)
             self.noise = max(0, noise)
             self.seed = seed
+            self.ink = min(1, max(0, ink))
         }
 
         /// No degradation: straight, sharp, clean.
@@ -89,7 +94,7 @@ public enum ScannedPDFWriter {
         cairo_translate(cr, PDFWriter.pageWidth / 2, PDFWriter.pageHeight / 2)
         cairo_rotate(cr, degradation.skewDegrees * .pi / 180)
         cairo_translate(cr, -PDFWriter.pageWidth / 2, -PDFWriter.pageHeight / 2)
-        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1)
+        cairo_set_source_rgb(cr, degradation.ink, degradation.ink, degradation.ink)
         let family = "DejaVu Serif"
         let size = 11.0
         var fonts = FontCatalog()

@@ -48,6 +48,33 @@ final class PageRecognitionTests: XCTestCase {
     }
 
     /// A page past its wall-clock limit fails with `timedOut`.
+    /// A faded scan (ink at gray 200 on white) is recognised: its contrast is stretched before
+    /// Sauvola's thresholding, which made the light ink white and gave no text (OCR audit 3).
+    func testAFadedScanIsRecognized() throws {
+        let faded = ScannedPDFWriter.make(
+            pages: [Self.prose], degradation: .init(skewDegrees: 0, blurPasses: 0, noise: 0, ink: 200.0 / 255))
+        let page = try ocrExtractor().recognizePage(0, of: faded, password: nil, settings: OCRSettings())
+        XCTAssertTrue(page.text.lowercased().contains("neighbourhood"), page.text)
+    }
+
+    /// The stretch leaves a page of ordinary contrast, and a blank one, as they are.
+    func testContrastIsStretchedOnlyOnLowContrastPages() {
+        var faded = PageRecognizer.GrayImage(
+            width: 100, height: 10, dpi: 300,
+            pixels: [UInt8](repeating: 255, count: 990) + [UInt8](repeating: 200, count: 10))
+        faded.stretchContrast()
+        XCTAssertEqual(faded.pixels.min(), 0)
+        XCTAssertEqual(faded.pixels.max(), 255)
+        for pixels in [
+            [UInt8](repeating: 255, count: 990) + [UInt8](repeating: 20, count: 10),
+            [UInt8](repeating: 255, count: 995) + [UInt8](repeating: 250, count: 5),
+        ] {
+            var image = PageRecognizer.GrayImage(width: 100, height: 10, dpi: 300, pixels: pixels)
+            image.stretchContrast()
+            XCTAssertEqual(image.pixels, pixels)
+        }
+    }
+
     func testSlowPageTimesOut() throws {
         let dense = String(repeating: Self.prose + "\n", count: 8)
         let scanned = ScannedPDFWriter.make(pages: [dense], degradation: .none)

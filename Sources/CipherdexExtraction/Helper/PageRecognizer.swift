@@ -43,7 +43,8 @@ final class PageRecognizer {
         // image, with room for poppler's own work.
         let suspect = try PageImageCheck.check(
             page, pageIndex: request.pageIndex, reservedBytes: size.width * size.height * 5 + Self.renderSlackBytes)
-        let image = try Self.render(page, size: size, poppler)
+        var image = try Self.render(page, size: size, poppler)
+        image.stretchContrast()
         let tess = try loaded()
         let api = try engine(for: request.languages, tess)
         let remaining = request.deadlineSeconds - (ContinuousClock.now - started) / .seconds(1)
@@ -83,6 +84,38 @@ final class PageRecognizer {
         var dpi: Int
         /// `width * height` bytes, 0 black to 255 white.
         var pixels: [UInt8]
+
+        /// Stretches a low-contrast page's grays to the whole range: the darkest 0.1% of pixels
+        /// and below become black, the lightest 0.1% and above white. Sauvola's thresholding
+        /// (below) makes light ink white: faded ink (gray 200 on white) or gray ink on gray paper
+        /// (150 on 200) gave no text at all, though Tesseract's own reads them. A page with
+        /// ordinary contrast (its darkest and lightest grays 200 or more apart) or none (a blank
+        /// page: less than 24 apart) is left as it is.
+        mutating func stretchContrast() {
+            guard !pixels.isEmpty else { return }
+            var histogram = [Int](repeating: 0, count: 256)
+            for pixel in pixels { histogram[Int(pixel)] += 1 }
+            let tail = max(1, pixels.count / 1000)
+            var low = 0
+            var seen = 0
+            while low < 255 && seen + histogram[low] < tail {
+                seen += histogram[low]
+                low += 1
+            }
+            var high = 255
+            seen = 0
+            while high > 0 && seen + histogram[high] < tail {
+                seen += histogram[high]
+                high -= 1
+            }
+            let range = high - low
+            guard range >= 24 && range < 200 else { return }
+            var table = [UInt8](repeating: 0, count: 256)
+            for value in 0..<256 {
+                table[value] = UInt8(max(0, min(255, (value - low) * 255 / range)))
+            }
+            for index in pixels.indices { pixels[index] = table[Int(pixels[index])] }
+        }
     }
 
     /// Address space the image check leaves for poppler's work during the render, beside the
