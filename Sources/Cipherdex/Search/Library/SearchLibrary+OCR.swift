@@ -20,7 +20,11 @@ extension SearchLibrary {
             let languages = configuration.ocr.languages
         else { return nil }
         var settings = configuration.ocrSettings
-        settings.languages = languages
+        // A language given twice (`eng+eng`) is the same recognition as once: kept once, so
+        // results kept in `eng` are reused rather than every page recognised again.
+        settings.languages = languages.reduce(into: []) { kept, language in
+            if !kept.contains(language) { kept.append(language) }
+        }
         return settings
     }
 

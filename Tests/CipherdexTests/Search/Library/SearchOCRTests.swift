@@ -150,6 +150,21 @@ final class SearchOCRTests: XCTestCase {
         XCTAssertEqual(try store.library.ocrStatus(of: "mixed.pdf")?.failures, [])
     }
 
+    /// A language given twice is recognised, recorded and reused as once (OCR audit 8c: `eng+eng`
+    /// recognised every page again).
+    func testALanguageGivenTwiceIsOnce() throws {
+        let store = try store()
+        defer { store.close() }
+        try store.library.add(data: Data(Self.mixedPDF), uid: "mixed.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        let recognised = ocrRequests(store)
+        store.library.configure { $0.ocr = .enabled(languages: ["eng", "eng"]) }
+        try store.library.add(data: Data(Self.mixedPDF), uid: "mixed.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(ocrRequests(store), recognised)
+        XCTAssertEqual(try store.library.ocrStatus(of: "mixed.pdf")?.languages, ["eng"])
+    }
+
     func testOCRIsOffByDefault() throws {
         let (store, _) = try SearchLibraryTestSupport.store(isolated: true)
         defer { store.close() }
