@@ -15,7 +15,7 @@ import Foundation
 /// A standard stream the command was started without (`cipherdex … >&-`) gets `/dev/null`
 /// (read-only: what would be printed there fails as not written): a store file opened on that
 /// descriptor would otherwise receive the command's output, documents and keys, in plaintext.
-StandardStreams.occupyClosed()
+StandardDescriptors.occupyClosed()
 try? CoreDumps.disable()
 signal(SIGXFSZ, SIG_IGN)
 do {

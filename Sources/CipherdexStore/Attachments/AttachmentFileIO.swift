@@ -16,7 +16,7 @@ enum AttachmentFileIO {
     /// `fstat` of the opened descriptor itself.
     static func openForReading(path: String, id: String) throws(AttachmentError) -> Int32 {
         while true {
-            let fd = StandardStreams.movedAbove(open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC))
+            let fd = StandardDescriptors.movedAbove(open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC))
             if fd >= 0 {
                 var info = stat()
                 guard fstat(fd, &info) == 0 else {
@@ -44,7 +44,7 @@ enum AttachmentFileIO {
     /// Creates or truncates `path` for writing with mode 0600.
     static func openForWriting(path: String, id: String) throws(AttachmentError) -> Int32 {
         while true {
-            let fd = StandardStreams.movedAbove(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600))
+            let fd = StandardDescriptors.movedAbove(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600))
             if fd >= 0 { return fd }
             let code = errno
             if code == EINTR { continue }

@@ -15,10 +15,10 @@ package final class FileDescriptor: Sendable {
     let path: String
 
     /// Opens `path` with `flags` (and `mode` when creating), never on descriptors 0–2
-    /// (`StandardStreams.movedAbove`: a store file there would receive the process's output).
+    /// (`StandardDescriptors.movedAbove`: a store file there would receive the process's output).
     package init(path: String, flags: Int32, mode: mode_t = 0o600) throws {
         let fd = try Self.retrying(operation: "open", path: path) {
-            StandardStreams.movedAbove(Glibc.open(path, flags | O_CLOEXEC, mode))
+            StandardDescriptors.movedAbove(Glibc.open(path, flags | O_CLOEXEC, mode))
         }
         self.rawValue = fd
         self.path = path

@@ -9,7 +9,7 @@ import XCTest
 
 /// A store file never lands on descriptors 0–2: with standard input closed, a store's lock file
 /// opened by the library goes above 2, and descriptor 0 gets `/dev/null`.
-final class StandardStreamsTests: XCTestCase {
+final class StandardDescriptorsTests: XCTestCase {
     func testAStoreFileOpenedWithStandardInputClosedGoesAboveTwo() throws {
         let savedInput = dup(0)
         XCTAssertGreaterThan(savedInput, 2)
@@ -27,6 +27,6 @@ final class StandardStreamsTests: XCTestCase {
         XCTAssertEqual(stat("/dev/null", &null), 0)
         XCTAssertEqual(zero.st_rdev, null.st_rdev, "descriptor 0 holds /dev/null, not a store file")
         XCTAssertEqual(fcntl(0, F_GETFL) & O_ACCMODE, O_RDONLY)
-        XCTAssertEqual(StandardStreams.movedAbove(5), 5)
+        XCTAssertEqual(StandardDescriptors.movedAbove(5), 5)
     }
 }

@@ -6,7 +6,7 @@
 /// (`cmd <&- >&-`) gets that number back from its next `open`: a store file opened there (the
 /// lock file, held open) would receive everything the process prints to standard output, in
 /// plaintext. SQLite's own opens do the same (`robust_open`).
-package enum StandardStreams {
+package enum StandardDescriptors {
     /// Puts `/dev/null`, opened read-only, on each of descriptors 0, 1 and 2 that is closed: a
     /// read from it finds nothing and a write to it fails (`EBADF`), so output meant for a closed
     /// standard output is reported as not written, never sent elsewhere. For a program's start.
