@@ -51,7 +51,8 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Codable, Sendable
         case .damaged(let reason):
             return "the document is damaged: \(reason)"
         case .timedOut(let seconds):
-            return "text extraction took longer than \(seconds) s (of elapsed or processor time) and was stopped"
+            let shown = seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)
+            return "text extraction took longer than \(shown) s (of elapsed or processor time) and was stopped"
         case .memoryLimitExceeded(let bytes):
             return "text extraction needed more than \(bytes) bytes of memory and was stopped"
         case .helperCrashed(let signal, let status):

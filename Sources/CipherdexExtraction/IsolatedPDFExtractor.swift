@@ -108,8 +108,14 @@ public struct IsolatedPDFExtractor: PDFExtractor {
         let page = OCRPageRequest(
             pageIndex: pageIndex, languages: settings.languageString, dpi: settings.dpi,
             maximumPixels: settings.maximumPixels, deadlineSeconds: max(wall - min(5, wall / 10), wall / 2))
-        let document = try (pool ?? IsolatedExtractorPool.shared(helperPath: helperPath, limits: limits)).extract(
-            data: data, password: password, options: HelperRequestOptions(ocrPage: page))
+        let document: ExtractedDocument
+        do {
+            document = try (pool ?? IsolatedExtractorPool.shared(helperPath: helperPath, limits: limits)).extract(
+                data: data, password: password, options: HelperRequestOptions(ocrPage: page))
+        } catch ExtractionError.timedOut {
+            // Tesseract's own deadline is a little earlier; the limit said is the page's.
+            throw ExtractionError.timedOut(seconds: wall)
+        }
         guard let result = document.pages.first, result.index == pageIndex else {
             throw ExtractionError.helperCrashed(signal: nil, exitStatus: nil)
         }

@@ -102,4 +102,29 @@ final class SearchOCRCommandTests: XCTestCase {
             added.stdout.contains("blank.pdf: finished (1 page); OCR: 1 of 1 scanned page recognised\n"),
             "a white image is a blank page: \(added.stdout)")
     }
+
+    /// `--ocr-document-seconds` bounds one document's OCR in the run (implying `--ocr`); the
+    /// pages past it are said, and the next `add` recognises them.
+    func testTheDocumentBudgetLeavesPagesForTheNextRun() throws {
+        // One page more than are recognised at once (one per core): it starts after the budget.
+        let pages = ProcessInfo.processInfo.activeProcessorCount + 1
+        let scan = ScannedPDFWriter.make(
+            pages: Array(repeating: "Whose woods these are I think I know.", count: pages), textLayerPages: [])
+        XCTAssertTrue(FileManager.default.createFile(atPath: cli.directory + "/many.pdf", contents: Data(scan)))
+        for bad in ["0", "-1", "abc", "1e3", ".5", "nan", ""] {
+            let refused = try run(["add", "s", cli.directory + "/many.pdf", "--ocr-document-seconds", bad])
+            XCTAssertEqual(refused.status, 64, "\(bad): \(refused.stderr)")
+            XCTAssertTrue(refused.stderr.contains("--ocr-document-seconds needs a number of seconds"), refused.stderr)
+        }
+        let added = try run(["add", "s", cli.directory + "/many.pdf", "--ocr-document-seconds", "0.001"])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertTrue(added.stdout.hasPrefix("many.pdf: finished (\(pages) pages); OCR: "), added.stdout)
+        XCTAssertTrue(
+            added.stdout.contains(
+                "page \(pages) failed: budgetExceeded: not recognised, since this document's OCR took"),
+            added.stdout)
+        let again = try run(["add", "s", cli.directory + "/many.pdf", "--ocr"])
+        XCTAssertEqual(
+            again.stdout, "many.pdf: finished (\(pages) pages); OCR: \(pages) of \(pages) scanned pages recognised\n")
+    }
 }

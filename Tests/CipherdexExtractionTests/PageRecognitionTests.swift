@@ -83,6 +83,11 @@ final class PageRecognitionTests: XCTestCase {
             try ocrExtractor(settings).recognizePage(0, of: scanned, password: nil, settings: settings)
         ) {
             XCTAssertEqual(($0 as? ExtractionError)?.name, "timedOut", "\($0)")
+            // The limit said is the page's, as set (it said Tesseract's earlier deadline, 0.9 s,
+            // and 115.0 s for the default 120: OCR audit 7).
+            XCTAssertEqual(
+                ($0 as? ExtractionError)?.errorDescription,
+                "text extraction took longer than 1 s (of elapsed or processor time) and was stopped")
         }
     }
 

@@ -8,14 +8,31 @@ struct OCROptions {
                                  Tesseract, after the documents with text layers; seconds per page
           --ocr-languages LIST   Tesseract languages joined by +, such as eng+fra (default eng;
                                  implies --ocr); each needs its package (tesseract-ocr-fra)
+          --ocr-document-seconds SECONDS
+                                 seconds of recognition one document may take in this run
+                                 (default 1800; implies --ocr); its pages past them are left for
+                                 the next run
         """
 
     /// The languages, or nil when OCR is off.
     let languages: [String]?
+    /// The budget of one document's OCR in this run, when given.
+    let documentSeconds: Double?
 
     /// Parses the options.
     init(parsing arguments: inout Arguments) throws {
-        let enabled = arguments.flag("--ocr")
+        var enabled = arguments.flag("--ocr")
+        if let text = try arguments.option("--ocr-document-seconds") {
+            guard let seconds = Self.seconds(text) else {
+                throw CLIError.usage(
+                    "--ocr-document-seconds needs a number of seconds greater than 0, such as 3600 ('\(text)' is not one)"
+                )
+            }
+            documentSeconds = seconds
+            enabled = true
+        } else {
+            documentSeconds = nil
+        }
         if let list = try arguments.option("--ocr-languages") {
             let languages = list.split(separator: "+", omittingEmptySubsequences: false).map(String.init)
             for language in languages where !OCRLanguageData.isWellFormed(language) {
@@ -34,7 +51,19 @@ struct OCROptions {
     func apply(to library: SearchLibrary) throws {
         guard let languages else { return }
         try checkLanguages()
-        library.configure { $0.ocr = .enabled(languages: languages) }
+        library.configure {
+            $0.ocr = .enabled(languages: languages)
+            if let documentSeconds { $0.ocrSettings.documentSeconds = documentSeconds }
+        }
+    }
+
+    /// Seconds written as digits with an optional decimal part, greater than 0 (nil otherwise).
+    private static func seconds(_ text: String) -> Double? {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
+            parts[0].utf8.count <= 9, let seconds = Double(text), seconds > 0
+        else { return nil }
+        return seconds
     }
 
     /// Throws `ocrLanguageMissing` when a language asked for has no data installed: called

@@ -22,9 +22,11 @@ extension SearchIndexWriter {
         return kept
     }
 
-    /// The `ExtractionError` names of page failures that are the environment's, tried again.
+    /// The `ExtractionError` names of page failures that are the environment's, and pages not
+    /// tried for the document's OCR budget (`OCRDocumentBudget`): tried again.
     static let retriedFailures = [
         "timedOut", "memoryLimitExceeded", "helperCrashed", "helperUnavailable", "libraryUnavailable",
+        OCRDocumentBudget.failureName,
     ]
 
     /// Whether every candidate page of `uid`'s last indexing has a kept result in `languages`

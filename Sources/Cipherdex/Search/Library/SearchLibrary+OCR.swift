@@ -87,6 +87,7 @@ extension SearchLibrary {
             dropOCRPages(of: outcome.job.uid)
             ocrPending.append(contentsOf: jobs)
             ocrQueued[outcome.job.uid] = jobs.count
+            ocrBudgets[outcome.job.uid] = OCRDocumentBudget()
             state.broadcast()
         }
     }
@@ -95,10 +96,14 @@ extension SearchLibrary {
     func dropOCRPages(of uid: String?) {
         if let uid {
             ocrPending.removeAll { $0.uid == uid }
-            if ocrActive[uid] == nil { ocrQueued.removeValue(forKey: uid) }
+            if ocrActive[uid] == nil {
+                ocrQueued.removeValue(forKey: uid)
+                ocrBudgets.removeValue(forKey: uid)
+            }
         } else {
             ocrPending.removeAll()
             ocrQueued = ocrQueued.filter { ocrActive[$0.key] != nil }
+            ocrBudgets = ocrBudgets.filter { ocrActive[$0.key] != nil }
         }
     }
 
@@ -115,6 +120,10 @@ extension SearchLibrary {
     /// only while the document is still indexed with this content and these languages.
     func process(_ job: OCRPageJob) {
         guard let store else { return }
+        if let exhaustion = state.withLock({ ocrBudgets[job.uid]?.exhaustion(of: job.settings) }) {
+            write(job, body: nil, failure: exhaustion, store: store)
+            return
+        }
         let (limit, provider) = state.withLock { (configuration.maximumDocumentSize, configuration.passwordProvider) }
         let bytes: [UInt8]
         do {
@@ -136,15 +145,27 @@ extension SearchLibrary {
         guard hash.finish() == job.contentHash else { return }
         var body: String?
         var failure: String?
+        let started = ContinuousClock.now
+        var thrown: (any Error)?
         do {
             let page = try ocrExtractor(settings: job.settings).recognizePage(
                 job.pageIndex, of: bytes, password: provider?(job.uid), settings: job.settings)
             body = page.text
         } catch let error as ExtractionError {
+            thrown = error
             failure = "\(error.name): \(error.errorDescription ?? "")"
         } catch {
+            thrown = error
             failure = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
         }
+        let elapsed = started.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        state.withLock { ocrBudgets[job.uid]?.record(seconds: seconds, failure: thrown) }
+        write(job, body: body, failure: failure, store: store)
+    }
+
+    /// Writes one page's result (unless the library is stopping).
+    private func write(_ job: OCRPageJob, body: String?, failure: String?, store: Store) {
         if state.withLock({ isStopped }) { return }
         // A store that cannot take it (disk full) leaves the page to the document's next indexing.
         _ = try? store.transaction { tx in

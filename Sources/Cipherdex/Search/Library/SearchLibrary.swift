@@ -108,6 +108,8 @@ public final class SearchLibrary: @unchecked Sendable {
     var ocrActive: [String: Int] = [:]
     /// Pages queued for OCR per UID in this session (for the fraction of `status(of:)`).
     var ocrQueued: [String: Int] = [:]
+    /// What each UID's OCR has spent in its current indexing (`OCRSettings.documentSeconds`).
+    var ocrBudgets: [String: OCRDocumentBudget] = [:]
     /// Bumped by `cancelPreviews()`: a search whose preview work started under an older value
     /// stops cutting previews.
     let previewGeneration = Atomic<Int>(0)

@@ -1,0 +1,48 @@
+import CipherdexExtraction
+
+/// What one document's OCR has spent in its current indexing, against `OCRSettings`'
+/// `documentSeconds` and `pagesAtLimitPerDocument`: once either is reached, its pages not yet
+/// recognised fail with `budgetExceeded` without being tried (a hostile PDF whose every page costs
+/// the per-page limit otherwise kept the library, and the CLI's store lock, for hours).
+struct OCRDocumentBudget: Sendable {
+    /// The prefix of the failure of a page not tried (one of the failures tried again).
+    static let failureName = "budgetExceeded"
+
+    /// Seconds the document's page requests took, added up.
+    private(set) var seconds: Double = 0
+    /// Pages that reached the per-page limits.
+    private(set) var pagesAtLimit = 0
+
+    /// Records one page's request: how long it took and how it failed, if it did.
+    mutating func record(seconds: Double, failure: (any Error)?) {
+        self.seconds += max(seconds, 0)
+        switch failure as? ExtractionError {
+        case .timedOut, .memoryLimitExceeded: pagesAtLimit += 1
+        default: break
+        }
+    }
+
+    /// Why a page of the document is not tried, as its recorded failure (`budgetExceeded: …`), or
+    /// nil while the budget lasts.
+    func exhaustion(of settings: OCRSettings) -> String? {
+        if pagesAtLimit >= settings.pagesAtLimitPerDocument {
+            return "\(Self.failureName): not recognised, since \(pagesAtLimit) pages of this document reached the "
+                + "per-page limits (\(Self.format(settings.pageWallClockSeconds)) s or the memory limit) in this "
+                + "indexing; the next indexing of the document tries again"
+        }
+        if seconds >= settings.documentSeconds {
+            return "\(Self.failureName): not recognised, since this document's OCR took \(Self.format(seconds)) s "
+                + "in this indexing, its budget being \(Self.format(settings.documentSeconds)) s "
+                + "(OCRSettings.documentSeconds, --ocr-document-seconds); the next indexing of the document goes on "
+                + "with the pages not recognised"
+        }
+        return nil
+    }
+
+    /// Seconds as a reader writes them: whole when whole, else to a tenth (0.001 s shows as 0.001).
+    static func format(_ seconds: Double) -> String {
+        if seconds == seconds.rounded(), seconds < 1e15 { return String(Int(seconds)) }
+        if seconds >= 0.1 { return String((seconds * 10).rounded() / 10) }
+        return String(seconds)
+    }
+}

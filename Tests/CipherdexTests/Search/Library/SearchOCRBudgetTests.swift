@@ -1,0 +1,92 @@
+import CipherdexExtraction
+import CipherdexPDFWriter
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+
+/// One document's OCR budget in an indexing (`OCRSettings.documentSeconds`,
+/// `pagesAtLimitPerDocument`): past it, its remaining pages fail with `budgetExceeded` without
+/// being tried, and the next indexing goes on with them (OCR audit 1: a PDF whose every page costs
+/// the per-page limit ran for hours).
+final class SearchOCRBudgetTests: XCTestCase {
+    private func store() throws -> Store {
+        let (store, _) = try SearchLibraryTestSupport.store(isolated: true)
+        store.library.configure {
+            $0.ocr = .enabled(languages: ["eng"])
+            $0.workerCount = 1  // one page at a time: which pages run is certain
+        }
+        return store
+    }
+
+    private func ocrRequests(_ store: Store) -> Int {
+        store.library.state.withLock { store.library.ocrPool }?.statistics.requests ?? 0
+    }
+
+    func testPagesPastTheDocumentsSecondsAreLeftForTheNextIndexing() throws {
+        let store = try store()
+        defer { store.close() }
+        store.library.configure { $0.ocrSettings.documentSeconds = 0.001 }
+        let scanned = ScannedPDFWriter.make(
+            pages: Array(repeating: SearchOCRTests.scannedText, count: 4), textLayerPages: [])
+        try store.library.add(data: Data(scanned), uid: "scan.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        let status = try XCTUnwrap(try store.library.ocrStatus(of: "scan.pdf"))
+        XCTAssertEqual(status.recognizedPages, [0])
+        XCTAssertEqual(status.failures.map(\.pageIndex), [1, 2, 3])
+        let reason = try XCTUnwrap(status.failures.first?.reason)
+        XCTAssertTrue(reason.hasPrefix("budgetExceeded: not recognised, since this document's OCR took "), reason)
+        XCTAssertTrue(reason.contains("its budget being 0.001 s (OCRSettings.documentSeconds"), reason)
+        XCTAssertEqual(ocrRequests(store), 1, "pages past the budget are not tried")
+        XCTAssertEqual(try store.library.status(of: "scan.pdf"), .finished(pageCount: 4))
+        XCTAssertEqual(try store.library.search("ishmael").documents, ["scan.pdf": [0]])
+
+        // The next indexing, with the default budget, recognises only the pages left.
+        store.library.configure { $0.ocrSettings.documentSeconds = OCRSettings().documentSeconds }
+        try store.library.add(data: Data(scanned), uid: "scan.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.ocrStatus(of: "scan.pdf")?.recognizedPages, [0, 1, 2, 3])
+        XCTAssertEqual(try store.library.ocrStatus(of: "scan.pdf")?.failures, [])
+        XCTAssertEqual(ocrRequests(store), 4)
+    }
+
+    func testPagesAtTheLimitsStopTheDocument() throws {
+        let store = try store()
+        defer { store.close() }
+        // One second is too little for a page full of text at 300 dpi.
+        store.library.configure {
+            $0.ocrSettings = OCRSettings(pageWallClockSeconds: 1, pageCPUSeconds: 1, pagesAtLimitPerDocument: 2)
+        }
+        let dense = String(repeating: SearchOCRTests.scannedText + "\n", count: 10)
+        let scanned = ScannedPDFWriter.make(pages: Array(repeating: dense, count: 5), textLayerPages: [])
+        try store.library.add(data: Data(scanned), uid: "dense.pdf", fileExtension: "pdf")
+        try store.library.waitUntilIndexed()
+        let status = try XCTUnwrap(try store.library.ocrStatus(of: "dense.pdf"))
+        XCTAssertEqual(status.recognizedPages, [])
+        XCTAssertEqual(status.failures.map(\.pageIndex), [0, 1, 2, 3, 4])
+        XCTAssertEqual(
+            status.failures.map { $0.reason.prefix { $0 != ":" } },
+            ["timedOut", "timedOut", "budgetExceeded", "budgetExceeded", "budgetExceeded"], "\(status.failures)")
+        XCTAssertEqual(
+            status.failures.first?.reason,
+            "timedOut: text extraction took longer than 1 s (of elapsed or processor time) and was stopped")
+        XCTAssertTrue(
+            status.failures.last?.reason.contains("since 2 pages of this document reached the per-page limits (1 s")
+                == true, "\(status.failures)")
+        XCTAssertEqual(ocrRequests(store), 2)
+    }
+
+    /// Settings encoded before the document budget existed decode with its defaults.
+    func testSettingsEncodedWithoutTheBudgetDecodeWithItsDefaults() throws {
+        let old = """
+            {"languages":["eng"],"dpi":200,"minimumTextCharacters":16,"pageWallClockSeconds":60,\
+            "pageCPUSeconds":60,"maximumPixels":40000000}
+            """
+        let settings = try JSONDecoder().decode(OCRSettings.self, from: Data(old.utf8))
+        XCTAssertEqual(settings.dpi, 200)
+        XCTAssertEqual(settings.documentSeconds, 1800)
+        XCTAssertEqual(settings.pagesAtLimitPerDocument, 3)
+        let again = try JSONDecoder().decode(OCRSettings.self, from: JSONEncoder().encode(settings))
+        XCTAssertEqual(again, settings)
+    }
+}
