@@ -23,10 +23,10 @@ extension SearchIndexWriter {
     }
 
     /// The `ExtractionError` names of page failures that are the environment's, and pages not
-    /// tried for the document's OCR budget (`OCRDocumentBudget`): tried again.
+    /// tried for the document's OCR budget (`OCRDocumentRun`): tried again.
     static let retriedFailures = [
         "timedOut", "memoryLimitExceeded", "helperCrashed", "helperUnavailable", "libraryUnavailable",
-        OCRDocumentBudget.failureName,
+        OCRDocumentRun.failureName,
     ]
 
     /// Whether every candidate page of `uid`'s last indexing has a kept result in `languages`

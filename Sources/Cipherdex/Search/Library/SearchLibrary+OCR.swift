@@ -87,7 +87,7 @@ extension SearchLibrary {
             dropOCRPages(of: outcome.job.uid)
             ocrPending.append(contentsOf: jobs)
             ocrQueued[outcome.job.uid] = jobs.count
-            ocrBudgets[outcome.job.uid] = OCRDocumentBudget()
+            ocrRuns[outcome.job.uid] = OCRDocumentRun()
             state.broadcast()
         }
     }
@@ -98,12 +98,12 @@ extension SearchLibrary {
             ocrPending.removeAll { $0.uid == uid }
             if ocrActive[uid] == nil {
                 ocrQueued.removeValue(forKey: uid)
-                ocrBudgets.removeValue(forKey: uid)
+                ocrRuns.removeValue(forKey: uid)
             }
         } else {
             ocrPending.removeAll()
             ocrQueued = ocrQueued.filter { ocrActive[$0.key] != nil }
-            ocrBudgets = ocrBudgets.filter { ocrActive[$0.key] != nil }
+            ocrRuns = ocrRuns.filter { ocrActive[$0.key] != nil }
         }
     }
 
@@ -120,29 +120,12 @@ extension SearchLibrary {
     /// only while the document is still indexed with this content and these languages.
     func process(_ job: OCRPageJob) {
         guard let store else { return }
-        if let exhaustion = state.withLock({ ocrBudgets[job.uid]?.exhaustion(of: job.settings) }) {
+        if let exhaustion = state.withLock({ ocrRuns[job.uid]?.exhaustion(of: job.settings) }) {
             write(job, body: nil, failure: exhaustion, store: store)
             return
         }
-        let (limit, provider) = state.withLock { (configuration.maximumDocumentSize, configuration.passwordProvider) }
-        let bytes: [UInt8]
-        do {
-            switch job.source {
-            case .attachment(let id):
-                let reader = try store.attachment(id)
-                var content: [UInt8] = []
-                content.reserveCapacity(Int(min(reader.length, UInt64(limit))))
-                try reader.forEachChunk { content.append(contentsOf: $0) }
-                bytes = content
-            case .file(let path):
-                bytes = try DocumentReader.read(path: path, limit: limit)
-            }
-        } catch {
-            return  // Gone or changed: its next indexing queues what it needs.
-        }
-        let hash = Sodium.StreamingHash(key: store.attachmentStorage.deduplicationKey)
-        bytes.withUnsafeBytes { hash.update($0) }
-        guard hash.finish() == job.contentHash else { return }
+        let provider = state.withLock { configuration.passwordProvider }
+        guard let bytes = content(of: job, store: store) else { return }
         var body: String?
         var failure: String?
         let started = ContinuousClock.now
@@ -160,8 +143,35 @@ extension SearchLibrary {
         }
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        state.withLock { ocrBudgets[job.uid]?.record(seconds: seconds, failure: thrown) }
+        state.withLock { ocrRuns[job.uid]?.record(seconds: seconds, failure: thrown) }
         write(job, body: body, failure: failure, store: store)
+    }
+
+    /// The bytes of `job`'s document, read once for all its pages of this run; nil when they are
+    /// gone or changed (its next indexing queues what it needs).
+    private func content(of job: OCRPageJob, store: Store) -> [UInt8]? {
+        let (limit, kept) = state.withLock { (configuration.maximumDocumentSize, ocrRuns[job.uid]?.content) }
+        if let kept, kept.hash == job.contentHash { return kept.bytes }
+        let bytes: [UInt8]
+        do {
+            switch job.source {
+            case .attachment(let id):
+                let reader = try store.attachment(id)
+                var content: [UInt8] = []
+                content.reserveCapacity(Int(min(reader.length, UInt64(limit))))
+                try reader.forEachChunk { content.append(contentsOf: $0) }
+                bytes = content
+            case .file(let path):
+                bytes = try DocumentReader.read(path: path, limit: limit)
+            }
+        } catch {
+            return nil
+        }
+        let hash = Sodium.StreamingHash(key: store.attachmentStorage.deduplicationKey)
+        bytes.withUnsafeBytes { hash.update($0) }
+        guard hash.finish() == job.contentHash else { return nil }
+        state.withLock { ocrRuns[job.uid]?.content = (job.contentHash, bytes) }
+        return bytes
     }
 
     /// Writes one page's result (unless the library is stopping).

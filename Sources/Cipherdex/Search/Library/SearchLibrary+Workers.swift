@@ -127,7 +127,7 @@ extension SearchLibrary {
                             ocrActive.removeValue(forKey: page.uid)
                             if !ocrPending.contains(where: { $0.uid == page.uid }) {
                                 ocrQueued.removeValue(forKey: page.uid)
-                                ocrBudgets.removeValue(forKey: page.uid)
+                                ocrRuns.removeValue(forKey: page.uid)
                             }
                         }
                         state.broadcast()

@@ -108,8 +108,8 @@ public final class SearchLibrary: @unchecked Sendable {
     var ocrActive: [String: Int] = [:]
     /// Pages queued for OCR per UID in this session (for the fraction of `status(of:)`).
     var ocrQueued: [String: Int] = [:]
-    /// What each UID's OCR has spent in its current indexing (`OCRSettings.documentSeconds`).
-    var ocrBudgets: [String: OCRDocumentBudget] = [:]
+    /// Each UID's OCR in its current indexing: its bytes and what it has spent.
+    var ocrRuns: [String: OCRDocumentRun] = [:]
     /// Bumped by `cancelPreviews()`: a search whose preview work started under an older value
     /// stops cutting previews.
     let previewGeneration = Atomic<Int>(0)
@@ -399,6 +399,7 @@ public final class SearchLibrary: @unchecked Sendable {
             isStopped = true
             pending.removeAll()
             ocrPending.removeAll()
+            ocrRuns.removeAll()
             state.broadcast()
             defer {
                 subscribers.removeAll()

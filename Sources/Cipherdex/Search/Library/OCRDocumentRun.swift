@@ -1,13 +1,18 @@
 import CipherdexExtraction
 
-/// What one document's OCR has spent in its current indexing, against `OCRSettings`'
-/// `documentSeconds` and `pagesAtLimitPerDocument`: once either is reached, its pages not yet
-/// recognised fail with `budgetExceeded` without being tried (a hostile PDF whose every page costs
-/// the per-page limit otherwise kept the library, and the CLI's store lock, for hours).
-struct OCRDocumentBudget: Sendable {
+/// One document's OCR in its current indexing: its bytes, read and checked once for all its
+/// pages (each page read, decrypted and hashed the whole file again: OCR audit 9), and what it
+/// has spent against `OCRSettings`' `documentSeconds` and `pagesAtLimitPerDocument`. Once either
+/// is reached, its pages not yet recognised fail with `budgetExceeded` without being tried (a
+/// hostile PDF whose every page costs the per-page limit otherwise kept the library, and the
+/// CLI's store lock, for hours).
+struct OCRDocumentRun: Sendable {
     /// The prefix of the failure of a page not tried (one of the failures tried again).
     static let failureName = "budgetExceeded"
 
+    /// The document's bytes once a page has read them, with the content hash they were checked
+    /// against; dropped with the run when its last page is done.
+    var content: (hash: [UInt8], bytes: [UInt8])?
     /// Seconds the document's page requests took, added up.
     private(set) var seconds: Double = 0
     /// Pages that reached the per-page limits.

@@ -1,15 +1,17 @@
 import CipherdexExtraction
 import CipherdexPDFWriter
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import Cipherdex
 
-/// One document's OCR budget in an indexing (`OCRSettings.documentSeconds`,
-/// `pagesAtLimitPerDocument`): past it, its remaining pages fail with `budgetExceeded` without
-/// being tried, and the next indexing goes on with them (OCR audit 1: a PDF whose every page costs
-/// the per-page limit ran for hours).
-final class SearchOCRBudgetTests: XCTestCase {
+/// One document's OCR in an indexing (`OCRDocumentRun`): its bytes are read once for all its
+/// pages, and its budget (`OCRSettings.documentSeconds`, `pagesAtLimitPerDocument`) bounds it:
+/// past it, its remaining pages fail with `budgetExceeded` without being tried, and the next
+/// indexing goes on with them (OCR audit 1: a PDF whose every page costs the per-page limit ran
+/// for hours).
+final class SearchOCRDocumentRunTests: XCTestCase {
     private func store() throws -> Store {
         let (store, _) = try SearchLibraryTestSupport.store(isolated: true)
         store.library.configure {
@@ -74,6 +76,42 @@ final class SearchOCRBudgetTests: XCTestCase {
             status.failures.last?.reason.contains("since 2 pages of this document reached the per-page limits (1 s")
                 == true, "\(status.failures)")
         XCTAssertEqual(ocrRequests(store), 2)
+    }
+
+    /// A document's bytes are read and checked once for all its pages (OCR audit 9: each page
+    /// read, decrypted and hashed the whole file again). Seen from outside: a synced file
+    /// replaced after its first page was read still has every page of the content indexed
+    /// recognised (the later pages found the file changed and were left pending).
+    func testADocumentIsReadOnceForAllItsPages() throws {
+        let folder = TestSupport.temporaryPath("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let scanned = ScannedPDFWriter.make(
+            pages: Array(repeating: SearchOCRTests.scannedText, count: 3), textLayerPages: [])
+        try Data(scanned).write(to: URL(fileURLWithPath: folder + "/scan.pdf"))
+        let store = try store()
+        defer { store.close() }
+        // The password provider is asked once a page's bytes are read: at the first OCR page,
+        // the file is replaced.
+        let library = store.library
+        let path = folder + "/scan.pdf"
+        let replaced = Mutex(false)
+        store.library.configure {
+            $0.passwordProvider = { uid in
+                let recognising = library.state.withLock { library.ocrActive[uid] != nil }
+                if recognising, !replaced.withLock({ $0 }) {
+                    replaced.withLock { $0 = true }
+                    try? Data("replaced".utf8).write(to: URL(fileURLWithPath: path))
+                }
+                return nil
+            }
+        }
+        XCTAssertEqual(try store.library.sync(folder: folder).added, ["scan.pdf"])
+        try store.library.waitUntilIndexed()
+        let status = try XCTUnwrap(try store.library.ocrStatus(of: "scan.pdf"))
+        XCTAssertEqual(status.recognizedPages, [0, 1, 2])
+        XCTAssertEqual(status.pendingCount, 0)
+        XCTAssertTrue(replaced.withLock { $0 })
+        XCTAssertNil(store.library.state.withLock { store.library.ocrRuns["scan.pdf"] }, "dropped with its last page")
     }
 
     /// Settings encoded before the document budget existed decode with its defaults.
