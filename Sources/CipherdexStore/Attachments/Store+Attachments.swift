@@ -84,8 +84,21 @@ extension Store {
             try pool.write { db in
                 if cancellation?.isCancelled == true { throw CancellationError() }
                 started = true
-                let id = try db.transaction {
-                    try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
+                let id: String
+                do {
+                    id = try db.transaction {
+                        try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
+                    }
+                } catch {
+                    // Rolled back (a full disk, an I/O error): the staged copy is nobody's once
+                    // the database, asked while the writer is still held, has no row for it (it
+                    // stayed in `staging/` until the next open, the disk full meanwhile).
+                    if let rows = try? db.rows("SELECT 1 FROM attachments WHERE id = ?", [.text(staged.id)]),
+                        rows.isEmpty
+                    {
+                        unlink(staged.path)
+                    }
+                    throw error
                 }
                 beforePublishing()
                 // Committed: the attachment is stored whatever the rename does. A rename that

@@ -297,4 +297,32 @@ final class AttachmentFileFaultTests: XCTestCase {
         XCTAssertEqual(try store.attachmentData(kept.id), Self.content)
         XCTAssertEqual(try store.verify().problems, [])
     }
+
+    /// An attachment staged in full whose database write fails on a full disk leaves no staged
+    /// copy (it stayed in `staging/` until the next open, keeping the disk full: file-system
+    /// audit 2), and a retry once space is freed succeeds in the same process.
+    func testAFullDiskAtTheCommitLeavesNoStagedCopy() throws {
+        let disk = try Mounts.tmpfs(size: 2 << 20)
+        mounts.append(disk)
+        let store = try Store.open(TestSupport.configuration(disk + "/store", key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let content = Data((0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
+        XCTAssertThrowsCase("diskFull", try store.addAttachment(content))
+        XCTAssertEqual(FileSystem.contents(of: disk + "/store/staging"), [])
+        XCTAssertEqual(try store.attachmentTokens(), [])
+        XCTAssertEqual(try store.verify().problems, [])
+    }
+
+    /// The same inside a transaction: its commit fails on the full disk, and the staged copy goes.
+    func testAFullDiskAtATransactionsCommitLeavesNoStagedCopy() throws {
+        let disk = try Mounts.tmpfs(size: 2 << 20)
+        mounts.append(disk)
+        let store = try Store.open(TestSupport.configuration(disk + "/store", key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        let content = Data((0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
+        XCTAssertThrowsCase("diskFull", try store.transaction { try $0.addAttachment(content) })
+        XCTAssertEqual(FileSystem.contents(of: disk + "/store/staging"), [])
+        XCTAssertEqual(try store.attachmentTokens(), [])
+        XCTAssertEqual(try store.verify().problems, [])
+    }
 }
