@@ -57,9 +57,9 @@ struct FolderWalk {
                         // A link out of the folder is not followed (it would make every sync of a
                         // folder that holds one incomplete): the help says so.
                         guard target.hasPrefix(root + "/") else { continue }
-                        files[String(target.dropFirst(root.count + 1))] = (entry.size, entry.modified)
+                        record(String(target.dropFirst(root.count + 1)), size: entry.size, modified: entry.modified)
                     } else {
-                        files[uid] = (entry.size, entry.modified)
+                        record(uid, size: entry.size, modified: entry.modified)
                     }
                 case .other:
                     // A FIFO, device or socket (or a link to nothing) named like a document: said,
@@ -73,6 +73,29 @@ struct FolderWalk {
             }
         }
         skipped.sort { $0.path < $1.path }
+    }
+
+    /// Records a candidate file. Two names that are the same text in different Unicode
+    /// normalizations (`café` composed and decomposed) would be one UID (Swift compares strings
+    /// by canonical equivalence, and so do `status(of:)` and search results): the one first in
+    /// byte order is kept and the other skipped, said (one of them was dropped in silence).
+    private mutating func record(_ uid: String, size: Int64, modified: Double) {
+        guard let index = files.index(forKey: uid), !files[index].key.utf8.elementsEqual(uid.utf8) else {
+            files[uid] = (size, modified)
+            return
+        }
+        var kept = files[index].key
+        var dropped = uid
+        if uid.utf8.lexicographicallyPrecedes(kept.utf8) {
+            swap(&kept, &dropped)
+            files.remove(at: index)
+            files[kept] = (size, modified)
+        }
+        skipped.append(
+            .init(
+                path: DirectoryEntries.escaped(Array(dropped.utf8)),
+                reason: "its name is the same text as '\(DirectoryEntries.escaped(Array(kept.utf8)))' in another "
+                    + "Unicode normalization (composed or decomposed accents): only that one is indexed"))
     }
 
     /// Whether `uid` lies in a folder that could not be read (so its absence proves nothing).

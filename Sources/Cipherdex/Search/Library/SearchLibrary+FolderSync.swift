@@ -29,23 +29,34 @@ extension SearchLibrary {
             allowedExtensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
         let walk = try FolderWalk(root: root, allowed: allowed, cancellation: cancellation)
         let files = walk.files
+        // Another root's document under a UID conflicts with a file, also in another Unicode
+        // normalization (`owners` compares as Swift strings do); this root's documents are known
+        // by their exact bytes, so a file renamed from one normalization to the other is a new
+        // UID and its old one is removed.
         var owners: [String: String?] = [:]
-        let known: [String: (size: Int64?, modified: Double?, indexed: Bool, ocrLanguages: String?)] =
+        let known: [UTF8Key: (size: Int64?, modified: Double?, indexed: Bool, ocrLanguages: String?)] =
             try store.read { db in
-                var rows: [String: (Int64?, Double?, Bool, String?)] = [:]
+                var rows: [UTF8Key: (Int64?, Double?, Bool, String?)] = [:]
                 try db.forEachRow(
                     "SELECT uid, source_root, source_size, source_mtime, state, ocr_languages FROM search_documents"
                 ) { row in
                     guard let uid = row[0].textValue else { return }
                     owners[uid] = row[1].textValue
                     if row[1].textValue == root {
-                        rows[uid] = (
+                        rows[UTF8Key(uid)] = (
                             row[2].integerValue, row[3].doubleValue, row[4].textValue == "indexed", row[5].textValue
                         )
                     }
                 }
                 return rows
             }
+        let fileKeys = Set(files.keys.map(UTF8Key.init))
+        var removedPages = 0
+        defer { IndexSpaceReclaim.run(store: store, removedPages: removedPages) }
+        // Removed first: a document renamed between normalizations, whose removal would take the
+        // new name's queued job with it (the queue compares UIDs as strings).
+        let gone = known.keys.filter { !fileKeys.contains($0) && !walk.isInUnreadableFolder($0.text) }
+            .map(\.text).sorted()
         // With OCR on, a PDF last indexed without it (or in other languages) is not unchanged: its
         // scanned pages are recognised now (kept results are reused; only missing pages run). With
         // OCR off, recognised text already in the index stays.
@@ -56,18 +67,28 @@ extension SearchLibrary {
         }
         var summary = FolderSyncSummary()
         summary.skipped = walk.skipped
+        for uid in gone {
+            try cancellation?.check()
+            let pages = try store.read { db in
+                try db.scalar("SELECT count(*) FROM search_pages WHERE uid = ?", [.text(uid)])?.integerValue ?? 0
+            }
+            if try remove(uid: uid, reclaiming: false) {
+                summary.removed.append(uid)
+                removedPages += Int(pages)
+            }
+        }
         var queued: [String] = []
         var finished = false
         defer { if !finished { for uid in queued where cancellation?.isCancelled == true { cancel(uid: uid) } } }
         for (uid, facts) in files.sorted(by: { $0.key < $1.key }) {
             try cancellation?.check()
-            if let owner = owners[uid], owner != root {
+            if let owner = owners[uid], owner != root, known[UTF8Key(uid)] == nil {
                 summary.conflicts.append(uid)
                 continue
             }
             // A document that failed (or was locked) is tried again whatever its facts: what made
             // it fail (a missing helper, a password, a limit) may have changed since.
-            if let previous = known[uid], previous.indexed, previous.size == facts.size,
+            if let previous = known[UTF8Key(uid)], previous.indexed, previous.size == facts.size,
                 previous.modified == facts.modified,
                 ocrLanguages == nil || Self.fileExtension(uid) != "pdf" || previous.ocrLanguages == ocrLanguages
             {
@@ -82,7 +103,7 @@ extension SearchLibrary {
             job.sourceModified = facts.modified
             try enqueue(job)
             queued.append(uid)
-            if let previous = known[uid] {
+            if let previous = known[UTF8Key(uid)] {
                 if !previous.indexed && previous.size == facts.size && previous.modified == facts.modified {
                     summary.retried.append(uid)
                 } else {
@@ -90,18 +111,6 @@ extension SearchLibrary {
                 }
             } else {
                 summary.added.append(uid)
-            }
-        }
-        var removedPages = 0
-        defer { IndexSpaceReclaim.run(store: store, removedPages: removedPages) }
-        for uid in known.keys.sorted() where files[uid] == nil && !walk.isInUnreadableFolder(uid) {
-            try cancellation?.check()
-            let pages = try store.read { db in
-                try db.scalar("SELECT count(*) FROM search_pages WHERE uid = ?", [.text(uid)])?.integerValue ?? 0
-            }
-            if try remove(uid: uid, reclaiming: false) {
-                summary.removed.append(uid)
-                removedPages += Int(pages)
             }
         }
         finished = true

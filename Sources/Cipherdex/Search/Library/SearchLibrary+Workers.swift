@@ -1,8 +1,10 @@
 import Foundation
 
 extension SearchLibrary {
-    /// Queues a job (replacing a queued job of the same UID) and makes sure workers run.
-    func enqueue(_ job: IndexJob) throws {
+    /// Queues a job (replacing a queued job of the same UID) and makes sure workers run; with
+    /// `replacingCanonicalTwins` (`add`), first removes the UID's documents in another Unicode
+    /// normalization.
+    func enqueue(_ job: IndexJob, replacingCanonicalTwins: Bool = false) throws {
         guard let store, store.isOpen else { throw StoreError.closed }
         try store.refuseWhenReadOnly()
         guard extractor(for: job.fileExtension) != nil else {
@@ -10,6 +12,7 @@ extension SearchLibrary {
         }
         try checkExtractionHelper(for: job.fileExtension)
         try checkOCRLanguages(for: job.fileExtension)
+        if replacingCanonicalTwins { try removeCanonicalTwins(of: job.uid) }
         try state.withLock {
             // The store is closing: a job queued now would be dropped, so it is refused.
             guard !isClosing && !isStopped else { throw StoreError.closed }

@@ -155,7 +155,8 @@ public final class SearchLibrary: @unchecked Sendable {
         try enqueue(
             IndexJob(
                 uid: try Self.validated(uid ?? name), source: .file(path: path, storeCopy: true),
-                fileExtension: Self.fileExtension(name)))
+                fileExtension: Self.fileExtension(name)),
+            replacingCanonicalTwins: true)
     }
 
     /// Queues an attachment already in the store for indexing under `uid`.
@@ -163,7 +164,8 @@ public final class SearchLibrary: @unchecked Sendable {
         try enqueue(
             IndexJob(
                 uid: try Self.validated(uid), source: .attachment(id: token.id),
-                fileExtension: Self.fileExtension("x." + fileExtension)))
+                fileExtension: Self.fileExtension("x." + fileExtension)),
+            replacingCanonicalTwins: true)
     }
 
     /// Queues `data` (kept in memory until a worker stores it as an encrypted attachment and
@@ -172,7 +174,8 @@ public final class SearchLibrary: @unchecked Sendable {
         try enqueue(
             IndexJob(
                 uid: try Self.validated(uid), source: .data(data),
-                fileExtension: Self.fileExtension("x." + fileExtension)))
+                fileExtension: Self.fileExtension("x." + fileExtension)),
+            replacingCanonicalTwins: true)
     }
 
     /// Removes a document from the index (and its stored copy unless something else references

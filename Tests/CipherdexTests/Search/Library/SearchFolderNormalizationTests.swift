@@ -1,0 +1,100 @@
+import Foundation
+import XCTest
+
+@testable import Cipherdex
+@testable import CipherdexStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// UIDs that are the same text in two Unicode normalizations (`café` composed, NFC, and
+/// decomposed, NFD) are one UID to Swift, to `statuses()` and to search results: a folder holding
+/// both names indexes one and says so, a file renamed from one to the other is replaced, and
+/// adding under one replaces the other (file-system audit 1: one was dropped in silence, and a
+/// deleted file stayed searchable).
+final class SearchFolderNormalizationTests: XCTestCase {
+    private var store: Store!
+    private var folder = ""
+    private let composed = "caf\u{E9}.txt"
+    private let decomposed = "cafe\u{301}.txt"
+
+    override func setUpWithError() throws {
+        (store, _) = try SearchLibraryTestSupport.store()
+        folder = TestSupport.temporaryPath("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        store?.close()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Writes `text` to the file named by exactly `name`'s bytes in the folder.
+    private func write(_ text: String, to name: String) {
+        let fd = open(folder + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        _ = Array(text.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, $0.count) }
+        close(fd)
+    }
+
+    /// The UIDs in the index, by their bytes.
+    private func indexedUIDs() throws -> [[UInt8]] {
+        try store.read { db in
+            try db.rows("SELECT uid FROM search_documents ORDER BY uid").compactMap { $0[0].textValue }.map {
+                Array($0.utf8)
+            }
+        }
+    }
+
+    func testAFolderHoldingBothNamesIndexesOneAndSaysTheOther() throws {
+        XCTAssertNotEqual(Array(composed.utf8), Array(decomposed.utf8))
+        write("zqcomposed", to: composed)
+        write("zqdecomposed", to: decomposed)
+        let summary = try store.library.sync(folder: folder)
+        store.library.waitUntilIdle()
+        // The decomposed name is first in byte order (`e` before `é`'s lead byte).
+        XCTAssertEqual(summary.added.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+        XCTAssertEqual(summary.skipped.count, 1)
+        XCTAssertEqual(summary.skipped.first.map { Array($0.path.utf8) }, Array(composed.utf8))
+        XCTAssertTrue(
+            summary.skipped.first?.reason.hasPrefix("its name is the same text as 'cafe\u{301}.txt' in another Unicode")
+                == true, "\(summary.skipped)")
+        XCTAssertEqual(try indexedUIDs(), [Array(decomposed.utf8)])
+        XCTAssertEqual(try store.library.search("zqdecomposed").rankedUIDs.count, 1)
+    }
+
+    func testAFileRenamedToTheOtherNormalizationIsReplaced() throws {
+        write("zqbefore", to: decomposed)
+        XCTAssertEqual(try store.library.sync(folder: folder).added.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+        store.library.waitUntilIdle()
+        XCTAssertEqual(rename(folder + "/" + decomposed, folder + "/" + composed), 0)
+        write("zqafter", to: composed)
+        let renamed = try store.library.sync(folder: folder)
+        store.library.waitUntilIdle()
+        XCTAssertEqual(renamed.removed.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+        XCTAssertEqual(renamed.added.map { Array($0.utf8) }, [Array(composed.utf8)])
+        XCTAssertEqual(try indexedUIDs(), [Array(composed.utf8)])
+        XCTAssertEqual(try store.library.search("zqbefore").rankedUIDs, [])
+        XCTAssertEqual(try store.library.search("zqafter").rankedUIDs.map { Array($0.utf8) }, [Array(composed.utf8)])
+        // Deleted: one sync removes it.
+        XCTAssertEqual(unlink(folder + "/" + composed), 0)
+        XCTAssertEqual(try store.library.sync(folder: folder).removed.map { Array($0.utf8) }, [Array(composed.utf8)])
+        XCTAssertEqual(try indexedUIDs(), [])
+        XCTAssertEqual(try store.library.search("zqafter").rankedUIDs, [])
+    }
+
+    func testAddingUnderTheOtherNormalizationReplacesTheDocument() throws {
+        try store.library.add(data: Data("zqfirst".utf8), uid: composed, fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        try store.library.add(data: Data("zqsecond".utf8), uid: decomposed, fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try indexedUIDs(), [Array(decomposed.utf8)])
+        XCTAssertEqual(try store.library.search("zqfirst").rankedUIDs, [])
+        XCTAssertEqual(try store.library.search("zqsecond").rankedUIDs.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+        // An ASCII UID has no other normalization: adding it costs no lookup and changes nothing else.
+        try store.library.add(data: Data("zqplain".utf8), uid: "plain.txt", fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try indexedUIDs().count, 2)
+    }
+}
