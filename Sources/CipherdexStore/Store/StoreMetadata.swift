@@ -94,6 +94,22 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         return try? parse(bytes)
     }
 
+    /// `onDisk(at:)`, but a file the system could not read for the environment's sake (out of
+    /// file descriptors or memory, a failing device, no permission) throws its typed error: only
+    /// a file that is missing, not a regular file, or does not parse is nil. For decisions that
+    /// remove files by what the metadata says.
+    static func onDiskUnlessUnreadable(at path: String) throws -> StoreMetadata? {
+        do {
+            return try parse(try FileSystem.readRegularFile(path, limit: maximumFileSize))
+        } catch let error as SystemError
+            where [EMFILE, ENFILE, ENOMEM, EIO, EACCES, EPERM, EAGAIN, EINTR].contains(error.errno)
+        {
+            throw StoreError.classifying(error)
+        } catch {
+            return nil
+        }
+    }
+
     /// Which field of the metadata did not decode, and how (never its value).
     static func fieldProblem(_ error: Error) -> String {
         guard let error = error as? DecodingError else { return "metadata fields are missing or malformed" }

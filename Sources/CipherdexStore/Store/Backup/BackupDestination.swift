@@ -163,7 +163,16 @@ struct BackupDestination {
         try Store.checkAccess(path, mode: R_OK | W_OK | X_OK)
         let layout = StoreLayout(directory: path)
         let lock = try StoreLock(layout: layout)
-        let previous = StoreMetadata.onDisk(at: layout.metadata)
+        let previous: StoreMetadata?
+        do {
+            previous = try StoreMetadata.onDiskUnlessUnreadable(at: layout.metadata)
+        } catch {
+            // Not known to be unreadable (out of file descriptors, a failing device): which
+            // generation is live cannot be told, and the one picked for the copy could be it
+            // (a `restore --yes` out of descriptors deleted the live database).
+            lock.release()
+            throw error
+        }
         var sameStore = false
         if let previous, previous.storeID == source.storeID, previous.encrypted == source.encrypted {
             if let dataKey {
@@ -183,11 +192,15 @@ struct BackupDestination {
         case .some: generation = 0
         case nil:
             // Unreadable metadata (a confirmed replace): a generation with no file yet.
+            let names: [String]
+            do {
+                names = try Store.wrapSystem { try FileSystem.entries(of: path) }
+            } catch {
+                lock.release()
+                throw error
+            }
             generation =
-                (0...2).first { candidate in
-                    let names = FileSystem.contents(of: path)
-                    return !names.contains { Store.generationOfDataFile($0) == candidate }
-                } ?? 3
+                (0...2).first { candidate in !names.contains { Store.generationOfDataFile($0) == candidate } } ?? 3
         }
         let target = layout.withGeneration(generation)
         do {
