@@ -231,12 +231,35 @@ package struct AttachmentStorage {
     func recordRemoval(_ id: String, db: Connection) throws -> Bool {
         try db.execute("DELETE FROM attachments WHERE id = ?", [.text(id)])
         guard db.changes > 0 else { return false }
+        try forgetFinishedRemovals(db: db)
         try db.execute("INSERT OR IGNORE INTO attachment_removals (id) VALUES (?)", [.text(id)])
         return true
     }
 
-    /// Unlinks the file of a committed removal (the record stays until the next open's
-    /// `reconcile`, which needs no transaction now).
+    /// Deletes, in the caller's transaction, the records of earlier removals that are done: the
+    /// file gone from `attachments/` and `staging/` (or the id recorded again). A record whose
+    /// file is still there (its unlink not yet run, a backup holding it) stays for `reconcile`.
+    /// The records otherwise stayed until the next open: a store kept open grew by one row per
+    /// removal (resources audit 4).
+    private func forgetFinishedRemovals(db: Connection) throws {
+        let ids = try db.rows("SELECT id FROM attachment_removals").compactMap { $0.first?.textValue }
+        let done = try ids.filter { id in
+            guard Self.isValidID(id) else { return false }
+            if try db.scalar("SELECT 1 FROM attachments WHERE id = ?", [.text(id)]) != nil { return true }
+            return Self.isProvablyAbsent(path(of: id)) && Self.isProvablyAbsent(layout.staging + "/" + id)
+        }
+        for id in done { try db.execute("DELETE FROM attachment_removals WHERE id = ?", [.text(id)]) }
+    }
+
+    /// Whether `path` does not exist, by the system's own word (`ENOENT`): a path that cannot be
+    /// looked at (no permission on its folder) may exist.
+    private static func isProvablyAbsent(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) != 0 && errno == ENOENT
+    }
+
+    /// Unlinks the file of a committed removal (its record goes with the next removal once the
+    /// file is gone, or at the next open's `reconcile`).
     func unlinkRemoved(_ id: String) {
         unlink(path(of: id))
         unlink(layout.staging + "/" + id)
