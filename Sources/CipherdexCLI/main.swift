@@ -15,7 +15,11 @@ import Foundation
 /// A standard stream the command was started without (`cipherdex … >&-`) gets `/dev/null`
 /// (read-only: what would be printed there fails as not written): a store file opened on that
 /// descriptor would otherwise receive the command's output, documents and keys, in plaintext.
+///
+/// Then Dispatch makes its descriptors, and the soft open-file limit is raised
+/// (`DescriptorHeadroom`): out of descriptors, a command fails with an error, never a trap.
 StandardDescriptors.occupyClosed()
+DescriptorHeadroom.prepare()
 try? CoreDumps.disable()
 signal(SIGXFSZ, SIG_IGN)
 do {

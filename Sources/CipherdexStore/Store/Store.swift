@@ -87,6 +87,7 @@ public final class Store: Sendable {
     /// `open(_:)`, giving up before the database is touched once `cancellation` is set (checked
     /// after the key derivation, the slow part).
     static func open(_ configuration: StoreConfiguration, cancellation: WorkCancellation?) throws -> Store {
+        DispatchReadiness.ensure()
         try configuration.validate()
         var configuration = configuration
         let layout = StoreLayout(directory: configuration.path)

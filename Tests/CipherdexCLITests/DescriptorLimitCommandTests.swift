@@ -1,0 +1,39 @@
+import Foundation
+import XCTest
+
+/// Commands run out of file descriptors end with an error, never a trap: Dispatch made its own
+/// descriptors the first time a worker thread or source started, mid-command, and trapped
+/// (SIGILL, exit 132) when none was free (resources audit 3; `DescriptorHeadroom`).
+final class DescriptorLimitCommandTests: XCTestCase {
+    func testCommandsOutOfDescriptorsFailWithAnErrorNeverATrap() throws {
+        let cli = CLIRunner.temporary()
+        func path(_ name: String) -> String { cli.directory + "/" + name }
+        let key = ["--key-file", path("key")]
+        XCTAssertEqual(try cli.run(["keygen", "--out", path("key")]).status, 0)
+        XCTAssertEqual(try cli.run(["create", path("store")] + key).status, 0)
+        XCTAssertEqual(
+            try cli.run(["doc", "put", path("store"), "notes", "a", "-"] + key, stdin: Array(#"{"t":1}"#.utf8)).status,
+            0)
+        try FileManager.default.createDirectory(atPath: path("folder"), withIntermediateDirectories: true)
+        for index in 0..<5 {
+            try Data("note \(index)".utf8).write(to: URL(fileURLWithPath: path("folder/f\(index).txt")))
+        }
+        let commands: [[String]] = [
+            ["verify", path("store")], ["export", path("store"), path("exported"), "--yes"],
+            ["index", path("store"), path("folder")],
+        ]
+        for limit in 8...14 {
+            for command in commands {
+                try? FileManager.default.removeItem(atPath: path("exported"))
+                let result = try cli.run(
+                    command + key, environment: ["SWIFT_BACKTRACE": "enable=no"],
+                    launcher: ["/bin/sh", "-c", "ulimit -n \(limit); exec \"$0\" \"$@\""])
+                XCTAssertNotEqual(result.status, 132, "\(command[0]) under ulimit -n \(limit) trapped")
+                XCTAssertTrue(
+                    result.status == 0 || result.stderr.contains("cipherdex: error: "),
+                    "\(command[0]) under ulimit -n \(limit): \(result.status) \(result.stderr)")
+            }
+        }
+        XCTAssertEqual(try cli.run(["verify", path("store")] + key).status, 0)
+    }
+}
