@@ -52,8 +52,15 @@ struct FolderWalk {
                         continue
                     }
                     if entry.isSymbolicLink {
-                        // A link counts as the file it leads to, when that is inside the folder.
-                        let target = URL(fileURLWithPath: root + "/" + uid).resolvingSymlinksInPath().path
+                        // A link counts as the file it leads to, when that is inside the folder
+                        // (resolved from its bytes: a target whose name is not valid UTF-8 is said).
+                        guard let target = Self.linkTarget(rootBytes + [0x2F] + path) else {
+                            skipped.append(
+                                .init(
+                                    path: DirectoryEntries.escaped(path),
+                                    reason: "the link leads to a name that is not valid UTF-8"))
+                            continue
+                        }
                         // A link out of the folder is not followed (it would make every sync of a
                         // folder that holds one incomplete): the help says so.
                         guard target.hasPrefix(root + "/") else { continue }
@@ -96,6 +103,17 @@ struct FolderWalk {
                 path: DirectoryEntries.escaped(Array(dropped.utf8)),
                 reason: "its name is the same text as '\(DirectoryEntries.escaped(Array(kept.utf8)))' in another "
                     + "Unicode normalization (composed or decomposed accents): only that one is indexed"))
+    }
+
+    /// Where the link at `path` (bytes) leads, resolved by the system (`realpath`): "" when it
+    /// cannot be resolved (not inside any folder), nil when the target's path is not valid UTF-8.
+    private static func linkTarget(_ path: [UInt8]) -> String? {
+        let resolved = (path + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { realpath($0.baseAddress!, nil) }
+        }
+        guard let resolved else { return "" }
+        defer { free(resolved) }
+        return String(validatingCString: resolved)
     }
 
     /// Whether `uid` lies in a folder that could not be read (so its absence proves nothing).

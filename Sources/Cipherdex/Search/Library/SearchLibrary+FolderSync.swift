@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension SearchLibrary {
     /// Syncs the index with a folder, like a file-system data source: new files are added,
     /// changed ones re-indexed (size and modification time first, then the content hash), and
@@ -23,7 +27,7 @@ extension SearchLibrary {
     {
         guard let store else { throw StoreError.closed }
         try store.refuseWhenReadOnly()
-        let root = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+        let root = try Self.resolvedRoot(folder)
         guard FileSystem.isDirectory(root) else { throw SearchError.notAFolder(folder) }
         let allowed = Set(
             allowedExtensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
@@ -115,6 +119,29 @@ extension SearchLibrary {
         }
         finished = true
         return summary
+    }
+
+    /// `folder` absolute, its links and `.`/`..` resolved by the system from its bytes
+    /// (`realpath`): through Foundation's `URL`, a working directory or link target whose name is
+    /// not valid UTF-8 came back with U+FFFD in it, and a look-alike folder of that name was
+    /// indexed instead (file-system audit 3). Such a path is refused: the root is recorded as text.
+    static func resolvedRoot(_ folder: String) throws -> String {
+        guard let resolved = realpath(folder, nil) else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw SearchError.notAFolder(folder) }
+            throw SearchError.unreadable(path: folder, reason: String(cString: strerror(code)))
+        }
+        defer { free(resolved) }
+        guard let root = String(validatingCString: resolved) else {
+            let bytes = Array(UnsafeBufferPointer(start: resolved, count: strlen(resolved))).map {
+                UInt8(bitPattern: $0)
+            }
+            throw SearchError.unreadable(
+                path: folder,
+                reason: "its full path, \(DirectoryEntries.escaped(bytes)), is not valid UTF-8 (a folder's path is "
+                    + "recorded as text): rename the folder or the one it is in")
+        }
+        return root
     }
 
     /// Switches the tokenizer and rebuilds the index with it (in one transaction).

@@ -111,4 +111,54 @@ final class SearchFolderSkipTests: XCTestCase {
         XCTAssertEqual(summary.skipped[3], .init(path: "dir\\x80", reason: "the folder's name is not valid UTF-8"))
         XCTAssertEqual(try store.library.search("walrus").documents, ["good.txt": [0]])
     }
+
+    /// A folder reached through a link whose target's path is not valid UTF-8 is refused, and a
+    /// link in the folder to such a name is skipped, said: both were resolved through Foundation's
+    /// `URL`, which put U+FFFD in place of the bad byte, so a look-alike folder of that name was
+    /// indexed instead, and the link became a made-up UID that failed (file-system audit 3, 7c).
+    func testPathsResolvedFromTheirBytesNeverALookAlike() throws {
+        let root = open(folder, O_RDONLY | O_DIRECTORY)
+        defer { close(root) }
+        let bad = createDirectory(in: root, name: Array("bad".utf8) + [0xFF])
+        let inner = createDirectory(in: bad, name: Array("f".utf8))
+        createFile(in: inner, name: Array("right.txt".utf8), text: "zqright")
+        close(inner)
+        close(bad)
+        let lookAlike = createDirectory(in: root, name: Array("bad\u{FFFD}".utf8))
+        let other = createDirectory(in: lookAlike, name: Array("f".utf8))
+        createFile(in: other, name: Array("wrong.txt".utf8), text: "zqwrong")
+        close(other)
+        close(lookAlike)
+        let link = createDirectory(in: root, name: Array("links".utf8))
+        let target = Array("../bad".utf8) + [0xFF] + Array("/f".utf8) + [0]
+        target.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { XCTAssertEqual(symlinkat($0.baseAddress!, link, "folder"), 0) }
+        }
+        close(link)
+        XCTAssertThrowsError(try store.library.sync(folder: folder + "/links/folder")) { error in
+            XCTAssertEqual((error as? SearchError)?.name, "unreadable", "\(error)")
+            XCTAssertTrue("\(error.localizedDescription)".contains("bad\\xFF/f, is not valid UTF-8"), "\(error)")
+        }
+        XCTAssertEqual(try store.library.search("zqwrong").rankedUIDs, [])
+
+        // A link inside a synced folder to a name that is not valid UTF-8.
+        let synced = createDirectory(in: root, name: Array("synced".utf8))
+        createFile(in: synced, name: Array("bad".utf8) + [0xFF] + Array(".txt".utf8), text: "zqtarget")
+        let name = Array("bad".utf8) + [0xFF] + Array(".txt".utf8) + [0]
+        name.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) {
+                XCTAssertEqual(symlinkat($0.baseAddress!, synced, "good.txt"), 0)
+            }
+        }
+        close(synced)
+        let summary = try store.library.sync(folder: folder + "/synced")
+        store.library.waitUntilIdle()
+        XCTAssertEqual(summary.added, [])
+        XCTAssertEqual(
+            summary.skipped,
+            [
+                .init(path: "bad\\xFF.txt", reason: "the file's name is not valid UTF-8"),
+                .init(path: "good.txt", reason: "the link leads to a name that is not valid UTF-8"),
+            ])
+    }
 }
