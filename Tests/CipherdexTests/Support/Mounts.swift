@@ -5,8 +5,9 @@ import XCTest
     import Glibc
 #endif
 
-/// Mounts for fault tests (they run as root, as CI does): a small tmpfs to fill, and a read-only
-/// view of a directory. Each is unmounted by `unmount`; a test without the privilege skips.
+/// Mounts for fault tests (they run as root, as CI does): a small tmpfs to fill, a second path
+/// to a directory and a read-only view of one. Each is unmounted by `unmount`; a test without
+/// the privilege skips.
 enum Mounts {
     /// Runs a command, returning its exit status.
     @discardableResult
@@ -29,6 +30,18 @@ enum Mounts {
         let options = "size=\(size),mode=0700" + (inodes.map { ",nr_inodes=\($0)" } ?? "")
         guard run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", point]) == 0 else {
             throw XCTSkip("cannot mount a tmpfs here (fault tests need root)")
+        }
+        return point
+    }
+
+    /// A bind mount of `directory` at a new path (a second path to the very same folder, as
+    /// containers and shared setups have), or a skip.
+    static func bind(_ directory: String) throws -> String {
+        let point = NSTemporaryDirectory() + "cipherdex-bind-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        guard run(["mount", "--bind", directory, point]) == 0 else {
+            try? FileManager.default.removeItem(atPath: point)
+            throw XCTSkip("cannot bind-mount here (fault tests need root)")
         }
         return point
     }

@@ -100,6 +100,39 @@ final class StoreBackupDestinationTests: XCTestCase {
         XCTAssertEqual(try store.verify().problems, [])
     }
 
+    /// The same through another path to the same folders (a bind mount, as containers have): of
+    /// the store's folder, of a folder holding it, of a folder inside it; a restore into its
+    /// backup the same way. A backup was nested inside the store's folder.
+    func testADestinationOverlappingTheStoreThroughABindMountIsRefused() throws {
+        let name = storePath.split(separator: "/").last.map(String.init) ?? ""
+        let folder = try Mounts.bind(storePath)
+        defer { Mounts.unmount(folder) }
+        let parent = try Mounts.bind(FileSystem.parent(of: storePath))
+        defer { Mounts.unmount(parent) }
+        let attachments = try Mounts.bind(storePath + "/attachments")
+        defer { Mounts.unmount(attachments) }
+        for destination in [
+            folder, folder + "/y", folder + "/a/b", folder + "/staging", parent + "/" + name + "/y", parent,
+            attachments + "/y",
+        ] {
+            let before = TestSupport.snapshot(storePath)
+            XCTAssertThrowsCase("destinationOverlapsStore", try store.backup(to: destination))
+            XCTAssertEqual(TestSupport.snapshot(storePath), before, destination)
+        }
+        let backup = TestSupport.temporaryPath("backup")
+        try store.backup(to: backup)
+        let backupFolder = try Mounts.bind(backup)
+        defer { Mounts.unmount(backupFolder) }
+        let before = TestSupport.snapshot(backup)
+        XCTAssertThrowsCase(
+            "destinationOverlapsStore",
+            try Store.restore(TestSupport.configuration(backup, key: TestSupport.rawKey(1)), to: backupFolder + "/r"))
+        XCTAssertEqual(TestSupport.snapshot(backup), before)
+        store.close()
+        store = try Store.open(TestSupport.configuration(storePath, key: TestSupport.rawKey(1)))
+        XCTAssertEqual(try store.verify().problems, [])
+    }
+
     func testAStoreWhoseDataKeyChangedIsNotReused() throws {
         let backup = TestSupport.temporaryPath("backup")
         try store.backup(to: backup)
