@@ -60,10 +60,11 @@ enum Mounts {
         return point
     }
 
-    /// Unmounts `point` and removes the directory.
+    /// Unmounts `point` and removes the directory, only when empty: a mount still busy (a store
+    /// open through it) is left mounted, and what it shows is never removed through it.
     static func unmount(_ point: String) {
         run(["umount", point])
-        try? FileManager.default.removeItem(atPath: point)
+        rmdir(point)
     }
 
     /// Fills the file system holding `directory` until about `leave` bytes are free, with one
