@@ -5,8 +5,9 @@ public enum ExportError: Error, LocalizedError, Equatable, Sendable {
     /// The destination exists and is not an empty directory: an export never mixes with or
     /// replaces other files.
     case destinationNotEmpty(path: String)
-    /// The destination lies inside the store's folder: plaintext there would sit among the
-    /// store's own files.
+    /// The destination lies inside the store's folder, however its path reaches it (a link, a
+    /// bind mount of the store's folder or of a folder in or above it): plaintext there would
+    /// sit among the store's own files.
     case destinationInsideStore(path: String, store: String)
     /// A file or directory of the export could not be created or written.
     case cannotWrite(path: String, reason: String)

@@ -40,9 +40,19 @@ extension Store {
     /// store's folder uses for its own files (`attachments/`, `staging/`, `store.db-wal`…) or
     /// lies inside one: that store's deletion, conversions and checks would take what is there
     /// for theirs or for damage. Said as `StoreError.invalidPath` naming the store, before
-    /// anything is asked or created.
+    /// anything is asked or created. The path is looked at resolved, and as reached through the
+    /// mount showing most of its file system (`MountPoints.widestPath`): one of those folders
+    /// bound elsewhere is still that store's.
     static func refuseInsideAnotherStoresFolder(_ path: String) throws {
         let resolved = FileSystem.resolvedPath(path)
+        try refuseInsideAnotherStoresFolder(path, resolved: resolved)
+        if let widened = MountPoints.widestPath(of: resolved) {
+            try refuseInsideAnotherStoresFolder(path, resolved: widened)
+        }
+    }
+
+    /// `refuseInsideAnotherStoresFolder(_:)` for one absolute form `resolved` of `path`.
+    private static func refuseInsideAnotherStoresFolder(_ path: String, resolved: String) throws {
         var folder = resolved
         // Up to the root, or to `.` when the path stays relative (a working directory removed
         // meanwhile: `realpath` fails), whose parent is itself.

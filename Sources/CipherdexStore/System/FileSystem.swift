@@ -205,11 +205,35 @@ package enum FileSystem {
         }
     }
 
-    /// Whether `path` is `directory` or lies anywhere below it, both resolved (`resolvedPath`).
+    /// Whether `path` is `directory` or lies anywhere below it, however each is reached: both
+    /// resolved (`resolvedPath`), then through the mount showing most of their file system
+    /// (`MountPoints.widestPath`: a folder inside `directory` bound elsewhere), then by identity
+    /// (`isWithinByIdentity`: `directory`, or a folder holding it, bound elsewhere, even when the
+    /// mount list cannot be read).
     package static func isWithin(_ path: String, _ directory: String) -> Bool {
         let inner = resolvedPath(path)
         let outer = resolvedPath(directory)
-        return inner == outer || inner.hasPrefix(outer == "/" ? "/" : outer + "/")
+        func contains(_ outer: String, _ inner: String) -> Bool {
+            inner == outer || inner.hasPrefix(outer == "/" ? "/" : outer + "/")
+        }
+        if contains(outer, inner) { return true }
+        if contains(MountPoints.widestPath(of: outer) ?? outer, MountPoints.widestPath(of: inner) ?? inner) {
+            return true
+        }
+        return isWithinByIdentity(inner, outer)
+    }
+
+    /// Whether the folder `directory` is `path` or one of the folders above it, told by identity
+    /// (`FileIdentity`), whatever path reaches each: false when `directory` cannot be looked at.
+    static func isWithinByIdentity(_ path: String, _ directory: String) -> Bool {
+        guard let folder = FileIdentity(of: directory) else { return false }
+        var ancestor = path
+        while true {
+            if FileIdentity(of: ancestor) == folder { return true }
+            let next = parent(of: ancestor)
+            guard next != ancestor else { return false }
+            ancestor = next
+        }
     }
 
     /// The folder part of a path.

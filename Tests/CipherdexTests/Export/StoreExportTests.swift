@@ -37,6 +37,38 @@ final class StoreExportTests: XCTestCase {
         XCTAssertEqual(TestSupport.snapshot(path), before)
     }
 
+    /// Nor through another path to the same folders (a bind mount, as containers have): of the
+    /// store's folder, of a folder holding it, or of a folder inside it; nor into the store
+    /// opened through such a path. It wrote plaintext into the store's folder, exit 0.
+    func testExportInsideTheStoreThroughABindMountIsRefusedAndWritesNothing() throws {
+        let path = TestSupport.temporaryPath()
+        var store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        defer { store.close() }
+        try store.createCollection("notes").insert(JSONValue.object(["secret": .string("Zanzibar-4417")]), id: "a")
+        _ = try store.addAttachment(Data("body".utf8), contentType: nil)
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        let folder = try Mounts.bind(path)
+        defer { Mounts.unmount(folder) }
+        let parent = try Mounts.bind(FileSystem.parent(of: path))
+        defer { Mounts.unmount(parent) }
+        let attachments = try Mounts.bind(path + "/attachments")
+        defer { Mounts.unmount(attachments) }
+        let before = TestSupport.snapshot(path)
+        for destination in [folder, folder + "/e", folder + "/a/b", parent + "/" + name + "/e", attachments + "/e"] {
+            XCTAssertThrowsExactly(
+                ExportError.destinationInsideStore(path: destination, store: path), try store.export(to: destination))
+        }
+        XCTAssertEqual(TestSupport.snapshot(path), before)
+        store.close()
+        store = try Store.open(TestSupport.configuration(folder, key: TestSupport.rawKey(1)))
+        let reopened = TestSupport.snapshot(path)
+        XCTAssertThrowsExactly(
+            ExportError.destinationInsideStore(path: path + "/e", store: folder), try store.export(to: path + "/e"))
+        XCTAssertEqual(TestSupport.snapshot(path), reopened)
+        // Closed before the mount is undone (a store open through it keeps it busy).
+        store.close()
+    }
+
     /// An export that fails part-way (a damaged attachment) leaves no partial plaintext: the
     /// directory it made is gone, and an empty one given to it is empty again.
     func testAFailedExportLeavesNoPartialPlaintext() throws {

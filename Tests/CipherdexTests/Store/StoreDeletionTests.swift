@@ -184,6 +184,28 @@ final class StoreDeletionTests: XCTestCase {
         // Beside the store, not in it: allowed.
         try Store.open(TestSupport.configuration(path + "/sub", key: nil)).close()
     }
+
+    /// The same when one of the store's folders is reached through another path (a bind mount
+    /// of its `attachments/`, as a container has): the store there was made inside it.
+    func testANewStoreOrBackupInsideAnotherStoresFolderThroughABindMountIsRefused() throws {
+        let path = TestSupport.temporaryPath()
+        let store = try Store.open(TestSupport.configuration(path, key: nil))
+        _ = try store.addAttachment(Data("bytes".utf8))
+        store.close()
+        let attachments = try Mounts.bind(path + "/attachments")
+        defer { Mounts.unmount(attachments) }
+        let staging = try Mounts.bind(path + "/staging")
+        defer { Mounts.unmount(staging) }
+        let before = TestSupport.snapshot(path)
+        for inner in [attachments + "/x", staging + "/x"] {
+            XCTAssertThrowsCase("invalidPath", try Store.open(TestSupport.configuration(inner, key: nil)))
+        }
+        let other = TestSupport.temporaryPath()
+        let source = try Store.open(TestSupport.configuration(other, key: nil))
+        defer { source.close() }
+        XCTAssertThrowsCase("destinationNotAStore", try source.backup(to: attachments + "/b"))
+        XCTAssertEqual(TestSupport.snapshot(path), before)
+    }
 }
 
 final class FileSystemTests: XCTestCase {

@@ -5,8 +5,9 @@ import XCTest
     import Glibc
 #endif
 
-/// Mounts for fault tests (they run as root, as CI does): a small tmpfs to fill, and a read-only
-/// view of a directory. Each is unmounted by `unmount`; a test without the privilege skips.
+/// Mounts for fault tests (they run as root, as CI does): a small tmpfs to fill, a second path
+/// to a directory and a read-only view of one. Each is unmounted by `unmount`; a test without
+/// the privilege skips.
 enum Mounts {
     /// Runs a command, returning its exit status.
     @discardableResult
@@ -33,6 +34,18 @@ enum Mounts {
         return point
     }
 
+    /// A bind mount of `directory` at a new path (a second path to the very same folder, as
+    /// containers and shared setups have), or a skip.
+    static func bind(_ directory: String) throws -> String {
+        let point = NSTemporaryDirectory() + "cipherdex-bind-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        guard run(["mount", "--bind", directory, point]) == 0 else {
+            try? FileManager.default.removeItem(atPath: point)
+            throw XCTSkip("cannot bind-mount here (fault tests need root)")
+        }
+        return point
+    }
+
     /// A read-only bind mount of `directory` at a new path, or a skip.
     static func readOnlyView(of directory: String) throws -> String {
         let point = NSTemporaryDirectory() + "cipherdex-ro-" + UUID().uuidString
@@ -47,10 +60,11 @@ enum Mounts {
         return point
     }
 
-    /// Unmounts `point` and removes the directory.
+    /// Unmounts `point` and removes the directory, only when empty: a mount still busy (a store
+    /// open through it) is left mounted, and what it shows is never removed through it.
     static func unmount(_ point: String) {
         run(["umount", point])
-        try? FileManager.default.removeItem(atPath: point)
+        rmdir(point)
     }
 
     /// Fills the file system holding `directory` until about `leave` bytes are free, with one

@@ -37,6 +37,46 @@ struct BackupDestination {
             + ".backup-"
     }
 
+    /// How many bytes longer than its destination a sibling's path (and name) is: a dot before
+    /// the name, `.backup-` and 12 hex digits after it.
+    static let siblingExtraBytes = ".".utf8.count + ".backup-".utf8.count + 12
+
+    /// The longest absolute path of a new destination: its sibling holds generation 0's files,
+    /// the longest `store.db-journal`, which SQLite must open (`longestDatabasePath`).
+    static let longestNewPath =
+        StoreConfiguration.longestDatabasePath - "/store.db-journal".utf8.count - siblingExtraBytes
+
+    /// Refuses a new destination whose sibling could not be made or opened, before anything is
+    /// created: `StoreError.invalidPath` naming the limit when the sibling's name would be longer
+    /// than the file system allows (`NAME_MAX`, 255 bytes on most), or the destination's path
+    /// (made absolute from the working folder, as SQLite does) longer than `longestNewPath`,
+    /// where the copy's database would not open.
+    static func refuseTooLongForSibling(_ path: String) throws {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let name = trimmed.split(separator: "/").last.map(String.init) ?? trimmed
+        let parent = FileSystem.parent(of: trimmed)
+        let reportedLimit = pathconf(parent, Int32(_PC_NAME_MAX))
+        let nameLimit = reportedLimit > 0 ? reportedLimit : Int(NAME_MAX)
+        guard name.utf8.count + siblingExtraBytes <= nameLimit else {
+            throw StoreError.invalidPath(
+                path: path,
+                reason: "its name is \(name.utf8.count) bytes long; a new backup or restore is built beside it in a "
+                    + "folder whose name is \(siblingExtraBytes) bytes longer (.NAME.backup-…), and names in its "
+                    + "folder \(parent) may be at most \(nameLimit) bytes: give a name of at most "
+                    + "\(nameLimit - siblingExtraBytes) bytes")
+        }
+        let absolute = trimmed.hasPrefix("/") ? trimmed : FileManager.default.currentDirectoryPath + "/" + trimmed
+        guard absolute.utf8.count <= longestNewPath else {
+            throw StoreError.invalidPath(
+                path: path,
+                reason: "it is \(absolute.utf8.count) bytes long as an absolute path; a new backup or restore is "
+                    + "built beside it in a folder whose path is \(siblingExtraBytes) bytes longer, and SQLite "
+                    + "opens no file whose path is longer than \(StoreConfiguration.longestDatabasePath) bytes (its "
+                    + "store.db-journal): it may be at most \(longestNewPath) bytes")
+        }
+    }
+
     /// Inspects `path` and takes its lock. `source` and `dataKey` tell an earlier backup of this
     /// store (same store id, metadata authenticated by the same data key) from another store,
     /// which is refused unless `replacing`.
@@ -75,11 +115,14 @@ struct BackupDestination {
             }
             return try existingStore(path: path, source: source, dataKey: dataKey, replacing: replacing)
         default:
+            // A name or path the system cannot even look at (`ENAMETOOLONG`) names no store.
+            if kind == .unknown(errno: ENAMETOOLONG) { try refuseTooLongForSibling(path) }
             throw BackupError.destinationNotAStore(path: path, reason: "it is \(kind.description)")
         }
     }
 
     private static func newDestination(path: String) throws -> BackupDestination {
+        try refuseTooLongForSibling(path)
         do {
             try Store.refuseInsideAnotherStoresFolder(path)
         } catch StoreError.invalidPath(_, let reason) {

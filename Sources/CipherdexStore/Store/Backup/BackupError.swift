@@ -14,7 +14,8 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
     /// A restore's destination already holds a store and replacing it was not confirmed.
     case destinationExists(path: String)
     /// The destination is the store itself or lies inside its folder (or the store lies inside
-    /// the destination): a copy there would be taken for the store's own files.
+    /// the destination), however its path reaches it (a link, a bind mount): a copy there would
+    /// be taken for the store's own files.
     case destinationOverlapsStore(path: String, store: String)
     /// The file system holding the destination has fewer bytes free than the backup needs.
     case insufficientSpace(path: String, neededBytes: UInt64, availableBytes: UInt64)

@@ -15,11 +15,13 @@ extension Store {
     ///
     /// `destination` may be missing, an empty directory, or an earlier backup of this store:
     /// then only the attachments it lacks are copied (they are immutable files) and the database
-    /// afresh. Anything else is refused (`BackupError`). The copy is checked before it becomes
-    /// the destination's content (database `quick_check`, every copied attachment authenticated)
-    /// in one atomic step; a failure, a cancellation (`progress` returning false, or the task's)
-    /// or a kill at any instant leaves the destination as it was or the complete new backup, and
-    /// never changes this store.
+    /// afresh. Anything else is refused (`BackupError`); so is a new destination whose name or
+    /// path is too long for the folder the copy is built in beside it (`StoreError.invalidPath`,
+    /// naming the limit). The copy is checked before it becomes the destination's content
+    /// (database `quick_check`, every copied attachment authenticated) in one atomic step; a
+    /// failure, a cancellation (`progress` returning false, or the task's) or a kill at any
+    /// instant leaves the destination as it was or the complete new backup, and never changes
+    /// this store.
     @discardableResult
     public func backup(to destination: String, progress: BackupProgressHandler? = nil) throws -> BackupSummary {
         try backup(to: destination, replacingAnotherStore: false, progress: progress, cancellation: nil)
@@ -74,6 +76,13 @@ extension Store {
             && !BackupDestination.holdsOnlyALockFile(path, names: (try? FileSystem.entries(of: path)) ?? [])
         {
             throw BackupError.destinationExists(path: path)
+        }
+        switch FileKind.of(path) {
+        case .missing, .unknown(errno: ENAMETOOLONG):
+            // Said before the backup is opened (its key asked for), as `prepare` would after.
+            try BackupDestination.refuseTooLongForSibling(path)
+        default:
+            break
         }
         var configuration = backup
         configuration.createIfMissing = false

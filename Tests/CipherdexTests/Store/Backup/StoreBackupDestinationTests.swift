@@ -100,6 +100,96 @@ final class StoreBackupDestinationTests: XCTestCase {
         XCTAssertEqual(try store.verify().problems, [])
     }
 
+    /// The same through another path to the same folders (a bind mount, as containers have): of
+    /// the store's folder, of a folder holding it, of a folder inside it; a restore into its
+    /// backup the same way. A backup was nested inside the store's folder.
+    func testADestinationOverlappingTheStoreThroughABindMountIsRefused() throws {
+        let name = storePath.split(separator: "/").last.map(String.init) ?? ""
+        let folder = try Mounts.bind(storePath)
+        defer { Mounts.unmount(folder) }
+        let parent = try Mounts.bind(FileSystem.parent(of: storePath))
+        defer { Mounts.unmount(parent) }
+        let attachments = try Mounts.bind(storePath + "/attachments")
+        defer { Mounts.unmount(attachments) }
+        for destination in [
+            folder, folder + "/y", folder + "/a/b", folder + "/staging", parent + "/" + name + "/y", parent,
+            attachments + "/y",
+        ] {
+            let before = TestSupport.snapshot(storePath)
+            XCTAssertThrowsCase("destinationOverlapsStore", try store.backup(to: destination))
+            XCTAssertEqual(TestSupport.snapshot(storePath), before, destination)
+        }
+        let backup = TestSupport.temporaryPath("backup")
+        try store.backup(to: backup)
+        let backupFolder = try Mounts.bind(backup)
+        defer { Mounts.unmount(backupFolder) }
+        let before = TestSupport.snapshot(backup)
+        XCTAssertThrowsCase(
+            "destinationOverlapsStore",
+            try Store.restore(TestSupport.configuration(backup, key: TestSupport.rawKey(1)), to: backupFolder + "/r"))
+        XCTAssertEqual(TestSupport.snapshot(backup), before)
+        store.close()
+        store = try Store.open(TestSupport.configuration(storePath, key: TestSupport.rawKey(1)))
+        XCTAssertEqual(try store.verify().problems, [])
+    }
+
+    /// A new destination is built in a sibling folder 21 bytes longer (`.NAME.backup-` and 12
+    /// hex digits): a name or path the sibling cannot have is `invalidPath` naming the limit,
+    /// nothing created (it was `mkdir`'s "File name too long" or SQLite's "unable to open
+    /// database file"); one byte less works. A restore says so before the backup is opened.
+    func testANewDestinationTooLongForItsSiblingIsInvalidPath() throws {
+        let directory = FileSystem.resolvedPath(TestSupport.temporaryPath("long"))
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let longestName = 255 - BackupDestination.siblingExtraBytes
+        XCTAssertEqual(longestName, 234)
+        expectRefusal("invalidPath", directory + "/" + String(repeating: "b", count: longestName + 1))
+        expectRefusal("invalidPath", directory + "/" + String(repeating: "b", count: 300))
+        let emptyFolder = directory + "/" + String(repeating: "e", count: longestName + 1)
+        try FileManager.default.createDirectory(atPath: emptyFolder, withIntermediateDirectories: false)
+        expectRefusal("invalidPath", emptyFolder)
+        XCTAssertThrowsError(try store.backup(to: directory + "/" + String(repeating: "b", count: longestName + 1))) {
+            XCTAssertTrue(
+                ($0.localizedDescription).contains("give a name of at most 234 bytes"), $0.localizedDescription)
+        }
+        let named = directory + "/" + String(repeating: "b", count: longestName)
+        try store.backup(to: named)
+
+        let longestPath = BackupDestination.longestNewPath
+        XCTAssertEqual(longestPath, 473)
+        let parent = directory + "/" + String(repeating: "p", count: 200)
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: false)
+        func path(_ length: Int) -> String {
+            parent + "/" + String(repeating: "q", count: length - parent.utf8.count - 1)
+        }
+        expectRefusal("invalidPath", path(longestPath + 1))
+        expectRefusal("invalidPath", path(StoreConfiguration.longestDirectoryPath))
+        XCTAssertThrowsError(try store.backup(to: path(longestPath + 1))) {
+            XCTAssertTrue(($0.localizedDescription).contains("it may be at most 473 bytes"), $0.localizedDescription)
+        }
+        try store.backup(to: path(longestPath))
+        store.close()
+        for backup in [named, path(longestPath)] {
+            let opened = try Store.open(TestSupport.configuration(backup, key: TestSupport.rawKey(1)))
+            XCTAssertEqual(try opened.verify().problems, [])
+            opened.close()
+        }
+
+        // A restore: refused before the backup is opened (a wrong key is not even asked for).
+        let before = TestSupport.snapshot(directory)
+        for destination in [
+            directory + "/" + String(repeating: "r", count: longestName + 1), path(longestPath + 1),
+        ] {
+            XCTAssertThrowsCase(
+                "invalidPath",
+                try Store.restore(TestSupport.configuration(named, key: TestSupport.rawKey(9)), to: destination))
+            XCTAssertThrowsCase(
+                "invalidPath",
+                try Store.restore(TestSupport.configuration(named, key: TestSupport.rawKey(1)), to: destination))
+        }
+        XCTAssertEqual(TestSupport.snapshot(directory), before)
+        try Store.restore(TestSupport.configuration(named, key: TestSupport.rawKey(1)), to: path(longestPath - 1))
+    }
+
     func testAStoreWhoseDataKeyChangedIsNotReused() throws {
         let backup = TestSupport.temporaryPath("backup")
         try store.backup(to: backup)
