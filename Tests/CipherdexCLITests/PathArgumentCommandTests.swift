@@ -64,4 +64,20 @@ final class PathArgumentCommandTests: XCTestCase {
                 "\(command)")
         }
     }
+
+    /// A path with a line break or terminal escape is shown on one line in success reports, as in
+    /// error messages (file-system audit 7e: `created … at` printed them raw, forging a line).
+    func testPathsInReportsAreShownOnOneLine() throws {
+        let path = "new\nforged line\u{1B}[7m"
+        let created = try cli.run(["create", path, "--key-file", "k"])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        XCTAssertEqual(created.stdout, "created encrypted store at new forged line [7m\n")
+        let backedUp = try cli.run(["backup", path, "b\u{1B}x", "--key-file", "k"])
+        XCTAssertEqual(backedUp.status, 0, backedUp.stderr)
+        XCTAssertTrue(backedUp.stdout.hasPrefix("backed up "), backedUp.stdout)
+        XCTAssertFalse(backedUp.stdout.dropLast().contains { $0.isNewline || $0 == "\u{1B}" }, backedUp.stdout)
+        let info = try cli.run(["info", path, "--key-file", "k"])
+        XCTAssertTrue(info.stdout.hasPrefix("store:        "), info.stdout)
+        XCTAssertFalse(info.stdout.contains("\u{1B}"), info.stdout)
+    }
 }

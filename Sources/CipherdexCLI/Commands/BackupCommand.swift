@@ -40,6 +40,7 @@ struct BackupCommand: Command {
         let summary = try store.backup(to: destination, progress: line.update)
         line.finish()
         Output.committed("the backup of \(target.path) in \(destination) is written")
-        try Output.print("backed up \(target.path) to \(destination): \(summary.line)")
+        try Output.print(
+            "backed up \(SearchCLI.singleLine(target.path)) to \(SearchCLI.singleLine(destination)): \(summary.line)")
     }
 }

@@ -51,6 +51,6 @@ struct CreateCommand: Command {
         let encrypted = store.isEncrypted
         store.close()
         Output.committed("the store at \(path) is created")
-        try Output.print("created \(encrypted ? "encrypted" : "unencrypted") store at \(path)")
+        try Output.print("created \(encrypted ? "encrypted" : "unencrypted") store at \(SearchCLI.singleLine(path))")
     }
 }

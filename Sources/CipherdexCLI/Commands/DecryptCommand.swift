@@ -55,6 +55,6 @@ struct DecryptCommand: Command {
         try Store.decrypt(configuration, progress: line.update)
         line.finish()
         Output.committed("\(target.path) is decrypted")
-        try Output.print("decrypted \(target.path): it is no longer encrypted")
+        try Output.print("decrypted \(SearchCLI.singleLine(target.path)): it is no longer encrypted")
     }
 }

@@ -39,6 +39,6 @@ struct EncryptCommand: Command {
             StoreConfiguration(path: path, createIfMissing: false), newKey: provider, progress: line.update)
         line.finish()
         Output.committed("\(path) is encrypted")
-        try Output.print("encrypted \(path)")
+        try Output.print("encrypted \(SearchCLI.singleLine(path))")
     }
 }

@@ -29,7 +29,7 @@ struct InfoCommand: Command {
             try Output.print(try Output.json(info))
             return
         }
-        try Output.print("store:        \(info.path)")
+        try Output.print("store:        \(SearchCLI.singleLine(info.path))")
         try Output.print("encrypted:    \(info.encrypted ? "yes" : "no")")
         try Output.print("format:       \(info.formatVersion) (schema \(info.schemaVersion))")
         if let cipher = info.cipher {

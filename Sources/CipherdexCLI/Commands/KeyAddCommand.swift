@@ -87,6 +87,6 @@ struct KeyAddCommand {
         guard let provider = try newKey.provider(confirm: true) else { throw CLIError.usage("missing NEWKEY") }
         let slot = try store.addKey(provider, label: label)
         Output.committed("the key is added in slot \(slot) of \(target.path)")
-        try Output.print("key added in slot \(slot) of \(target.path)")
+        try Output.print("key added in slot \(slot) of \(SearchCLI.singleLine(target.path))")
     }
 }

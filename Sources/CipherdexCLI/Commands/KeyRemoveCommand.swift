@@ -18,6 +18,6 @@ struct KeyRemoveCommand {
         defer { store.close() }
         try store.removeKey(slot: slot)
         Output.committed("keyslot \(slot) is removed from \(target.path)")
-        try Output.print("keyslot \(slot) removed from \(target.path)")
+        try Output.print("keyslot \(slot) removed from \(SearchCLI.singleLine(target.path))")
     }
 }

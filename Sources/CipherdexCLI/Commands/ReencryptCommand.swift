@@ -49,7 +49,7 @@ struct ReencryptCommand: Command {
                     ? ""
                     : " (keyslot\(removed.count == 1 ? "" : "s") \(removed.map { "\($0.id)" }.joined(separator: ", ")) removed)")
         )
-        try Output.print("re-encrypted \(target.path) under a new data key")
+        try Output.print("re-encrypted \(SearchCLI.singleLine(target.path)) under a new data key")
         if !removed.isEmpty {
             let names = removed.map { "\($0.id)" + ($0.label.map { " (\($0))" } ?? "") }.joined(separator: ", ")
             try Output.print("removed keyslot(s) \(names): add those keys again with `cipherdex key add`")

@@ -35,6 +35,6 @@ struct RekeyCommand: Command {
         guard let provider = try newKey.provider(confirm: true) else { throw CLIError.usage("missing NEWKEY") }
         try store.rotateKey(to: provider)
         Output.committed("the key of \(target.path) is changed: only the new key opens it")
-        try Output.print("key changed for \(target.path)")
+        try Output.print("key changed for \(SearchCLI.singleLine(target.path))")
     }
 }

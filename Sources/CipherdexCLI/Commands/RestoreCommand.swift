@@ -53,7 +53,8 @@ struct RestoreCommand: Command {
         }
         line.finish()
         Output.committed("\(destination) is restored from \(backup.path)")
-        try Output.print("restored \(backup.path) to \(destination): \(summary.line)")
+        try Output.print(
+            "restored \(SearchCLI.singleLine(backup.path)) to \(SearchCLI.singleLine(destination)): \(summary.line)")
         if replacing && backup.key.source == nil {
             try Output.print(
                 "\(destination) is now UNENCRYPTED, as the backup is: it opens without a key "
