@@ -66,6 +66,16 @@ extension Store {
 
     /// Removes the store's folder, emptied of the store's files, or says why it stays.
     static func removeFolder(_ path: String) -> StoreFolderOutcome {
+        if case .symbolicLink = FileKind.of(path) {
+            // The store reached through a link: its folder is where the link leads, and the link
+            // is the user's (it said "removing it failed: Not a directory").
+            let target = FileSystem.resolvedPath(path)
+            guard target != path else { return .notRemoved(reason: "it is a symbolic link that leads nowhere") }
+            let outcome = removeFolder(target)
+            guard outcome == .removed else { return outcome }
+            return .notRemoved(
+                reason: "it is a symbolic link, left as it is; the folder it led to, \(target), was removed")
+        }
         guard rmdir(path) != 0 else { return .removed }
         let code = errno
         if code == ENOENT { return .removed }

@@ -209,6 +209,21 @@ final class StoreDeletionTests: XCTestCase {
 }
 
 final class FileSystemTests: XCTestCase {
+    /// A store deleted through a symbolic link to its folder: the folder goes, the link stays
+    /// and is said (file-system audit 7b: "removing it failed: Not a directory").
+    func testDeletingThroughALinkRemovesTheFolderItLeadsToAndKeepsTheLink() throws {
+        let real = TestSupport.temporaryPath()
+        let link = TestSupport.temporaryPath("link")
+        try Store.open(TestSupport.configuration(real, key: TestSupport.rawKey(1))).close()
+        XCTAssertEqual(symlink(real, link), 0)
+        defer { unlink(link) }
+        XCTAssertEqual(
+            try Store.deleteReportingFolder(at: link),
+            .notRemoved(reason: "it is a symbolic link, left as it is; the folder it led to, \(real), was removed"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: real))
+        XCTAssertEqual(FileKind.of(link), .symbolicLink)
+    }
+
     func testParentOfPaths() {
         XCTAssertEqual(FileSystem.parent(of: "s"), ".")
         XCTAssertEqual(FileSystem.parent(of: "a/b"), "a")
