@@ -206,9 +206,7 @@ final class StoreDeletionTests: XCTestCase {
         XCTAssertThrowsCase("destinationNotAStore", try source.backup(to: attachments + "/b"))
         XCTAssertEqual(TestSupport.snapshot(path), before)
     }
-}
 
-final class FileSystemTests: XCTestCase {
     /// A store deleted through a symbolic link to its folder: the folder goes, the link stays
     /// and is said (file-system audit 7b: "removing it failed: Not a directory").
     func testDeletingThroughALinkRemovesTheFolderItLeadsToAndKeepsTheLink() throws {
@@ -223,7 +221,9 @@ final class FileSystemTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: real))
         XCTAssertEqual(FileKind.of(link), .symbolicLink)
     }
+}
 
+final class FileSystemTests: XCTestCase {
     func testParentOfPaths() {
         XCTAssertEqual(FileSystem.parent(of: "s"), ".")
         XCTAssertEqual(FileSystem.parent(of: "a/b"), "a")
