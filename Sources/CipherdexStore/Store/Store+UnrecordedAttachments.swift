@@ -14,9 +14,18 @@ extension Store {
     /// store (nothing authenticates it), a file that does not decrypt with this store's key.
     func unrecordedAttachmentFiles(known: Set<String>) throws -> [(name: String, length: UInt64)] {
         guard FileSystem.exists(layout.attachments) else { return [] }
-        let names = try Store.wrapSystem { try FileSystem.entries(of: layout.attachments) }
+        let entries = try Store.wrapSystem {
+            try FileSystem.entryNames(of: FileDescriptor(path: layout.attachments, flags: O_RDONLY | O_DIRECTORY))
+        }
         var found: [(name: String, length: UInt64)] = []
-        for name in names.sorted() where !known.contains(name) {
+        for bytes in entries.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            // A name that is not valid UTF-8 is shown escaped (`x\xFE`), as typed to move it.
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                throw StoreConversionError.unrecordedAttachmentFile(
+                    path: layout.attachments + "/" + DirectoryEntries.escaped(bytes),
+                    reason: "its name is not an attachment id")
+            }
+            guard !known.contains(name) else { continue }
             let path = layout.attachments + "/" + name
             func refuse(_ reason: String) -> StoreConversionError {
                 .unrecordedAttachmentFile(path: path, reason: reason)

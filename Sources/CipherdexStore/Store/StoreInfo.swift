@@ -38,7 +38,8 @@ public struct StoreInfo: Codable, Equatable, Sendable {
     public var databaseBytes: UInt64
     /// Size of the write-ahead log in bytes.
     public var walBytes: UInt64
-    /// Number of attachment files.
+    /// Number of attachment files (files named as attachments; anything else in the folder is
+    /// not counted).
     public var attachmentCount: Int
     /// Total size of attachment files in bytes.
     public var attachmentBytes: UInt64
@@ -53,7 +54,8 @@ extension Store {
         let snapshot = metadata.withLock { $0 }
         var attachmentCount = 0
         var attachmentBytes: UInt64 = 0
-        for name in FileSystem.contents(of: layout.attachments) {
+        // Files named as attachments: anything else put in the folder is not one.
+        for name in FileSystem.contents(of: layout.attachments) where AttachmentStorage.isValidID(name) {
             attachmentCount += 1
             attachmentBytes += FileSystem.size(layout.attachments + "/" + name) ?? 0
         }

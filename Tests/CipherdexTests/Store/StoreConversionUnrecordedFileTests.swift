@@ -124,6 +124,30 @@ final class StoreConversionUnrecordedFileTests: XCTestCase {
         try Store.reencrypt(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
     }
 
+    /// A file whose name is not valid UTF-8 is named escaped, as it can be typed to move it, and
+    /// `info` does not count it as an attachment (file-system audit 7d: `x\u{FFFD}`, and counted).
+    func testAFileNamedInBytesThatAreNotUTF8IsNamedEscapedAndNotCounted() throws {
+        let path = TestSupport.temporaryPath()
+        _ = try makeStore(at: path, key: TestSupport.rawKey(1))
+        let name = Array((path + "/attachments/x").utf8) + [0xFE, 0]
+        let fd = name.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o600) }
+        }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        close(fd)
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        XCTAssertEqual(try store.info().attachmentCount, 2, "the recorded one and the lost one, not the foreign file")
+        store.close()
+        XCTAssertThrowsError(try Store.reencrypt(TestSupport.configuration(path, key: TestSupport.rawKey(1)))) {
+            error in
+            guard case .unrecordedAttachmentFile(let named, let reason) = error as? StoreConversionError else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertEqual(named, path + "/attachments/x\\xFE")
+            XCTAssertEqual(reason, "its name is not an attachment id")
+        }
+    }
+
     /// The folder the new generation goes into (`attachments.1`, what an interrupted conversion
     /// may leave) holding what is not the store's: refused before the copy is written there,
     /// naming it (the conversion took it into the new generation, reported success, and `verify`
