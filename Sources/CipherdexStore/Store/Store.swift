@@ -112,7 +112,13 @@ public final class Store: Sendable {
             return try create(layout: layout, configuration: configuration)
         }
         guard FileSystem.isDirectory(layout.directory) else {
-            throw StoreError.notAStore(path: layout.directory, reason: "not a directory")
+            // A link to nothing exists (`lstat`) but leads nowhere: said as such, not "not a
+            // directory" (file-system audit 7a).
+            let reason =
+                FileKind.of(layout.directory) == .symbolicLink && !FileSystem.followedExists(layout.directory)
+                ? "it is a symbolic link to \(FileSystem.linkTarget(layout.directory) ?? "?"), which does not exist"
+                : "not a directory"
+            throw StoreError.notAStore(path: layout.directory, reason: reason)
         }
         // A folder this process may not read or search: say so, naming it (not "no store").
         try checkAccess(layout.directory, mode: R_OK | X_OK)

@@ -12,6 +12,21 @@ package enum FileSystem {
         return lstat(path, &info) == 0
     }
 
+    /// Whether something is where `path` leads, its links followed (`stat`): false for a link to
+    /// nothing.
+    static func followedExists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// What the symbolic link at `path` holds (`readlink`), or nil when it is not one.
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Whether `path` is a directory.
     package static func isDirectory(_ path: String) -> Bool {
         var info = stat()

@@ -237,4 +237,18 @@ extension StoreOddFolderTests {
         XCTAssertEqual(truncate(log, 10 << 30), 0)
         try assertOpensWithEverything(id)
     }
+
+    /// A store path that is a link to nothing is refused saying so, and nothing is created
+    /// where it leads (file-system audit 7a: "not a directory").
+    func testAStorePathThatIsALinkToNothingSaysSo() throws {
+        let target = TestSupport.temporaryPath("nowhere")
+        XCTAssertEqual(symlink(target, path), 0)
+        defer { unlink(path) }
+        XCTAssertThrowsError(try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))) { error in
+            XCTAssertEqual(
+                error as? StoreError,
+                .notAStore(path: path, reason: "it is a symbolic link to \(target), which does not exist"))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target))
+    }
 }
