@@ -22,6 +22,9 @@ struct IndexJob: Sendable {
     var sourceModified: Double?
     /// Re-index even when the content did not change (tokenizer change, new password).
     var force = false
+    /// Whether writing it removes the documents indexed under its UID in another Unicode
+    /// normalization (`add`; `SearchIndexWriter.canonicalTwins`), in the same transaction.
+    var replacesCanonicalTwins = false
 }
 
 /// What a worker hands to the writer.

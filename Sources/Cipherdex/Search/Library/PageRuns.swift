@@ -58,8 +58,8 @@ enum PageRuns {
     /// rolled back in between changes nothing). Every UID's old runs go first: a row moved from
     /// one UID to another would otherwise start its new run where an old one of the other UID
     /// still starts.
-    static func flush(_ uids: Set<String>, db: Connection) throws {
-        let sorted = uids.sorted()
+    static func flush(_ uids: [String], db: Connection) throws {
+        let sorted = uids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         for uid in sorted { try db.execute("DELETE FROM search_page_runs WHERE uid = ?", [.text(uid)]) }
         for uid in sorted { try writeRuns(of: uid, db: db) }
     }

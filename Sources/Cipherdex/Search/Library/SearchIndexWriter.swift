@@ -18,6 +18,7 @@ enum SearchIndexWriter {
     ) throws -> [IndexingEvent] {
         let db = tx.connection
         let job = outcome.job
+        let twins = job.replacesCanonicalTwins ? try removeCanonicalTwins(of: job.uid, tx: tx) : []
         let previous = try db.rows(
             "SELECT attachment_id, owns_attachment, content_hash FROM search_documents WHERE uid = ?", [.text(job.uid)]
         ).first
@@ -30,10 +31,10 @@ enum SearchIndexWriter {
             try db.execute(
                 "UPDATE search_documents SET source_root = ?, source_size = ?, source_mtime = ? WHERE uid = ?",
                 [text(job.sourceRoot), integer(job.sourceSize), real(job.sourceModified), .text(job.uid)])
-            return [.unchanged(uid: job.uid)]
+            return twins.map { .removed(uid: $0) } + [.unchanged(uid: job.uid)]
         }
         try deletePages(uid: job.uid, db: db)
-        var events: [IndexingEvent] = []
+        var events: [IndexingEvent] = twins.map { .removed(uid: $0) }
         var state = "indexed"
         var reason: String?
         var title: String?

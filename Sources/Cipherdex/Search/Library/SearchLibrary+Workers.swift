@@ -2,7 +2,7 @@ import Foundation
 
 extension SearchLibrary {
     /// Queues a job (replacing a queued job of the same UID) and makes sure workers run; with
-    /// `replacingCanonicalTwins` (`add`), first removes the UID's documents in another Unicode
+    /// `replacingCanonicalTwins` (`add`), its write removes the UID's documents in another Unicode
     /// normalization.
     func enqueue(_ job: IndexJob, replacingCanonicalTwins: Bool = false) throws {
         guard let store, store.isOpen else { throw StoreError.closed }
@@ -12,7 +12,8 @@ extension SearchLibrary {
         }
         try checkExtractionHelper(for: job.fileExtension)
         try checkOCRLanguages(for: job.fileExtension)
-        if replacingCanonicalTwins { try removeCanonicalTwins(of: job.uid) }
+        var job = job
+        job.replacesCanonicalTwins = replacingCanonicalTwins
         try state.withLock {
             // The store is closing: a job queued now would be dropped, so it is refused.
             guard !isClosing && !isStopped else { throw StoreError.closed }

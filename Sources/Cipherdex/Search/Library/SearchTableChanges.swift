@@ -20,7 +20,9 @@ final class SearchTableChanges: Sendable {
 
     private struct Noted {
         var docids: Set<Int64> = []
-        var uids: Set<String> = []
+        /// By their bytes: two UIDs that are one text in two Unicode normalizations are two rows'
+        /// UIDs (as a `Set<String>`, the second noted was dropped and its runs never written).
+        var uids: Set<UTF8Key> = []
     }
 
     private let noted = Mutex<Noted>(Noted())
@@ -29,7 +31,7 @@ final class SearchTableChanges: Sendable {
     func note(_ docid: Int64) { noted.withLock { _ = $0.docids.insert(docid) } }
 
     /// Notes a UID whose `search_pages` rows changed.
-    func note(uid: String) { noted.withLock { _ = $0.uids.insert(uid) } }
+    func note(uid: String) { noted.withLock { _ = $0.uids.insert(UTF8Key(uid)) } }
 
     /// The noted docids, forgotten.
     func take() -> Set<Int64> {
@@ -40,10 +42,10 @@ final class SearchTableChanges: Sendable {
     }
 
     /// The noted UIDs, forgotten.
-    func takeUIDs() -> Set<String> {
+    func takeUIDs() -> [String] {
         noted.withLock { current in
             defer { current.uids = [] }
-            return current.uids
+            return current.uids.map(\.text)
         }
     }
 

@@ -1,0 +1,26 @@
+import Foundation
+
+extension SearchIndexWriter {
+    /// The other Unicode normalizations of `uid` (composed, NFC, and decomposed, NFD: `café`
+    /// either way) that differ from it in bytes; none for ASCII. They are the same text, and
+    /// Swift strings, `statuses()` and search results' `documents` take them as one UID, so
+    /// adding under `uid` replaces the documents indexed under them as it replaces its own: in
+    /// the transaction that writes it (removed before, at the `add`, a document was lost when
+    /// the new one never came: a kill, a cancel, a failed read). Only whole-string NFC and NFD
+    /// forms are looked for.
+    static func canonicalTwins(of uid: String) -> [String] {
+        guard !uid.utf8.allSatisfy({ $0 < 0x80 }) else { return [] }
+        var forms: [String] = []
+        for form in [uid.precomposedStringWithCanonicalMapping, uid.decomposedStringWithCanonicalMapping]
+        where !form.utf8.elementsEqual(uid.utf8) && !forms.contains(where: { $0.utf8.elementsEqual(form.utf8) }) {
+            forms.append(form)
+        }
+        return forms
+    }
+
+    /// Removes, in the caller's transaction, the documents indexed under `uid`'s canonical twins;
+    /// returns their UIDs.
+    static func removeCanonicalTwins(of uid: String, tx: StoreTransaction) throws -> [String] {
+        try canonicalTwins(of: uid).filter { try remove(uid: $0, tx: tx) }
+    }
+}
