@@ -26,7 +26,8 @@ public struct FolderSyncSummary: Sendable, Equatable {
     /// Files with the same size and modification time, left alone.
     public var unchanged: [String] = []
     /// Files unchanged since a sync in which they failed or were locked, queued again (what made
-    /// them fail — a missing helper, a password, a limit — may be gone).
+    /// them fail — a missing helper, a password, a limit — may be gone), and PDFs, with OCR on,
+    /// whose scanned pages are not all recognised (a time-out, the document's OCR budget spent).
     public var retried: [String] = []
     /// Files whose UID (relative path) already belongs to another document — one added with
     /// `add`, or from another synced folder — left alone rather than replacing it.

@@ -38,22 +38,31 @@ extension SearchLibrary {
         // by their exact bytes, so a file renamed from one normalization to the other is a new
         // UID and its old one is removed.
         var owners: [String: String?] = [:]
-        let known: [UTF8Key: (size: Int64?, modified: Double?, indexed: Bool, ocrLanguages: String?)] =
-            try store.read { db in
-                var rows: [UTF8Key: (Int64?, Double?, Bool, String?)] = [:]
-                try db.forEachRow(
-                    "SELECT uid, source_root, source_size, source_mtime, state, ocr_languages FROM search_documents"
-                ) { row in
-                    guard let uid = row[0].textValue else { return }
-                    owners[uid] = row[1].textValue
-                    if row[1].textValue == root {
-                        rows[UTF8Key(uid)] = (
-                            row[2].integerValue, row[3].doubleValue, row[4].textValue == "indexed", row[5].textValue
-                        )
+        let known:
+            [UTF8Key: (
+                size: Int64?, modified: Double?, indexed: Bool, ocrLanguages: String?, contentHash: [UInt8]?,
+                hasOCRPages: Bool
+            )] =
+                try store.read { db in
+                    var rows: [UTF8Key: (Int64?, Double?, Bool, String?, [UInt8]?, Bool)] = [:]
+                    try db.forEachRow(
+                        """
+                        SELECT uid, source_root, source_size, source_mtime, state, ocr_languages, content_hash,
+                            ocr_pages IS NOT NULL AND ocr_pages <> '[]'
+                        FROM search_documents
+                        """
+                    ) { row in
+                        guard let uid = row[0].textValue else { return }
+                        owners[uid] = row[1].textValue
+                        if row[1].textValue == root {
+                            rows[UTF8Key(uid)] = (
+                                row[2].integerValue, row[3].doubleValue, row[4].textValue == "indexed",
+                                row[5].textValue, row[6].blobValue, row[7].integerValue == 1
+                            )
+                        }
                     }
+                    return rows
                 }
-                return rows
-            }
         let fileKeys = Set(files.keys.map(UTF8Key.init))
         var removedPages = 0
         defer { IndexSpaceReclaim.run(store: store, removedPages: removedPages) }
@@ -91,10 +100,24 @@ extension SearchLibrary {
                 continue
             }
             // A document that failed (or was locked) is tried again whatever its facts: what made
-            // it fail (a missing helper, a password, a limit) may have changed since.
-            if let previous = known[UTF8Key(uid)], previous.indexed, previous.size == facts.size,
-                previous.modified == facts.modified,
-                ocrLanguages == nil || Self.fileExtension(uid) != "pdf" || previous.ocrLanguages == ocrLanguages
+            // it fail (a missing helper, a password, a limit) may have changed since. So is a PDF,
+            // with OCR on, whose scanned pages are not all recognised or kept (a time-out, the
+            // document's OCR budget spent): those pages are tried again, as `add` does (the sync
+            // took it for unchanged and left them for good).
+            let previous = known[UTF8Key(uid)]
+            let sameFacts = previous.map { $0.size == facts.size && $0.modified == facts.modified } ?? false
+            let isPDFWithOCR = ocrLanguages != nil && Self.fileExtension(uid) == "pdf"
+            var ocrPagesLeft = false
+            if let previous, sameFacts, previous.indexed, isPDFWithOCR, previous.ocrLanguages == ocrLanguages,
+                previous.hasOCRPages
+            {
+                ocrPagesLeft = try !store.read {
+                    try SearchIndexWriter.isOCRCurrent(
+                        uid: uid, contentHash: previous.contentHash ?? [], languages: ocrLanguages, db: $0)
+                }
+            }
+            if let previous, sameFacts, previous.indexed, !ocrPagesLeft,
+                !isPDFWithOCR || previous.ocrLanguages == ocrLanguages
             {
                 summary.unchanged.append(uid)
                 continue
@@ -107,8 +130,8 @@ extension SearchLibrary {
             job.sourceModified = facts.modified
             try enqueue(job)
             queued.append(uid)
-            if let previous = known[UTF8Key(uid)] {
-                if !previous.indexed && previous.size == facts.size && previous.modified == facts.modified {
+            if let previous {
+                if sameFacts && (!previous.indexed || ocrPagesLeft) {
                     summary.retried.append(uid)
                 } else {
                     summary.changed.append(uid)

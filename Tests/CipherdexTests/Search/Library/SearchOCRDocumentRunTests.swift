@@ -52,6 +52,31 @@ final class SearchOCRDocumentRunTests: XCTestCase {
         XCTAssertEqual(ocrRequests(store), 4)
     }
 
+    /// A folder sync tries the pages left again, as `add` does: it took the unchanged file for
+    /// unchanged and left them for good (review 26 finding 2).
+    func testASyncGoesOnWithThePagesLeft() throws {
+        let folder = TestSupport.temporaryPath("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let scanned = ScannedPDFWriter.make(
+            pages: Array(repeating: SearchOCRTests.scannedText, count: 3), textLayerPages: [])
+        try Data(scanned).write(to: URL(fileURLWithPath: folder + "/scan.pdf"))
+        let store = try store()
+        defer { store.close() }
+        store.library.configure { $0.ocrSettings.documentSeconds = 0.001 }
+        XCTAssertEqual(try store.library.sync(folder: folder).added, ["scan.pdf"])
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.ocrStatus(of: "scan.pdf")?.recognizedPages, [0])
+        store.library.configure { $0.ocrSettings.documentSeconds = OCRSettings().documentSeconds }
+        let again = try store.library.sync(folder: folder)
+        XCTAssertEqual(again.retried, ["scan.pdf"])
+        XCTAssertEqual(again.unchanged, [])
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.ocrStatus(of: "scan.pdf")?.recognizedPages, [0, 1, 2])
+        XCTAssertEqual(ocrRequests(store), 3)
+        // Now every page is kept: unchanged.
+        XCTAssertEqual(try store.library.sync(folder: folder).unchanged, ["scan.pdf"])
+    }
+
     func testPagesAtTheLimitsStopTheDocument() throws {
         let store = try store()
         defer { store.close() }
