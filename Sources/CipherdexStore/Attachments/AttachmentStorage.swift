@@ -20,9 +20,12 @@ package struct AttachmentStorage {
     let masterKey: SecureBytes?
     /// Key of the content hash used for deduplication (nil: unencrypted store, unkeyed hash).
     package let deduplicationKey: SecureBytes?
+    /// Removals whose files are gone, whose records the next removal deletes (the store's).
+    private let finishedRemovals: FinishedRemovals
 
-    init(layout: StoreLayout, dataKey: SecureBytes?) {
+    init(layout: StoreLayout, dataKey: SecureBytes?, finishedRemovals: FinishedRemovals = FinishedRemovals()) {
         self.layout = layout
+        self.finishedRemovals = finishedRemovals
         self.masterKey = dataKey.map { Sodium.deriveSubkey(from: $0, id: 2, context: "cdxattch") }
         self.deduplicationKey = dataKey.map { Sodium.deriveSubkey(from: $0, id: 3, context: "cdxdedup") }
     }
@@ -236,19 +239,19 @@ package struct AttachmentStorage {
         return true
     }
 
-    /// Deletes, in the caller's transaction, the records of earlier removals that are done: the
-    /// file gone from `attachments/` and `staging/` (or the id recorded again). A record whose
-    /// file is still there (its unlink not yet run, a backup holding it) stays for `reconcile`.
-    /// The records otherwise stayed until the next open: a store kept open grew by one row per
-    /// removal (resources audit 4).
+    /// Deletes, in the caller's transaction, the records of earlier removals whose files
+    /// `unlinkRemoved` saw go (`FinishedRemovals`), each looked at once: its files provably absent
+    /// from `attachments/` and `staging/`, or its id recorded again. The records otherwise stayed
+    /// until the next open: a store kept open grew by one row per removal (resources audit 4). A
+    /// transaction rolled back leaves its records to the next open's `reconcile`.
     private func forgetFinishedRemovals(db: Connection) throws {
-        let ids = try db.rows("SELECT id FROM attachment_removals").compactMap { $0.first?.textValue }
-        let done = try ids.filter { id in
-            guard Self.isValidID(id) else { return false }
-            if try db.scalar("SELECT 1 FROM attachments WHERE id = ?", [.text(id)]) != nil { return true }
-            return Self.isProvablyAbsent(path(of: id)) && Self.isProvablyAbsent(layout.staging + "/" + id)
+        for id in finishedRemovals.take() where Self.isValidID(id) {
+            let recordedAgain = try db.scalar("SELECT 1 FROM attachments WHERE id = ?", [.text(id)]) != nil
+            guard recordedAgain
+                || (Self.isProvablyAbsent(path(of: id)) && Self.isProvablyAbsent(layout.staging + "/" + id))
+            else { continue }
+            try db.execute("DELETE FROM attachment_removals WHERE id = ?", [.text(id)])
         }
-        for id in done { try db.execute("DELETE FROM attachment_removals WHERE id = ?", [.text(id)]) }
     }
 
     /// Whether `path` does not exist, by the system's own word (`ENOENT`): a path that cannot be
@@ -263,7 +266,9 @@ package struct AttachmentStorage {
     func unlinkRemoved(_ id: String) {
         unlink(path(of: id))
         unlink(layout.staging + "/" + id)
-        try? FileSystem.syncDirectory(layout.attachments)
+        // Its record may go once the removal is durable (a crash before the sync leaves the file).
+        guard (try? FileSystem.syncDirectory(layout.attachments)) != nil else { return }
+        finishedRemovals.add(id)
     }
 
     /// The recorded token of `id`, or nil.

@@ -3,7 +3,7 @@ import Foundation
 extension Store {
     /// The attachment files of this store, with the keys derived from the data key.
     package var attachmentStorage: AttachmentStorage {
-        AttachmentStorage(layout: layout, dataKey: dataKey)
+        AttachmentStorage(layout: layout, dataKey: dataKey, finishedRemovals: finishedRemovals)
     }
 
     /// Adds the file at `path` as an attachment. It is read in pieces and encrypted on the way

@@ -31,6 +31,8 @@ public final class Store: Sendable {
     let changeObservers = ChangeObservers()
     /// The backups running on this store (removed attachments' files wait for them).
     let backupHolds = BackupHolds()
+    /// Removed attachments whose files are gone, for the next removal to forget.
+    let finishedRemovals = FinishedRemovals()
     /// The serial queue on which the async forms of writes run (GRDB's writer queue), so that
     /// waiting for the writer never blocks a thread of Swift's cooperative pool.
     package let writerQueue = DispatchQueue(label: "cipherdex.store.writer", qos: .userInitiated)
