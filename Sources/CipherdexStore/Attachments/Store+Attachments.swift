@@ -85,15 +85,23 @@ extension Store {
                 if cancellation?.isCancelled == true { throw CancellationError() }
                 started = true
                 let id: String
+                var recorded = false
                 do {
                     id = try db.transaction {
-                        try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
+                        let id = try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
+                        recorded = true
+                        return id
                     }
                 } catch {
-                    // Rolled back (a full disk, an I/O error): the staged copy is nobody's once
-                    // the database, asked while the writer is still held, has no row for it (it
-                    // stayed in `staging/` until the next open, the disk full meanwhile).
-                    if let rows = try? db.rows("SELECT 1 FROM attachments WHERE id = ?", [.text(staged.id)]),
+                    // Rolled back before its commit, or its commit refused for a full disk (no
+                    // commit record reached the log): the staged copy is nobody's once the
+                    // database, asked while the writer is still held, has no row for it (it
+                    // stayed in `staging/` until the next open, the disk full meanwhile). A commit
+                    // that failed otherwise (an I/O error at its sync) may come back from the log
+                    // at the next open: its file stays for that open's `reconcile` to decide.
+                    let commitRefusedForSpace = (error as? DatabaseError)?.code == Connection.fullCode
+                    if !recorded || commitRefusedForSpace,
+                        let rows = try? db.rows("SELECT 1 FROM attachments WHERE id = ?", [.text(staged.id)]),
                         rows.isEmpty
                     {
                         unlink(staged.path)
