@@ -52,19 +52,23 @@ struct FolderWalk {
                         continue
                     }
                     if entry.isSymbolicLink {
-                        // A link counts as the file it leads to, when that is inside the folder
-                        // (resolved from its bytes: a target whose name is not valid UTF-8 is said).
-                        guard let target = Self.linkTarget(rootBytes + [0x2F] + path) else {
+                        // A link counts as the file it leads to, when that is inside the folder,
+                        // compared byte for byte (as strings, a sibling folder named like the root
+                        // in another Unicode normalization counted as inside). A link out of the
+                        // folder is not followed (it would make every sync of a folder that holds
+                        // one incomplete): the help says so.
+                        let inside = rootBytes + [0x2F]
+                        guard let target = Self.linkTarget(rootBytes + [0x2F] + path),
+                            target.starts(with: inside), target.count > inside.count
+                        else { continue }
+                        guard let relative = String(validating: target[inside.count...], as: UTF8.self) else {
                             skipped.append(
                                 .init(
                                     path: DirectoryEntries.escaped(path),
                                     reason: "the link leads to a name that is not valid UTF-8"))
                             continue
                         }
-                        // A link out of the folder is not followed (it would make every sync of a
-                        // folder that holds one incomplete): the help says so.
-                        guard target.hasPrefix(root + "/") else { continue }
-                        record(String(target.dropFirst(root.count + 1)), size: entry.size, modified: entry.modified)
+                        record(relative, size: entry.size, modified: entry.modified)
                     } else {
                         record(uid, size: entry.size, modified: entry.modified)
                     }
@@ -105,15 +109,15 @@ struct FolderWalk {
                     + "Unicode normalization (composed or decomposed accents): only that one is indexed"))
     }
 
-    /// Where the link at `path` (bytes) leads, resolved by the system (`realpath`): "" when it
-    /// cannot be resolved (not inside any folder), nil when the target's path is not valid UTF-8.
-    private static func linkTarget(_ path: [UInt8]) -> String? {
+    /// Where the link at `path` (bytes) leads, resolved by the system (`realpath`), in bytes; nil
+    /// when it cannot be resolved.
+    private static func linkTarget(_ path: [UInt8]) -> [UInt8]? {
         let resolved = (path + [0]).withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { realpath($0.baseAddress!, nil) }
         }
-        guard let resolved else { return "" }
+        guard let resolved else { return nil }
         defer { free(resolved) }
-        return String(validatingCString: resolved)
+        return Array(UnsafeBufferPointer(start: resolved, count: strlen(resolved))).map { UInt8(bitPattern: $0) }
     }
 
     /// Whether `uid` lies in a folder that could not be read (so its absence proves nothing).

@@ -106,4 +106,24 @@ final class SearchFolderNormalizationTests: XCTestCase {
         try store.library.waitUntilIndexed()
         XCTAssertEqual(try indexedUIDs().count, 2)
     }
+
+    /// A link to a sibling folder named like the synced one in the other normalization leads out
+    /// of the folder: not followed (compared as strings, it counted as inside and became a
+    /// document that failed: review 26 finding 6).
+    func testALinkToASiblingNamedInTheOtherNormalizationIsOutside() throws {
+        let parent = TestSupport.temporaryPath("parent")
+        let root = parent + "/caf\u{E9}"
+        let sibling = parent + "/cafe\u{301}"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: sibling, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        try Data("zqsecret".utf8).write(to: URL(fileURLWithPath: sibling + "/secret.txt"))
+        try Data("zqmine".utf8).write(to: URL(fileURLWithPath: root + "/mine.txt"))
+        XCTAssertEqual(symlink(sibling + "/secret.txt", root + "/secret.txt"), 0)
+        let summary = try store.library.sync(folder: root)
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(summary.added, ["mine.txt"])
+        XCTAssertEqual(summary.skipped, [])
+        XCTAssertEqual(try store.library.search("zqsecret").rankedUIDs, [])
+    }
 }
