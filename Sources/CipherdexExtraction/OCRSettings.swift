@@ -27,7 +27,8 @@ public struct OCRSettings: Codable, Sendable, Hashable {
     /// up (default 1800: about 700 pages at the measured 2.6 s a page). Past them, its pages not
     /// yet recognised fail with `budgetExceeded` without being tried, and the next indexing of
     /// the document goes on with them (pages recognised are kept). A hostile PDF whose every page
-    /// costs the per-page limit ran for hours.
+    /// costs the per-page limit ran for hours. The pages already running when it is spent (one per
+    /// core) finish; 0 recognises no page.
     public var documentSeconds: Double
     /// Pages of one document that may reach the per-page limits (`timedOut`,
     /// `memoryLimitExceeded`) in one indexing before its remaining pages fail with

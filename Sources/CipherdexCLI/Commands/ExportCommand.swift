@@ -54,7 +54,7 @@ struct ExportCommand: Command {
         try Output.print(
             "exported \(summary.documents) documents in \(summary.collections) collections, "
                 + "\(summary.attachments) attachments, \(summary.pages) page texts of \(summary.searchDocuments) "
-                + "indexed documents to \(destination) (plaintext)")
+                + "indexed documents to \(SearchCLI.singleLine(destination)) (plaintext)")
     }
 
     /// `store.export(to:)`, stopped by SIGINT or SIGTERM at its next check (every 256 rows,

@@ -128,11 +128,13 @@ extension SearchLibrary {
         guard let bytes = content(of: job, store: store) else { return }
         var body: String?
         var failure: String?
+        let password = provider?(job.uid)
+        // Counted from here: a slow password provider is not the document's recognition time.
         let started = ContinuousClock.now
         var thrown: (any Error)?
         do {
             let page = try ocrExtractor(settings: job.settings).recognizePage(
-                job.pageIndex, of: bytes, password: provider?(job.uid), settings: job.settings)
+                job.pageIndex, of: bytes, password: password, settings: job.settings)
             body = page.text
         } catch let error as ExtractionError {
             thrown = error
