@@ -36,4 +36,27 @@ final class DescriptorLimitCommandTests: XCTestCase {
         }
         XCTAssertEqual(try cli.run(["verify", path("store")] + key).status, 0)
     }
+
+    /// A backup to a new destination run out of descriptors leaves no folder beside it: it tried
+    /// eight times on any error, and could not remove what it made (resources audit 5).
+    func testABackupOutOfDescriptorsLeavesNoFolderBehind() throws {
+        let cli = CLIRunner.temporary()
+        func path(_ name: String) -> String { cli.directory + "/" + name }
+        let key = ["--key-file", path("key")]
+        XCTAssertEqual(try cli.run(["keygen", "--out", path("key")]).status, 0)
+        XCTAssertEqual(try cli.run(["create", path("store")] + key).status, 0)
+        var failures = 0
+        for limit in 6...14 {
+            let result = try cli.run(
+                ["backup", path("store"), path("bk")] + key, environment: ["SWIFT_BACKTRACE": "enable=no"],
+                launcher: ["/bin/sh", "-c", "ulimit -n \(limit); exec \"$0\" \"$@\""])
+            if result.status != 0 { failures += 1 }
+            let left = try FileManager.default.contentsOfDirectory(atPath: cli.directory).filter {
+                $0.hasPrefix(".bk.backup-")
+            }
+            XCTAssertEqual(left, [], "ulimit -n \(limit): \(result.stderr)")
+            try? FileManager.default.removeItem(atPath: path("bk"))
+        }
+        XCTAssertGreaterThan(failures, 0, "no limit made the backup fail: the test tested nothing")
+    }
 }

@@ -179,7 +179,13 @@ struct BackupDestination {
                     try? FileSystem.removeTree(directory)
                     held.release()
                 }
-                if attempts >= 8 { throw error }
+                // Without a lock to be had (out of descriptors), the folder made here is removed
+                // if it is still empty (`rmdir` removes nothing else; another backup's holds its
+                // lock file).
+                _ = rmdir(directory)
+                // Only losing the race for the folder is tried again (a failure of the
+                // environment left eight empty folders behind, one per attempt).
+                guard case StoreError.storeLocked = error, attempts < 8 else { throw error }
             }
         }
     }
@@ -310,7 +316,13 @@ struct BackupDestination {
     /// Removes what an unfinished backup wrote (the destination keeps its previous content).
     func discard() {
         if isNew {
-            try? FileSystem.removeTree(target.directory)
+            if (try? FileSystem.removeTree(target.directory)) == nil {
+                // Out of descriptors, the walk could not open the folder: once the lock's own are
+                // given back, it can (the folder is this backup's, with a random name).
+                lock.release()
+                try? FileSystem.removeTree(target.directory)
+                return
+            }
         } else {
             try? Store.removeGenerationFiles(target)
             try? FileSystem.syncDirectory(target.directory)
