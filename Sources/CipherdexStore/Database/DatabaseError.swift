@@ -30,6 +30,13 @@ public enum DatabaseError: Error, LocalizedError, Equatable, Sendable {
         }
     }
 
+    /// SQLite's message.
+    public var message: String {
+        switch self {
+        case .sqlite(_, _, let message, _, _): return message
+        }
+    }
+
     /// The database file the error is about ("" when unknown).
     public var path: String {
         switch self {
