@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension Store {
     /// Reads every page of the database (each is decrypted and its HMAC checked by SQLCipher),
     /// runs SQLite's integrity check, and authenticates every chunk of every attachment (in an
@@ -159,7 +163,7 @@ extension Store {
                 checked += 1
             }
         }
-        var unrecorded = FileSystem.contents(of: layout.attachments).filter { !ids.contains($0) }
+        var unrecorded = try attachmentFileNames().filter { !ids.contains($0) }
         if !unrecorded.isEmpty {
             // A removal whose unlink a kill interrupted is finished by a writable open's
             // `reconcile` (a read-only open leaves it): its file is on its way out, not unrecorded.
@@ -201,6 +205,19 @@ extension Store {
         }
         let messages = problems.sorted { $0.key < $1.key }.map(\.value)
         return (checked, messages + unrecorded.sorted().map { "attachment file \($0) is not recorded in the database" })
+    }
+
+    /// The names in `attachments/` (none when it is not there). A folder that cannot be listed
+    /// (too many open files, no permission) is the environment's error, never taken for an empty
+    /// one: `verify` would say that no file is unrecorded without having looked.
+    private func attachmentFileNames() throws -> [String] {
+        do {
+            return try FileSystem.entries(of: layout.attachments)
+        } catch let error as SystemError where error.errno == ENOENT {
+            return []
+        } catch let error as SystemError {
+            throw StoreError.classifying(error)
+        }
     }
 
     /// What is wrong with recorded attachment `id` (nil: every chunk authenticates and the length

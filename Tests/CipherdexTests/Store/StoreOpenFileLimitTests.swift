@@ -123,4 +123,18 @@ final class StoreOpenFileLimitTests: XCTestCase {
         }
         XCTAssertEqual(try store.verify().problems, [])
     }
+
+    /// `verify` that cannot list `attachments/` throws, naming it, rather than saying that no
+    /// file there is unrecorded without having looked (it said ok over an unrecorded file).
+    func testVerifyThatCannotListTheAttachmentsFolderThrowsInsteadOfSayingOk() throws {
+        let store = try Store.open(TestSupport.configuration(path, key: nil))
+        defer { store.close() }
+        try FileManager.default.createDirectory(atPath: path + "/attachments", withIntermediateDirectories: true)
+        let stray = path + "/attachments/" + String(repeating: "ab", count: 16)
+        XCTAssertTrue(FileManager.default.createFile(atPath: stray, contents: Data("stray".utf8)))
+        XCTAssertEqual(try store.verify().problems.count, 1, "the unrecorded file is a problem")
+        try withOpenFiles(available: 0) {
+            assertResourcesExhausted(naming: path + "/attachments", try store.verify())
+        }
+    }
 }
