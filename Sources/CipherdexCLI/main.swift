@@ -15,9 +15,13 @@ import Foundation
 /// A standard stream the command was started without (`cipherdex … >&-`) gets `/dev/null`
 /// (read-only: what would be printed there fails as not written): a store file opened on that
 /// descriptor would otherwise receive the command's output, documents and keys, in plaintext.
+///
+/// Dispatch's event loop is started before any command runs (`DispatchWarmUp`): started later,
+/// under a tight `ulimit -n`, it could find no descriptor and end the process by a signal.
 StandardDescriptors.occupyClosed()
 try? CoreDumps.disable()
 signal(SIGXFSZ, SIG_IGN)
+DispatchWarmUp.start()
 do {
     exit(
         CipherdexCommandLine.run(try ProcessArguments.decoded(count: CommandLine.argc, values: CommandLine.unsafeArgv)))

@@ -39,6 +39,61 @@ final class OpenFileLimitCommandTests: XCTestCase {
         return attached.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Every limit from one too low for the program to load up to one every command works
+    /// under: each command either works or is `resourcesExhausted` naming the file it could not
+    /// open and the limit, leaving every file of the store as it was and creating none; the
+    /// metadata and the database are among the files named (they were `metadataCorrupt` and
+    /// `storeCorrupted`). Never a signal: Dispatch, whose event loop used to start late, ended
+    /// the process (SIGILL) when it found no descriptor left, in a few runs of `verify` or `cat`
+    /// near the lowest limit they work under: those run twice at each limit.
+    func testTooFewOpenFilesIsResourcesExhaustedNeverDamageNorASignalAndChangesNothing() throws {
+        let id = try makeStore()
+        let commands = [
+            ["doc", "get", store, "notes", "n1"], ["verify", store], ["cat", store, id], ["info", store],
+        ]
+        var named: Set<String> = []
+        var allWorked = false
+        for limit in 4...32 where !allWorked {
+            allWorked = true
+            for command in commands {
+                for _ in 0..<(["verify", "cat"].contains(command[0]) ? 2 : 1) {
+                    let before = CLIRunner.tree(store)
+                    let result = try run(command, limit: limit)
+                    let what = "\(command[0]) under ulimit -n \(limit): \(result.stderr)"
+                    // Too few even for the dynamic loader: the program never ran.
+                    if result.status == 127, result.stderr.contains("error while loading shared libraries") {
+                        allWorked = false
+                        continue
+                    }
+                    XCTAssertFalse(result.signaled, what)
+                    if result.status == 0 { continue }
+                    allWorked = false
+                    XCTAssertEqual(result.status, 22, what)
+                    let prefix = "cipherdex: error: resourcesExhausted: cannot use "
+                    XCTAssertTrue(result.stderr.hasPrefix(prefix), what)
+                    XCTAssertTrue(result.stderr.contains("(its limit, ulimit -n, is \(limit))"), what)
+                    XCTAssertTrue(result.stderr.contains("then retry (this is not damage"), what)
+                    if let path = result.stderr.dropFirst(prefix.count).components(separatedBy: ": ").first {
+                        named.insert(path)
+                    }
+                    // Every file as it was, and nothing new (a writable open that got through and
+                    // then failed may have removed an empty `staging/`, as every open does).
+                    let after = CLIRunner.tree(store)
+                    XCTAssertEqual(
+                        after.filter { !$0.key.hasSuffix("/") }, before.filter { !$0.key.hasSuffix("/") },
+                        "a failed \(what) changed the store")
+                    XCTAssertTrue(
+                        Set(after.keys).isSubset(of: before.keys), "a failed \(what) created \(after.keys)")
+                }
+            }
+        }
+        XCTAssertTrue(allWorked, "no limit up to 32 let every command work")
+        XCTAssertTrue(named.contains(store + "/metadata.json"), "\(named)")
+        XCTAssertTrue(named.contains(store + "/store.db"), "\(named)")
+        let verified = try run(["verify", store])
+        XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
+    }
+
     /// An attachment's read that fails for lack of memory (`ENOMEM`, injected with strace) is
     /// `resourcesExhausted` for `verify`, not a problem of the store (exit 15), and `io` with
     /// the same exit status for `cat` (it was 1).
