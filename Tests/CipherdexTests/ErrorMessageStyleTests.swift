@@ -48,6 +48,12 @@ final class ErrorMessageStyleTests: XCTestCase {
         StoreError.invalidConfiguration(setting: "maximumReaders", reason: "it must be at least 1 (it is 0)"),
         StoreError.classifying(SystemError(operation: "rmdir", path: "/s/staging/x", errno: EBUSY)),
         StoreError.classifying(SystemError(operation: "rename", path: "/s/attachments/a", errno: EXDEV)),
+        StoreError.classifying(SystemError(operation: "open", path: "/s/metadata.json", errno: EMFILE)),
+        StoreError.classifying(SystemError(operation: "open", path: "/s/metadata.json", errno: ENFILE)),
+        StoreError.classifying(SystemError(operation: "mmap", path: "/s/store.db-shm", errno: ENOMEM)),
+        DatabaseError.sqlite(
+            code: 14, extendedCode: 14, message: "unable to open database file", systemErrno: EMFILE,
+            path: "/s/store.db"),
         EncryptionError.keyRequired, EncryptionError.keyUnexpected, EncryptionError.keyInvalid,
         EncryptionError.unsupportedScheme(found: 9, supported: 8), EncryptionError.metadataCorrupt(reason: "bad"),
         DocumentError.notAnObject, DocumentError.unknownCollection("c"), DocumentError.transactionNotActive,

@@ -50,6 +50,7 @@ enum ExitStatus {
     static let ioError: Int32 = 19
     static let mountPoint: Int32 = 20
     static let outputFailed: Int32 = 21
+    static let resourcesExhausted: Int32 = 22
     static let usage: Int32 = 64
 
     /// The error line's code and the exit status for any error.
@@ -73,6 +74,7 @@ enum ExitStatus {
             case .diskFull, .fileTooLarge: return (error.name, diskFull)
             case .ioError: return (error.name, ioError)
             case .mountPoint: return (error.name, mountPoint)
+            case .resourcesExhausted: return (error.name, resourcesExhausted)
             default: return (error.name, failure)
             }
         case let error as CLIError:
@@ -105,12 +107,14 @@ enum ExitStatus {
             return (error.code, failure)
         case let error as AttachmentError:
             // A read or write of an attachment's file that the system refused: its errno says
-            // whether that is a permission, a full disk or a failing device.
+            // whether that is a permission, a full disk, a failing device or too many open files
+            // (or too little memory).
             if case .io(_, _, let code) = error {
                 switch code {
                 case EIO: return (error.code, ioError)
                 case EACCES, EPERM, EROFS: return (error.code, permissionDenied)
                 case ENOSPC, EDQUOT, EFBIG: return (error.code, diskFull)
+                case EMFILE, ENFILE, ENOMEM: return (error.code, resourcesExhausted)
                 default: break
                 }
             }

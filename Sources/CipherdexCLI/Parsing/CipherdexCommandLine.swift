@@ -36,7 +36,8 @@ enum CipherdexCommandLine {
             Exit status: 0 ok, 10 keyRequired, 11 keyUnexpected, 12 keyInvalid, 13 unsupportedScheme,
             14 metadataCorrupt, 15 storeCorrupted, 16 storeLocked, 17 permissionDenied, 18 diskFull
             (or fileTooLarge: past the file-size limit), 19 ioError, 20 mountPoint, 21 outputFailed
-            (the change is made, its report could not be written), 64 usage, 1 anything else.
+            (the change is made, its report could not be written), 22 resourcesExhausted (too many
+            open files, ulimit -n, or too little memory: not damage; retry), 64 usage, 1 anything else.
             """
         return text
     }

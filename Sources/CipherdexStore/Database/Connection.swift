@@ -265,6 +265,8 @@ package final class Connection {
     static let errorCode = SQLITE_ERROR
     /// SQLITE_CORRUPT: a page or a record is malformed.
     static let corruptCode = SQLITE_CORRUPT
+    /// SQLITE_NOMEM: SQLite could not allocate memory.
+    static let noMemoryCode = SQLITE_NOMEM
     /// SQLITE_FULL: the disk (or quota) is full.
     static let fullCode = SQLITE_FULL
     /// A file SQLite needs (the database, its `-wal` or `-shm`) cannot be opened or created.

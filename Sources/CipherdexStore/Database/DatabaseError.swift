@@ -30,6 +30,13 @@ public enum DatabaseError: Error, LocalizedError, Equatable, Sendable {
         }
     }
 
+    /// SQLite's message.
+    public var message: String {
+        switch self {
+        case .sqlite(_, _, let message, _, _): return message
+        }
+    }
+
     /// The database file the error is about ("" when unknown).
     public var path: String {
         switch self {
@@ -37,11 +44,19 @@ public enum DatabaseError: Error, LocalizedError, Equatable, Sendable {
         }
     }
 
-    /// A one-line description.
+    /// A one-line description: the codes, SQLite's message, the database file when known and,
+    /// for a failed open or input/output (`SQLITE_CANTOPEN`, `SQLITE_IOERR`: SQLite's
+    /// `unable to open database file` says neither which file nor why), the system call's
+    /// `errno` (SQLite keeps it only for those; with any other code it may be an earlier one's).
     public var errorDescription: String? {
         switch self {
-        case .sqlite(let code, let extended, let message, _, _):
-            return "SQLite error \(code) (extended \(extended)): \(message)"
+        case .sqlite(let code, let extended, let message, let systemErrno, let path):
+            let file = path.isEmpty ? "" : " on \(path)"
+            let fromSystem = code == Connection.cantOpenCode || code == Connection.ioErrorCode
+            let system =
+                systemErrno == 0 || !fromSystem
+                ? "" : " (\(String(cString: strerror(systemErrno))), errno \(systemErrno))"
+            return "SQLite error \(code) (extended \(extended))\(file): \(message)\(system)"
         }
     }
 }

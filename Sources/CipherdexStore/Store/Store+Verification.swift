@@ -1,12 +1,16 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension Store {
     /// Reads every page of the database (each is decrypted and its HMAC checked by SQLCipher),
     /// runs SQLite's integrity check, and authenticates every chunk of every attachment (in an
     /// unencrypted store: hashes every attachment and compares the recorded content hash).
     /// Problems are collected into the report rather than thrown; the environment's errors are
     /// thrown, not reported as damage (an attachment file this process may not open is
-    /// `StoreError.permissionDenied`, a failing disk `ioError`). Inside a transaction (on its
-    /// thread) this throws `StoreError.insideTransaction`: the transaction's attachment files
-    /// would look unrecorded.
+    /// `StoreError.permissionDenied`, a failing disk `ioError`, too many open files or too little
+    /// memory `resourcesExhausted`). Inside a transaction (on its thread) this throws
+    /// `StoreError.insideTransaction`: the transaction's attachment files would look unrecorded.
     public func verify() throws -> VerificationReport {
         try verify(cancellation: nil)
     }
@@ -159,7 +163,7 @@ extension Store {
                 checked += 1
             }
         }
-        var unrecorded = FileSystem.contents(of: layout.attachments).filter { !ids.contains($0) }
+        var unrecorded = try attachmentFileNames().filter { !ids.contains($0) }
         if !unrecorded.isEmpty {
             // A removal whose unlink a kill interrupted is finished by a writable open's
             // `reconcile` (a read-only open leaves it): its file is on its way out, not unrecorded.
@@ -203,10 +207,24 @@ extension Store {
         return (checked, messages + unrecorded.sorted().map { "attachment file \($0) is not recorded in the database" })
     }
 
+    /// The names in `attachments/` (none when it is not there). A folder that cannot be listed
+    /// (too many open files, no permission) is the environment's error, never taken for an empty
+    /// one: `verify` would say that no file is unrecorded without having looked.
+    private func attachmentFileNames() throws -> [String] {
+        do {
+            return try FileSystem.entries(of: layout.attachments)
+        } catch let error as SystemError where error.errno == ENOENT {
+            return []
+        } catch let error as SystemError {
+            throw StoreError.classifying(error)
+        }
+    }
+
     /// What is wrong with recorded attachment `id` (nil: every chunk authenticates and the length
     /// matches; in an unencrypted store, the content matches `recordedHash`, which has no tags).
-    /// A failing disk (`EIO`) or a file this process may not read (`EACCES`, `EPERM`) is thrown,
-    /// not reported: that is not damage.
+    /// A failing disk (`EIO`), a file this process may not read (`EACCES`, `EPERM`) or one it
+    /// has no file or memory left to open (`EMFILE`, `ENFILE`, `ENOMEM`) is thrown, not
+    /// reported: that is not damage.
     private func attachmentProblem(
         id: String, recordedLength: Int64, recordedHash: [UInt8]?, cancellation: WorkCancellation? = nil
     ) throws -> String? {
@@ -229,11 +247,11 @@ extension Store {
             throw error
         } catch let error as AttachmentError {
             if case .io(_, let operation, let code) = error {
-                let failure = SystemError(operation: operation, path: storage.readablePath(of: id), errno: code)
-                switch StoreError.classifying(failure) {
-                case .ioError, .permissionDenied: throw StoreError.classifying(failure)
-                default: break
-                }
+                // The environment's (a failing disk, no permission, too many open files, too
+                // little memory), not the file's: only what stays untyped may be damage.
+                let typed = StoreError.classifying(
+                    SystemError(operation: operation, path: storage.readablePath(of: id), errno: code))
+                guard case .system = typed else { throw typed }
             }
             return "attachment \(id): \(error.errorDescription ?? "unreadable")"
         } catch {

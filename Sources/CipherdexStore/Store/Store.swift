@@ -236,11 +236,10 @@ public final class Store: Sendable {
         do {
             bytes = try FileSystem.readRegularFile(layout.metadata, limit: StoreMetadata.maximumFileSize)
         } catch let error as SystemError {
-            // No permission or a failing disk is not damage: the metadata may be fine.
-            switch StoreError.classifying(error) {
-            case .permissionDenied, .ioError: throw StoreError.classifying(error)
-            default: break
-            }
+            // No permission, a failing disk, too many open files or too little memory is not
+            // damage: the metadata may be fine. Only what stays untyped may be the file's fault.
+            let typed = StoreError.classifying(error)
+            guard case .system = typed else { throw typed }
             throw EncryptionError.metadataCorrupt(
                 reason: "the metadata file cannot be read: \(error.errorDescription ?? "unreadable")")
         } catch let error as RegularFileError {

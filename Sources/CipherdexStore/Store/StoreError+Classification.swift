@@ -12,11 +12,14 @@ extension StoreError {
     }
 
     /// The typed form of a failed system call: no permission (or a read-only file system), a
-    /// full disk (or quota), a file-size limit (`EFBIG`), a device's input/output error and a
+    /// full disk (or quota), a file-size limit (`EFBIG`), a device's input/output error, a
     /// mount point in the way (`EBUSY` on removing or replacing it, `EXDEV` on a rename across
-    /// one) get their own cases, naming the path; anything else stays `system`.
+    /// one) and too many open files or too little memory (`EMFILE`, `ENFILE`, `ENOMEM`) get
+    /// their own cases, naming the path; anything else stays `system`.
     package static func classifying(_ error: SystemError) -> StoreError {
         switch error.errno {
+        case EMFILE, ENFILE, ENOMEM:
+            return resourcesExhausted(errno: error.errno, path: error.path, failure: "\(error.operation) failed")
         case EACCES, EPERM, EROFS:
             return .permissionDenied(path: error.path, reason: String(cString: strerror(error.errno)))
         case ENOSPC, EDQUOT:
@@ -44,6 +47,31 @@ extension StoreError {
         }
     }
 
+    /// `resourcesExhausted` naming `path` for `code` (`EMFILE`, `ENFILE`; anything else is taken
+    /// for `ENOMEM`): which resource ran out and what to do; `failure` says what failed ("open
+    /// failed").
+    static func resourcesExhausted(errno code: Int32, path: String, failure: String) -> StoreError {
+        let reason: String
+        switch code {
+        case EMFILE:
+            var limit = rlimit()
+            let known =
+                getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur != rlim_t.max
+            let value = known ? String(limit.rlim_cur) : "reached"
+            reason =
+                "this process has too many files open (its limit, ulimit -n, is \(value)): close some or raise the limit, "
+                + "then retry"
+        case ENFILE:
+            reason =
+                "the system has too many files open (its limit, fs.file-max, is reached): close some files or programs, "
+                + "then retry"
+        default:
+            reason =
+                "not enough memory: close some programs or raise this process's memory limit (ulimit -v), then retry"
+        }
+        return .resourcesExhausted(path: path, reason: "\(failure): \(reason)")
+    }
+
     /// What a system call named `operation` was doing to its path, in words (the path of a
     /// `rename` or `link` is its destination).
     private static func action(of operation: String) -> String {
@@ -58,21 +86,30 @@ extension StoreError {
 
     /// The typed form of a database error that is about the environment rather than the data:
     /// a full disk, a file-size limit, missing permissions, a failing device (`EIO` behind an `SQLITE_IOERR`),
-    /// another process's lock. Nil for anything else.
+    /// too many open files or too little memory (`EMFILE`, `ENFILE`, `ENOMEM` behind an
+    /// `SQLITE_CANTOPEN` or `SQLITE_IOERR`; `SQLITE_NOMEM`), another process's lock. Nil for
+    /// anything else.
     static func classifyingEnvironment(_ error: DatabaseError) -> StoreError? {
         let path = error.path.isEmpty ? "the database" : error.path
+        let systemFailure = error.code == Connection.ioErrorCode || error.code == Connection.cantOpenCode
+        if systemFailure, [EMFILE, ENFILE, ENOMEM].contains(error.systemErrno) {
+            return resourcesExhausted(
+                errno: error.systemErrno, path: path, failure: "SQLite could not use it (\(error.message))")
+        }
         switch error.systemErrno {
         case ENOSPC, EDQUOT: return .diskFull(path: path)
         case EFBIG: return .fileTooLarge(path: path)
         case EACCES, EPERM, EROFS:
             return .permissionDenied(path: path, reason: String(cString: strerror(error.systemErrno)))
-        case EIO where error.code == Connection.ioErrorCode || error.code == Connection.cantOpenCode:
+        case EIO where systemFailure:
             return .ioError(path: path, reason: "the database reports: \(error.errorDescription ?? "I/O error")")
         default: break
         }
         switch error.code {
         case Connection.fullCode:
             return .diskFull(path: path)
+        case Connection.noMemoryCode:
+            return resourcesExhausted(errno: ENOMEM, path: path, failure: "SQLite could not allocate memory")
         case Connection.cantOpenCode
         where FileSystem.hasNoRoomForNewFiles(at: error.path.isEmpty ? "." : FileSystem.parent(of: error.path)):
             return .diskFull(path: path)

@@ -42,6 +42,12 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// operation stopped there: nothing moved in meanwhile, nor outside the store, was changed.
     /// Run it again.
     case changedMeanwhile(path: String, operation: String)
+    /// The process or the system ran out of what it needed to use `path`: open files (`EMFILE`,
+    /// the process's limit, `RLIMIT_NOFILE` / `ulimit -n`; `ENFILE`, the system's) or memory
+    /// (`ENOMEM`, SQLite's `SQLITE_NOMEM`). `reason` says which and what to do. This is not
+    /// damage, and nothing committed is lost (an open that fails so changes nothing): free some
+    /// (close files or programs, raise the limit), then retry.
+    case resourcesExhausted(path: String, reason: String)
     /// A file operation failed.
     case system(SystemError)
     /// The database reported an error.
@@ -79,6 +85,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .ioError: return "ioError"
         case .mountPoint: return "mountPoint"
         case .changedMeanwhile: return "changedMeanwhile"
+        case .resourcesExhausted: return "resourcesExhausted"
         case .system: return "system"
         case .database: return "database"
         case .insideTransaction: return "insideTransaction"
@@ -118,6 +125,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .changedMeanwhile(let path, let operation):
             return
                 "cannot \(operation) \(path): another process moved or replaced it while this ran (or, on a network file system, another machine removed it); nothing moved in meanwhile, nor outside the store, was changed; run the command again"
+        case .resourcesExhausted(let path, let reason):
+            return "cannot use \(path): \(reason) (this is not damage; nothing committed is lost)"
         case .system(let error):
             return error.errorDescription
         case .database(let error):

@@ -1,20 +1,37 @@
 import Dispatch
+import Synchronization
 
-/// Dispatch's own descriptors (an epoll instance and an event descriptor), made once, before a
-/// store's files are opened: Dispatch made them the first time a worker thread or source started
-/// and trapped (SIGILL) when no descriptor was free, so a process run out of descriptors died
-/// mid-operation instead of getting an error (resources audit 3).
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Dispatch's own descriptors (an epoll instance, an eventfd, a timerfd), made before a store's
+/// files are opened. On Linux, Dispatch makes them the first time one of its worker threads or
+/// sources starts and ends the process (SIGILL, `_dispatch_epoll_init`) when it cannot: that
+/// first start came mid-operation (closing a store, hashing an attachment during `decrypt`), and
+/// a process run out of descriptors died there instead of getting `resourcesExhausted`
+/// (resources audit 3).
 package enum DispatchReadiness {
-    private static let ready: Void = {
-        let source = DispatchSource.makeTimerSource(queue: .global())
-        source.schedule(deadline: .distantFuture)
-        source.resume()
-        source.cancel()
-        let ran = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { ran.signal() }
-        ran.wait()
-    }()
+    /// The descriptors Dispatch's event loop takes.
+    static let descriptors = 3
+    private static let started = Atomic<Bool>(false)
 
-    /// Makes Dispatch's descriptors now, once per process.
-    package static func ensure() { ready }
+    /// Starts a Dispatch worker and waits for it, once per process, when `descriptors`
+    /// descriptors are free; with fewer, nothing is started (no store can be opened then
+    /// anyway: its lock takes two, its metadata a third) and a later call tries again.
+    package static func ensure() {
+        guard !started.load(ordering: .acquiring) else { return }
+        var probes: [Int32] = []
+        for _ in 0..<descriptors {
+            let probe = fcntl(0, F_DUPFD_CLOEXEC, 0)
+            guard probe >= 0 else { break }
+            probes.append(probe)
+        }
+        for probe in probes { _ = close(probe) }
+        guard probes.count == descriptors else { return }
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {}
+        group.wait()
+        started.store(true, ordering: .releasing)
+    }
 }

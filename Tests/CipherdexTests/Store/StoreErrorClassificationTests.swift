@@ -8,8 +8,9 @@ import XCTest
     import Glibc
 #endif
 
-/// A failing device (`EIO`) is `ioError` naming the path, whichever layer saw it — never
-/// damage (`storeCorrupted`, `metadataCorrupt`) nor an untyped `system`/`database` error.
+/// A failing device (`EIO`) is `ioError` naming the path, too many open files or too little
+/// memory `resourcesExhausted`, whichever layer saw it — never damage (`storeCorrupted`,
+/// `metadataCorrupt`) nor an untyped `system`/`database` error.
 final class StoreErrorClassificationTests: XCTestCase {
     func testEIOFromASystemCallIsIOErrorNamingThePath() {
         let error = StoreError.classifying(SystemError(operation: "pread", path: "/s/store.db", errno: EIO))
@@ -56,5 +57,47 @@ final class StoreErrorClassificationTests: XCTestCase {
             crossing.errorDescription!.hasPrefix("cannot move a file to /s/attachments/a: it and its source are on "),
             "\(crossing)")
         XCTAssertTrue(crossing.errorDescription!.contains("one file system"), "\(crossing)")
+    }
+
+    /// Too many open files (the process's, `EMFILE`, or the system's, `ENFILE`) and too little
+    /// memory (`ENOMEM`) from a system call are `resourcesExhausted` naming the path and what
+    /// to do, not an untyped `system` error (which an open took for a corrupt metadata file).
+    func testEMFILEENFILEAndENOMEMFromASystemCallAreResourcesExhaustedNamingThePath() {
+        for (code, wording) in [
+            (EMFILE, "ulimit -n"), (ENFILE, "the system has too many files open"), (ENOMEM, "memory"),
+        ] {
+            let error = StoreError.classifying(SystemError(operation: "open", path: "/s/metadata.json", errno: code))
+            XCTAssertEqual(error.name, "resourcesExhausted", "\(error)")
+            guard case .resourcesExhausted(let path, _) = error else { continue }
+            XCTAssertEqual(path, "/s/metadata.json")
+            let message = error.errorDescription ?? ""
+            XCTAssertTrue(message.hasPrefix("cannot use /s/metadata.json: open failed: "), message)
+            XCTAssertTrue(message.contains(wording), message)
+            XCTAssertTrue(message.contains("then retry"), message)
+            XCTAssertTrue(message.contains("this is not damage"), message)
+        }
+    }
+
+    /// SQLite's failed open or input/output with `EMFILE`, `ENFILE` or `ENOMEM` behind it, and
+    /// its own `SQLITE_NOMEM`, are `resourcesExhausted` naming the database (they were
+    /// `storeCorrupted`); a stale errno beside damage does not make it so.
+    func testSQLiteOutOfDescriptorsOrMemoryIsResourcesExhaustedAndAStaleErrnoIsNot() {
+        for code in [EMFILE, ENFILE, ENOMEM] {
+            let cantOpen = DatabaseError.sqlite(
+                code: Connection.cantOpenCode, extendedCode: 14, message: "unable to open database file",
+                systemErrno: code, path: "/s/store.db")
+            XCTAssertEqual(StoreError.classifying(cantOpen).name, "resourcesExhausted", "\(code)")
+            XCTAssertEqual(StoreError.classifyingEnvironment(cantOpen)?.name, "resourcesExhausted", "\(code)")
+            XCTAssertTrue(
+                StoreError.classifying(cantOpen).errorDescription!.hasPrefix("cannot use /s/store.db: "),
+                "\(StoreError.classifying(cantOpen))")
+        }
+        let noMemory = DatabaseError.sqlite(
+            code: Connection.noMemoryCode, extendedCode: 7, message: "out of memory", path: "/s/store.db")
+        XCTAssertEqual(StoreError.classifying(noMemory).name, "resourcesExhausted")
+        let corrupt = DatabaseError.sqlite(
+            code: Connection.corruptCode, extendedCode: 11, message: "database disk image is malformed",
+            systemErrno: EMFILE, path: "/s/store.db")
+        XCTAssertEqual(StoreError.classifying(corrupt).name, "storeCorrupted")
     }
 }

@@ -13,6 +13,7 @@ func fixPermissions(_ path: String) {}
 func freeSomeSpace() {}
 func checkTheDisk(_ path: String) {}
 func raiseTheFileSizeLimit(_ path: String) {}
+func closeSomeFilesThenRetry(_ path: String) {}
 func readPassphrase() -> String { "a passphrase" }
 func consume(_ chunk: Data) {}
 func printOnce<Value>(_ value: Value) {}
