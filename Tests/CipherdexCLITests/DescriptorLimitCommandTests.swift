@@ -29,6 +29,9 @@ final class DescriptorLimitCommandTests: XCTestCase {
                     command + key, environment: ["SWIFT_BACKTRACE": "enable=no"],
                     launcher: ["/bin/sh", "-c", "ulimit -n \(limit); exec \"$0\" \"$@\""])
                 XCTAssertNotEqual(result.status, 132, "\(command[0]) under ulimit -n \(limit) trapped")
+                XCTAssertFalse(
+                    [14, 15].contains(result.status),
+                    "\(command[0]) under ulimit -n \(limit) called the store damaged: \(result.stderr)")
                 XCTAssertTrue(
                     result.status == 0 || result.stderr.contains("cipherdex: error: "),
                     "\(command[0]) under ulimit -n \(limit): \(result.status) \(result.stderr)")
@@ -51,6 +54,7 @@ final class DescriptorLimitCommandTests: XCTestCase {
                 ["backup", path("store"), path("bk")] + key, environment: ["SWIFT_BACKTRACE": "enable=no"],
                 launcher: ["/bin/sh", "-c", "ulimit -n \(limit); exec \"$0\" \"$@\""])
             if result.status != 0 { failures += 1 }
+            XCTAssertFalse([14, 15].contains(result.status), "ulimit -n \(limit): \(result.stderr)")
             let left = try FileManager.default.contentsOfDirectory(atPath: cli.directory).filter {
                 $0.hasPrefix(".bk.backup-")
             }

@@ -307,8 +307,19 @@ struct BackupDestination {
     /// generation `metadataGeneration` and the target's data generation): true after the
     /// switch's rename, even when what followed it failed. Then nothing of the copy may be
     /// removed. (Errors the backup itself raises, `BackupError`, all come before the switch.)
-    func switched(toMetadataGeneration metadataGeneration: Int, storeID: String) -> Bool {
-        guard let metadata = StoreMetadata.onDisk(at: StoreLayout(directory: path).metadata) else { return false }
+    /// Nil when the metadata could not be read for the environment's sake (out of descriptors):
+    /// then it is not known, and nothing may be removed either.
+    func switched(toMetadataGeneration metadataGeneration: Int, storeID: String) -> Bool? {
+        let file = StoreLayout(directory: path).metadata
+        // No metadata there (told by `lstat`, which takes no descriptor): no switch.
+        if case .missing = FileKind.of(file) { return false }
+        let metadata: StoreMetadata?
+        do {
+            metadata = try StoreMetadata.onDiskUnlessUnreadable(at: file)
+        } catch {
+            return nil
+        }
+        guard let metadata else { return false }
         return metadata.storeID == storeID && metadata.generation == metadataGeneration
             && metadata.currentDataGeneration == target.generation
     }

@@ -137,11 +137,17 @@ extension Store {
             try destination.commit(bytes, faultPoint: faultPoint)
             return summary
         } catch {
+            let switched =
+                error is BackupError
+                ? false : destination.switched(toMetadataGeneration: metadataGeneration, storeID: source.storeID)
             if error is InjectedFault {
                 destination.lock.release()
-            } else if !(error is BackupError),
-                destination.switched(toMetadataGeneration: metadataGeneration, storeID: source.storeID)
-            {
+            } else if switched == nil {
+                // Whether the switch happened cannot be told (its metadata unreadable: out of
+                // descriptors): nothing is removed; the destination's next open, or the next
+                // backup, sorts its generations out from metadata it can read.
+                destination.lock.release()
+            } else if switched == true {
                 // The rename happened and what followed it (a folder's fsync) failed: the copy is
                 // the destination's content, and what the previous content left is removed by
                 // its next open.
