@@ -21,6 +21,16 @@ final class SearchOCRDocumentRunTests: XCTestCase {
         return store
     }
 
+    /// A new folder holding `scan.pdf`, `pages` scanned pages.
+    private func folderWithAScan(pages: Int) throws -> String {
+        let folder = TestSupport.temporaryPath("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let scanned = ScannedPDFWriter.make(
+            pages: Array(repeating: SearchOCRTests.scannedText, count: pages), textLayerPages: [])
+        try Data(scanned).write(to: URL(fileURLWithPath: folder + "/scan.pdf"))
+        return folder
+    }
+
     private func ocrRequests(_ store: Store) -> Int {
         store.library.state.withLock { store.library.ocrPool }?.statistics.requests ?? 0
     }
@@ -55,11 +65,7 @@ final class SearchOCRDocumentRunTests: XCTestCase {
     /// A folder sync tries the pages left again, as `add` does: it took the unchanged file for
     /// unchanged and left them for good (review 26 finding 2).
     func testASyncGoesOnWithThePagesLeft() throws {
-        let folder = TestSupport.temporaryPath("folder")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let scanned = ScannedPDFWriter.make(
-            pages: Array(repeating: SearchOCRTests.scannedText, count: 3), textLayerPages: [])
-        try Data(scanned).write(to: URL(fileURLWithPath: folder + "/scan.pdf"))
+        let folder = try folderWithAScan(pages: 3)
         let store = try store()
         defer { store.close() }
         store.library.configure { $0.ocrSettings.documentSeconds = 0.001 }
@@ -108,11 +114,7 @@ final class SearchOCRDocumentRunTests: XCTestCase {
     /// replaced after its first page was read still has every page of the content indexed
     /// recognised (the later pages found the file changed and were left pending).
     func testADocumentIsReadOnceForAllItsPages() throws {
-        let folder = TestSupport.temporaryPath("folder")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let scanned = ScannedPDFWriter.make(
-            pages: Array(repeating: SearchOCRTests.scannedText, count: 3), textLayerPages: [])
-        try Data(scanned).write(to: URL(fileURLWithPath: folder + "/scan.pdf"))
+        let folder = try folderWithAScan(pages: 3)
         let store = try store()
         defer { store.close() }
         // The password provider is asked once a page's bytes are read: at the first OCR page,
