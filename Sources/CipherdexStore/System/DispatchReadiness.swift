@@ -23,7 +23,8 @@ package enum DispatchReadiness {
         guard !started.load(ordering: .acquiring) else { return }
         var probes: [Int32] = []
         for _ in 0..<descriptors {
-            let probe = fcntl(0, F_DUPFD_CLOEXEC, 0)
+            // Any descriptor will do (standard input may be closed in a library's process).
+            let probe = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard probe >= 0 else { break }
             probes.append(probe)
         }
