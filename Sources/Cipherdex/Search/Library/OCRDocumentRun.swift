@@ -1,4 +1,5 @@
 import CipherdexExtraction
+import Foundation
 
 /// One document's OCR in its current indexing: its bytes, read and checked once for all its
 /// pages (each page read, decrypted and hashed the whole file again: OCR audit 9), and what it
@@ -9,6 +10,9 @@ import CipherdexExtraction
 struct OCRDocumentRun: Sendable {
     /// The prefix of the failure of a page not tried (one of the failures tried again).
     static let failureName = "budgetExceeded"
+
+    /// Which run this is (its pages carry it).
+    let id = UUID()
 
     /// The document's bytes once a page has read them, with the content hash they were checked
     /// against; dropped with the run when its last page is done.

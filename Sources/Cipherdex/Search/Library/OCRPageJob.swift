@@ -1,3 +1,5 @@
+import Foundation
+
 /// One page waiting for OCR: which document (by UID and content), where its bytes are, which
 /// page and in which languages.
 struct OCRPageJob: Sendable {
@@ -15,4 +17,7 @@ struct OCRPageJob: Sendable {
     let pageIndex: Int
     /// The settings of the indexing that queued it (its languages included).
     let settings: OCRSettings
+    /// The document's OCR run it belongs to (`OCRDocumentRun.id`): a page of an earlier run that
+    /// ends after the document was queued again is not charged to the new run.
+    let run: UUID
 }

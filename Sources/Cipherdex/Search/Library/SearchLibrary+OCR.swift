@@ -76,10 +76,11 @@ extension SearchLibrary {
                 try SearchIndexWriter.keptOCR(contentHash: outcome.contentHash, languages: languages, db: $0)
             })
         else { return }
+        let run = OCRDocumentRun()
         let jobs = candidates.filter { kept[$0] == nil }.map {
             OCRPageJob(
                 uid: outcome.job.uid, contentHash: outcome.contentHash, source: source, pageIndex: $0,
-                settings: settings)
+                settings: settings, run: run.id)
         }
         guard !jobs.isEmpty else { return }
         state.withLock {
@@ -87,7 +88,7 @@ extension SearchLibrary {
             dropOCRPages(of: outcome.job.uid)
             ocrPending.append(contentsOf: jobs)
             ocrQueued[outcome.job.uid] = jobs.count
-            ocrRuns[outcome.job.uid] = OCRDocumentRun()
+            ocrRuns[outcome.job.uid] = run
             state.broadcast()
         }
     }
@@ -120,7 +121,7 @@ extension SearchLibrary {
     /// only while the document is still indexed with this content and these languages.
     func process(_ job: OCRPageJob) {
         guard let store else { return }
-        if let exhaustion = state.withLock({ ocrRuns[job.uid]?.exhaustion(of: job.settings) }) {
+        if let exhaustion = state.withLock({ currentRun(of: job)?.exhaustion(of: job.settings) }) {
             write(job, body: nil, failure: exhaustion, store: store)
             return
         }
@@ -145,14 +146,16 @@ extension SearchLibrary {
         }
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        state.withLock { ocrRuns[job.uid]?.record(seconds: seconds, failure: thrown) }
+        state.withLock {
+            if currentRun(of: job) != nil { ocrRuns[job.uid]?.record(seconds: seconds, failure: thrown) }
+        }
         write(job, body: body, failure: failure, store: store)
     }
 
     /// The bytes of `job`'s document, read once for all its pages of this run; nil when they are
     /// gone or changed (its next indexing queues what it needs).
     private func content(of job: OCRPageJob, store: Store) -> [UInt8]? {
-        let (limit, kept) = state.withLock { (configuration.maximumDocumentSize, ocrRuns[job.uid]?.content) }
+        let (limit, kept) = state.withLock { (configuration.maximumDocumentSize, currentRun(of: job)?.content) }
         if let kept, kept.hash == job.contentHash { return kept.bytes }
         let bytes: [UInt8]
         do {
@@ -172,8 +175,16 @@ extension SearchLibrary {
         let hash = Sodium.StreamingHash(key: store.attachmentStorage.deduplicationKey)
         bytes.withUnsafeBytes { hash.update($0) }
         guard hash.finish() == job.contentHash else { return nil }
-        state.withLock { ocrRuns[job.uid]?.content = (job.contentHash, bytes) }
+        state.withLock {
+            if currentRun(of: job) != nil { ocrRuns[job.uid]?.content = (job.contentHash, bytes) }
+        }
         return bytes
+    }
+
+    /// The run `job` belongs to, when it is its document's current one; call with `state` held.
+    private func currentRun(of job: OCRPageJob) -> OCRDocumentRun? {
+        guard let run = ocrRuns[job.uid], run.id == job.run else { return nil }
+        return run
     }
 
     /// Writes one page's result (unless the library is stopping).
