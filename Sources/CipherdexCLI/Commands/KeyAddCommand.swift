@@ -74,10 +74,12 @@ struct KeyAddCommand {
                             + "could not be removed (\(removalReason)): nobody has seen that key; remove slot "
                             + "\(slot) with `cipherdex key remove` once there is room")
                 }
-                Output.printError(
-                    "cipherdex: the recovery key could not be shown, so its slot \(slot) was removed again: "
-                        + "the store's keys are as they were")
-                throw error
+                // One error line, saying both (a note line came before the error's).
+                let reason = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+                throw CLIError.reworded(
+                    error,
+                    message: "\(reason); the recovery key could not be shown, so its slot \(slot) was removed "
+                        + "again: the store's keys are as they were")
             }
             Output.printError(
                 "cipherdex: recovery key added in slot \(slot). It is shown once: print it or write it down, "
