@@ -13,11 +13,17 @@ struct FolderWalk {
     private(set) var skipped: [FolderSyncSummary.SkippedEntry] = []
     /// Relative paths of the folders that could not be read.
     private(set) var unreadableFolders: [String] = []
+    /// Of two names that are one text, the one kept when the other is not here (already indexed).
+    private let preferred: Set<UTF8Key>
 
     /// Walks `root` (an absolute path without symbolic links) for files whose lower-cased
     /// extension is in `allowed`. Throws `SearchError.unreadable` when the root itself cannot be
     /// read, and `CancellationError` (between folders) once `cancellation` is set.
-    init(root: String, allowed: Set<String>, cancellation: WorkCancellation? = nil) throws {
+    init(
+        root: String, allowed: Set<String>, preferring preferred: Set<UTF8Key> = [],
+        cancellation: WorkCancellation? = nil
+    ) throws {
+        self.preferred = preferred
         let rootBytes = Array(root.utf8)
         var stack: [[UInt8]] = [[]]
         while let relative = stack.popLast() {
@@ -89,7 +95,8 @@ struct FolderWalk {
     /// Records a candidate file. Two names that are the same text in different Unicode
     /// normalizations (`café` composed and decomposed) would be one UID (Swift compares strings
     /// by canonical equivalence, and so do `status(of:)` and search results): the one first in
-    /// byte order is kept and the other skipped, said (one of them was dropped in silence).
+    /// byte order (or the one `preferred`: already indexed) is kept and the other skipped, said
+    /// (one of them was dropped in silence).
     private mutating func record(_ uid: String, size: Int64, modified: Double) {
         guard let index = files.index(forKey: uid), !files[index].key.utf8.elementsEqual(uid.utf8) else {
             files[uid] = (size, modified)
@@ -97,7 +104,11 @@ struct FolderWalk {
         }
         var kept = files[index].key
         var dropped = uid
-        if uid.utf8.lexicographicallyPrecedes(kept.utf8) {
+        let newIsPreferred = preferred.contains(UTF8Key(uid))
+        let replaces =
+            newIsPreferred != preferred.contains(UTF8Key(kept))
+            ? newIsPreferred : uid.utf8.lexicographicallyPrecedes(kept.utf8)
+        if replaces {
             swap(&kept, &dropped)
             files.remove(at: index)
             files[kept] = (size, modified)

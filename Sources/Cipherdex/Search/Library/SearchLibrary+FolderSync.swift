@@ -31,8 +31,6 @@ extension SearchLibrary {
         guard FileSystem.isDirectory(root) else { throw SearchError.notAFolder(folder) }
         let allowed = Set(
             allowedExtensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
-        let walk = try FolderWalk(root: root, allowed: allowed, cancellation: cancellation)
-        let files = walk.files
         // Another root's document under a UID conflicts with a file, also in another Unicode
         // normalization (`owners` compares as Swift strings do); this root's documents are known
         // by their exact bytes, so a file renamed from one normalization to the other is a new
@@ -63,6 +61,10 @@ extension SearchLibrary {
                     }
                     return rows
                 }
+        // Of two names that are one text, the one already indexed stays the indexed one.
+        let walk = try FolderWalk(
+            root: root, allowed: allowed, preferring: Set(known.keys), cancellation: cancellation)
+        let files = walk.files
         let fileKeys = Set(files.keys.map(UTF8Key.init))
         var removedPages = 0
         defer { IndexSpaceReclaim.run(store: store, removedPages: removedPages) }

@@ -64,6 +64,22 @@ final class SearchFolderNormalizationTests: XCTestCase {
         XCTAssertEqual(try store.library.search("zqdecomposed").rankedUIDs.count, 1)
     }
 
+    /// The name already indexed stays the indexed one when its twin appears (the first in byte
+    /// order replaced it: one removed, one added; review 26 finding 8).
+    func testTheIndexedNameStaysWhenItsTwinAppears() throws {
+        write("zqcomposed", to: composed)
+        XCTAssertEqual(try store.library.sync(folder: folder).added.map { Array($0.utf8) }, [Array(composed.utf8)])
+        store.library.waitUntilIdle()
+        write("zqdecomposed", to: decomposed)
+        let summary = try store.library.sync(folder: folder)
+        store.library.waitUntilIdle()
+        XCTAssertEqual(summary.unchanged.map { Array($0.utf8) }, [Array(composed.utf8)])
+        XCTAssertEqual(summary.removed, [])
+        XCTAssertEqual(summary.added, [])
+        XCTAssertEqual(summary.skipped.map { Array($0.path.utf8) }, [Array(decomposed.utf8)])
+        XCTAssertEqual(try indexedUIDs(), [Array(composed.utf8)])
+    }
+
     func testAFileRenamedToTheOtherNormalizationIsReplaced() throws {
         write("zqbefore", to: decomposed)
         XCTAssertEqual(try store.library.sync(folder: folder).added.map { Array($0.utf8) }, [Array(decomposed.utf8)])
