@@ -371,7 +371,7 @@ final class StoreFileFaultTests: XCTestCase {
 
     /// Passphrase slots that each ask for the largest accepted cost but together for more than
     /// an open allows (an edited file: about 10 minutes of Argon2id before `keyInvalid`) are
-    /// refused before any derivation.
+    /// refused before any derivation, for a passphrase: `unsupportedCost`.
     func testEditedSlotsWhoseCostsTogetherAreTooMuchAreRefusedBeforeAnyWork() throws {
         try makeStore(key: TestSupport.passphrase("right"))
         let metadataPath = path + "/metadata.json"
@@ -386,7 +386,35 @@ final class StoreFileFaultTests: XCTestCase {
         metadata.checksum = nil
         metadata.checksum = Base64Bytes(Sodium.checksum(try metadata.canonicalBytes(includingMAC: true)))
         _ = FileManager.default.createFile(atPath: metadataPath, contents: try JSONEncoder().encode(metadata))
-        assertOpenFails("metadataCorrupt", key: TestSupport.passphrase("right"))
+        assertOpenFails("unsupportedCost", key: TestSupport.passphrase("right"))
+    }
+
+    /// A store whose passphrase slots together ask for more than an open spends (an older build's
+    /// library allowed it) still opens with its raw key, which derives nothing (upgrade audit 1:
+    /// it was `metadataCorrupt` with any key, and no slot could be removed).
+    func testSlotsTooCostlyTogetherStillOpenWithARawKey() throws {
+        try makeStore()
+        let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try store.updateMetadata(faultPoint: { _ in }) { updated in
+            let base = updated.keyslots[0]
+            for id in 2...7 {
+                var slot = base
+                slot.id = id
+                slot.kind = .passphrase
+                slot.kdf = Keyslot.PassphraseKDF(
+                    algorithm: "argon2id13", opsLimit: PassphraseCost.acceptedOpsLimits.upperBound,
+                    memLimit: PassphraseCost.acceptedMemLimits.upperBound,
+                    salt: Base64Bytes(Array(repeating: 1, count: 16)))
+                updated.keyslots.append(slot)
+            }
+        }
+        store.close()
+        let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try reopened.removeKey(slot: 7)  // and its slots can be managed; five still ask too much
+        reopened.close()
+        let started = Date()
+        assertOpenFails("unsupportedCost", key: TestSupport.passphrase("any"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "refused before any derivation")
     }
 
     /// A new passphrase slot whose cost would take the slots' work past what an open accepts is

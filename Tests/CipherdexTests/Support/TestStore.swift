@@ -157,6 +157,10 @@ func XCTAssertThrowsCase<T>(
         XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
     } catch let error as BackupError {
         XCTAssertEqual(error.name, name, "\(error)", file: file, line: line)
+    } catch let error as KeyError {
+        // Its case's name, as the CLI reports it.
+        XCTAssertEqual(
+            String(describing: error).prefix { $0 != "(" }, Substring(name), "\(error)", file: file, line: line)
     } catch {
         XCTFail("expected \(name), got \(error)", file: file, line: line)
     }
