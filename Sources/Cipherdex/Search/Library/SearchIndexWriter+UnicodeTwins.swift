@@ -20,7 +20,14 @@ extension SearchIndexWriter {
 
     /// Removes, in the caller's transaction, the documents indexed under `uid`'s canonical twins;
     /// returns their UIDs.
+    /// When `uid` itself is indexed, nothing is removed: a pair an older build indexed as two
+    /// documents keeps the other (upgrade audit 2: adding under one removed both, the other's
+    /// stored copy with it, in silence).
     static func removeCanonicalTwins(of uid: String, tx: StoreTransaction) throws -> [String] {
-        try canonicalTwins(of: uid).filter { try remove(uid: $0, tx: tx) }
+        let twins = canonicalTwins(of: uid)
+        guard !twins.isEmpty,
+            try tx.connection.scalar("SELECT 1 FROM search_documents WHERE uid = ?", [.text(uid)]) == nil
+        else { return [] }
+        return try twins.filter { try remove(uid: $0, tx: tx) }
     }
 }

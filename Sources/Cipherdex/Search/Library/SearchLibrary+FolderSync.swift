@@ -107,7 +107,14 @@ extension SearchLibrary {
             // document's OCR budget spent): those pages are tried again, as `add` does (the sync
             // took it for unchanged and left them for good).
             let previous = known[UTF8Key(uid)]
-            let sameFacts = previous.map { $0.size == facts.size && $0.modified == facts.modified } ?? false
+            // The time within two units of its last place: builds before 2026-12-01 computed the
+            // same `st_mtim` through `Date`, a last bit apart (upgrade audit 4: untouched files
+            // reported changed, read again).
+            let sameFacts =
+                previous.map { previous in
+                    previous.size == facts.size
+                        && previous.modified.map { abs($0 - facts.modified) <= 2 * facts.modified.ulp } == true
+                } ?? false
             let isPDFWithOCR = ocrLanguages != nil && Self.fileExtension(uid) == "pdf"
             var ocrPagesLeft = false
             if let previous, sameFacts, previous.indexed, isPDFWithOCR, previous.ocrLanguages == ocrLanguages,

@@ -123,6 +123,25 @@ final class SearchFolderNormalizationTests: XCTestCase {
         XCTAssertEqual(try indexedUIDs().count, 2)
     }
 
+    /// A pair an older build indexed as two documents: adding under one replaces it alone, the
+    /// other stays (upgrade audit 2: both went, the other's stored copy with it).
+    func testAPairIndexedByAnOlderBuildLosesNeitherOnAnAdd() throws {
+        try store.library.add(data: Data("zqfirst".utf8), uid: composed, fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        // As an older build did: the other form indexed as a document of its own.
+        try store.library.enqueue(IndexJob(uid: decomposed, source: .data(Data("zqother".utf8)), fileExtension: "txt"))
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try indexedUIDs().count, 2)
+        try store.library.add(data: Data("zqagain".utf8), uid: composed, fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(
+            try indexedUIDs().sorted { $0.lexicographicallyPrecedes($1) },
+            [
+                Array(decomposed.utf8), Array(composed.utf8),
+            ])
+        XCTAssertEqual(try store.library.search("zqother").rankedUIDs.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+    }
+
     /// A link to a sibling folder named like the synced one in the other normalization leads out
     /// of the folder: not followed (compared as strings, it counted as inside and became a
     /// document that failed: review 26 finding 6).

@@ -161,4 +161,19 @@ final class SearchFolderSkipTests: XCTestCase {
                 .init(path: "good.txt", reason: "the link leads to a name that is not valid UTF-8"),
             ])
     }
+
+    /// A modification time recorded a last bit apart (builds before 2026-12-01 computed it through
+    /// `Date`) is the same time: the file is unchanged, not read again (upgrade audit 4).
+    func testATimeALastBitApartIsUnchanged() throws {
+        XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/a.txt", contents: Data("zqtime".utf8)))
+        XCTAssertEqual(try store.library.sync(folder: folder).added, ["a.txt"])
+        store.library.waitUntilIdle()
+        try store.write { db in
+            let recorded = try XCTUnwrap(
+                db.scalar("SELECT source_mtime FROM search_documents WHERE uid = 'a.txt'")?.doubleValue)
+            try db.execute(
+                "UPDATE search_documents SET source_mtime = ? WHERE uid = 'a.txt'", [.real(recorded.nextUp)])
+        }
+        XCTAssertEqual(try store.library.sync(folder: folder).unchanged, ["a.txt"])
+    }
 }
