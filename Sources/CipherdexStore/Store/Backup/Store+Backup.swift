@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -86,7 +87,7 @@ extension Store {
         }
         var configuration = backup
         configuration.createIfMissing = false
-        let source = try Store.open(configuration)
+        let source = try openForReading(configuration)
         defer { source.close() }
         try cancellation?.check()
         do {
@@ -160,6 +161,32 @@ extension Store {
                 destination.discard()
             }
             throw error
+        }
+    }
+
+    /// Opens the backup a restore reads: read-only, so that it stays as it is (a writable open
+    /// gave an older build's backup its `store.id` row), and writable only when a read-only open
+    /// cannot serve (a migration due, a crash left writes in its log), as an open of it would.
+    /// The key provider is asked once.
+    private static func openForReading(_ configuration: StoreConfiguration) throws -> Store {
+        var readOnly = configuration
+        readOnly.readOnly = true
+        let given = Mutex<EncryptionKey?>(nil)
+        if let provider = configuration.keyProvider {
+            let once: KeyProvider = {
+                if let key = given.withLock({ $0 }) { return key }
+                let key = try provider()
+                given.withLock { $0 = key }
+                return key
+            }
+            readOnly.keyProvider = once
+        }
+        do {
+            return try Store.open(readOnly)
+        } catch StoreError.permissionDenied {
+            var writable = readOnly
+            writable.readOnly = false
+            return try Store.open(writable)
         }
     }
 }

@@ -203,6 +203,33 @@ final class StoreBackupTests: XCTestCase {
         XCTAssertTrue(try reopened.verify().isHealthy)
     }
 
+    /// A restore only reads its backup: one made before the store id was kept in the database
+    /// is left as it is (upgrade audit 5: the restore's writable open gave it the row), and the
+    /// key is asked for once.
+    func testARestoreLeavesItsBackupAsItWas() throws {
+        let backup = try Self.populatedBackup()
+        let older = try Store.open(TestSupport.configuration(backup, key: TestSupport.rawKey(1)))
+        try older.write { db in
+            try db.execute("DELETE FROM cipherdex_settings WHERE name = ?", [.text(Store.storeIDSetting)])
+        }
+        older.close()
+        let before = TestSupport.snapshot(backup)
+        let asked = Atomic<Int>(0)
+        let key = TestSupport.rawKey(1)
+        var configuration = TestSupport.configuration(backup, key: nil)
+        configuration.keyProvider = {
+            asked.add(1, ordering: .relaxed)
+            return try key()
+        }
+        let restored = TestSupport.temporaryPath("restored")
+        try Store.restore(configuration, to: restored)
+        XCTAssertEqual(TestSupport.snapshot(backup), before, "the restore wrote into its backup")
+        XCTAssertEqual(asked.load(ordering: .relaxed), 1)
+        let reopened = try Store.open(TestSupport.configuration(restored, key: TestSupport.rawKey(1)))
+        defer { reopened.close() }
+        XCTAssertTrue(try reopened.verify().isHealthy)
+    }
+
     /// A backup (key 1) of a populated store, for the restore tests.
     private static func populatedBackup() throws -> String {
         let path = TestSupport.temporaryPath()
