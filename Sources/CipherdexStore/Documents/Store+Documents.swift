@@ -136,13 +136,4 @@ extension Store {
             throw StoreError.insideTransaction(operation: operation)
         }
     }
-
-    /// Runs `body`, turning `DatabaseError` into `StoreError.database`.
-    package static func mappingDatabaseErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as DatabaseError {
-            throw StoreError.classifying(error)
-        }
-    }
 }
