@@ -302,7 +302,7 @@ public final class Store: Sendable {
             throw StoreError.storeCorrupted(reason: "the database holds no Cipherdex schema")
         }
         try configuration.checkSupported(recordedVersions: recordedVersions)
-        if readOnly {
+        if readOnly && !configuration.readsPendingMigrationsAsIs {
             try checkNoMigrationPending(layout: layout, configuration: configuration, recorded: recordedVersions)
         }
         // The key and the database are verified: from here on the store may be written.

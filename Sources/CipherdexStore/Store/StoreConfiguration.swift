@@ -39,6 +39,10 @@ public struct StoreConfiguration: Sendable {
     /// Only a new store will do (the CLI's `create`): a store found at `path`, even one another
     /// process made after the caller looked, is `StoreAlreadyExists`, never opened.
     package var requiresNewStore = false
+    /// A read-only open takes a store whose migrations are pending as it is (a restore's copy of
+    /// an older build's backup: its pages are copied unchanged, and the copy migrates at its first
+    /// writable open), instead of refusing it. Nothing but page copies may read such a store.
+    var readsPendingMigrationsAsIs = false
 
     /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given;
     /// `readOnly` opens it without writing anything (see `readOnly`).

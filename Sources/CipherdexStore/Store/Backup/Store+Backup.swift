@@ -165,12 +165,15 @@ extension Store {
     }
 
     /// Opens the backup a restore reads: read-only, so that it stays as it is (a writable open
-    /// gave an older build's backup its `store.id` row), and writable only when a read-only open
-    /// cannot serve (a migration due, a crash left writes in its log), as an open of it would.
-    /// The key provider is asked once.
+    /// gave an older build's backup its `store.id` row). An older build's backup is copied as it
+    /// is, its pages unchanged, and the restored store migrates at its first writable open: the
+    /// backup is never migrated in place (nor refused on read-only media). Opened writable only
+    /// when a read-only open cannot serve (a crash left writes in its log, a creation half
+    /// done), as any open of it would. The key provider is asked once.
     private static func openForReading(_ configuration: StoreConfiguration) throws -> Store {
         var readOnly = configuration
         readOnly.readOnly = true
+        readOnly.readsPendingMigrationsAsIs = true
         let given = Mutex<EncryptionKey?>(nil)
         if let provider = configuration.keyProvider {
             let once: KeyProvider = {
@@ -186,6 +189,7 @@ extension Store {
         } catch StoreError.permissionDenied {
             var writable = readOnly
             writable.readOnly = false
+            writable.readsPendingMigrationsAsIs = false
             return try Store.open(writable)
         }
     }

@@ -230,6 +230,42 @@ final class StoreBackupTests: XCTestCase {
         XCTAssertTrue(try reopened.verify().isHealthy)
     }
 
+    /// An older build's backup (a migration pending) is copied as it is: the backup is never
+    /// migrated in place (a writable open did: its files changed, and a backup on read-only media
+    /// could not be restored at all), and the restored store migrates at its first open.
+    func testARestoreOfAnOlderBuildsBackupLeavesItUnmigrated() throws {
+        let backup = try Self.populatedBackup()
+        let older = try Store.open(TestSupport.configuration(backup, key: TestSupport.rawKey(1)))
+        try older.write { db in
+            // As a build before migration 6 left it: no removal records.
+            try db.execute("DROP TABLE attachment_removals")
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = 6")
+            try db.execute("DELETE FROM cipherdex_settings WHERE name = ?", [.text(Store.storeIDSetting)])
+        }
+        older.close()
+        let before = TestSupport.snapshot(backup)
+        let asked = Atomic<Int>(0)
+        let key = TestSupport.rawKey(1)
+        var configuration = TestSupport.configuration(backup, key: nil)
+        configuration.keyProvider = {
+            asked.add(1, ordering: .relaxed)
+            return try key()
+        }
+        let restored = TestSupport.temporaryPath("restored")
+        try Store.restore(configuration, to: restored)
+        XCTAssertEqual(TestSupport.snapshot(backup), before, "the restore migrated its backup in place")
+        XCTAssertEqual(asked.load(ordering: .relaxed), 1)
+        let reopened = try Store.open(TestSupport.configuration(restored, key: TestSupport.rawKey(1)))
+        defer { reopened.close() }
+        XCTAssertEqual(
+            try reopened.read { try $0.scalar("SELECT count(*) FROM cipherdex_schema WHERE version = 6") }?
+                .integerValue, 1, "the restored store migrates at its first open")
+        XCTAssertTrue(try reopened.verify().isHealthy)
+        XCTAssertEqual(
+            try reopened.collection("notes").get(id: "a")?.value.objectValue?["text"]?.stringValue, Self.secretText)
+        XCTAssertEqual(try reopened.library.search("pangolinist").documents.keys.sorted(), ["visit"])
+    }
+
     /// A backup (key 1) of a populated store, for the restore tests.
     private static func populatedBackup() throws -> String {
         let path = TestSupport.temporaryPath()
