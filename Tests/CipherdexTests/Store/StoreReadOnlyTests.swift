@@ -137,6 +137,28 @@ final class StoreReadOnlyTests: XCTestCase {
         XCTAssertFalse(copy.isReadOnly)
     }
 
+    /// An older build's store (a migration pending) on read-only media restores: it is copied as
+    /// it is, and the copy migrates at its first open (the restore's writable open was refused).
+    func testAnOlderBuildsStoreOnAReadOnlyFileSystemRestores() throws {
+        _ = try populate()
+        let older = try Store.open(configuration(readOnly: false))
+        try older.write { db in
+            try db.execute("DROP TABLE attachment_removals")
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = 6")
+        }
+        older.close()
+        let view = try Mounts.readOnlyView(of: path)
+        defer { Mounts.unmount(view) }
+        var config = TestSupport.configuration(view, key: TestSupport.rawKey(1))
+        config.createIfMissing = false
+        let restored = TestSupport.temporaryPath("restored")
+        try Store.restore(config, to: restored)
+        let copy = try Store.open(TestSupport.configuration(restored, key: TestSupport.rawKey(1)))
+        defer { copy.close() }
+        XCTAssertEqual(try copy.library.search("theremin").rankedUIDs, ["visit"])
+        XCTAssertTrue(try copy.verify().isHealthy)
+    }
+
     func testAsyncAttachmentWritesAreRefusedToo() async throws {
         _ = try populate()
         let before = TestSupport.snapshot(path)
