@@ -58,7 +58,7 @@ extension Store {
             throw StoreError.permissionDenied(
                 path: layout.directory,
                 reason: "it was written by an older build and needs \(pending.count) migration(s); "
-                    + "open it writable once before opening it read-only")
+                    + "open it writable once (or restore it to writable storage) before opening it read-only")
         }
     }
 }
