@@ -122,6 +122,8 @@ public final class StoreTransaction {
         defer { savepointDepth -= 1 }
         let name = "cipherdex_sp\(savepointDepth)"
         let mark = changes.count
+        let commitMark = afterCommitActions.count
+        let rollbackMark = rollbackActions.count
         try connection.execute("SAVEPOINT \(name)", [])
         do {
             let result = try body()
@@ -131,6 +133,12 @@ public final class StoreTransaction {
             try? connection.execute("ROLLBACK TO \(name)", [])
             try? connection.execute("RELEASE \(name)", [])
             changes.removeSubrange(mark...)
+            // The file work of what was rolled back goes with it: its unlinks and publishes never
+            // run, its staged files are removed now.
+            afterCommitActions.removeSubrange(commitMark...)
+            let undone = rollbackActions[rollbackMark...]
+            rollbackActions.removeSubrange(rollbackMark...)
+            undone.forEach { $0() }
             throw error
         }
     }

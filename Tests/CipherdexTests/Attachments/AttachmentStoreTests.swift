@@ -264,6 +264,46 @@ final class AttachmentStoreTests: XCTestCase {
         XCTAssertEqual(try plain.attachment(token.id).read(range: 6..<16), content[6..<16])
         XCTAssertTrue(try plain.verify().isHealthy)
     }
+
+    private struct Undo: Error {}
+
+    /// A removal in an inner transaction that throws is undone with its file work: the outer
+    /// commit does not unlink the file of an attachment whose row came back (review 27 finding 3).
+    func testAnUndoneInnerRemovalKeepsTheFile() throws {
+        let token = try store.addAttachment(Data("keep me".utf8), contentType: "text/plain")
+        try store.transaction { _ in
+            do {
+                try store.transaction { inner in
+                    XCTAssertTrue(try inner.removeAttachment(token.id))
+                    throw Undo()
+                }
+            } catch is Undo {}
+        }
+        XCTAssertNotNil(try store.attachmentToken(token.id), "the row is back (the inner work was undone)")
+        XCTAssertEqual(try store.attachment(token.id).readAll(), Data("keep me".utf8))
+        XCTAssertTrue(try store.verify().isHealthy)
+    }
+
+    /// An add in an inner transaction that throws leaves no file: its staged copy is removed and
+    /// never published by the outer commit (a file no row names: `verify` reported damage).
+    func testAnUndoneInnerAddLeavesNoFile() throws {
+        var undone = ""
+        try store.transaction { outer in
+            _ = try outer.addAttachment(Data("kept".utf8))
+            do {
+                try store.transaction { inner in
+                    undone = try inner.addAttachment(Data("never mind".utf8)).id
+                    throw Undo()
+                }
+            } catch is Undo {}
+        }
+        XCTAssertNil(try store.attachmentToken(undone))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/attachments/" + undone))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path + "/staging"), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path + "/attachments").count, 1)
+        let report = try store.verify()
+        XCTAssertTrue(report.isHealthy, "\(report)")
+    }
 }
 
 /// A small Codable document holding attachment tokens.

@@ -18,16 +18,17 @@ extension SearchIndexWriter {
         return forms
     }
 
-    /// Removes, in the caller's transaction, the documents indexed under `uid`'s canonical twins;
-    /// returns their UIDs.
+    /// The UIDs of the documents indexed under `uid`'s canonical twins, which the write of `uid`
+    /// removes in its transaction once its own row is in (removed before it, a stored copy or OCR
+    /// text the new document shares, deduplicated, was released: review 27 finding 1).
     /// When `uid` itself is indexed, nothing is removed: a pair an older build indexed as two
     /// documents keeps the other (upgrade audit 2: adding under one removed both, the other's
     /// stored copy with it, in silence).
-    static func removeCanonicalTwins(of uid: String, tx: StoreTransaction) throws -> [String] {
+    static func canonicalTwinsToRemove(of uid: String, db: Connection) throws -> [String] {
         let twins = canonicalTwins(of: uid)
         guard !twins.isEmpty,
-            try tx.connection.scalar("SELECT 1 FROM search_documents WHERE uid = ?", [.text(uid)]) == nil
+            try db.scalar("SELECT 1 FROM search_documents WHERE uid = ?", [.text(uid)]) == nil
         else { return [] }
-        return try twins.filter { try remove(uid: $0, tx: tx) }
+        return try twins.filter { try db.scalar("SELECT 1 FROM search_documents WHERE uid = ?", [.text($0)]) != nil }
     }
 }

@@ -18,7 +18,9 @@ enum SearchIndexWriter {
     ) throws -> [IndexingEvent] {
         let db = tx.connection
         let job = outcome.job
-        let twins = job.replacesCanonicalTwins ? try removeCanonicalTwins(of: job.uid, tx: tx) : []
+        // Found now (before `uid` is written), removed after its row is in: a twin's copy or OCR
+        // text that the new document shares (same content, deduplicated) is then still in use.
+        let twins = job.replacesCanonicalTwins ? try canonicalTwinsToRemove(of: job.uid, db: db) : []
         let previous = try db.rows(
             "SELECT attachment_id, owns_attachment, content_hash FROM search_documents WHERE uid = ?", [.text(job.uid)]
         ).first
@@ -31,6 +33,7 @@ enum SearchIndexWriter {
             try db.execute(
                 "UPDATE search_documents SET source_root = ?, source_size = ?, source_mtime = ? WHERE uid = ?",
                 [text(job.sourceRoot), integer(job.sourceSize), real(job.sourceModified), .text(job.uid)])
+            for twin in twins { _ = try remove(uid: twin, tx: tx) }
             return twins.map { .removed(uid: $0) } + [.unchanged(uid: job.uid)]
         }
         try deletePages(uid: job.uid, db: db)
@@ -94,6 +97,7 @@ enum SearchIndexWriter {
                 real(job.sourceModified), .blob(outcome.contentHash), text(outcome.ocrLanguages),
                 outcome.ocrLanguages == nil ? .null : .text(encodePages(ocrPages)),
             ])
+        for twin in twins { _ = try remove(uid: twin, tx: tx) }
         if let previousHash = previous?[2].blobValue, previousHash != outcome.contentHash {
             try releaseOCR(contentHash: previousHash, db: db)
         }

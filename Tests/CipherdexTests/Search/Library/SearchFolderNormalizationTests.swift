@@ -161,4 +161,22 @@ final class SearchFolderNormalizationTests: XCTestCase {
         XCTAssertEqual(summary.skipped, [])
         XCTAssertEqual(try store.library.search("zqsecret").rankedUIDs, [])
     }
+
+    /// Adding the same bytes under the other form: the new document's copy is deduplicated onto
+    /// the twin's stored copy, which stays (the twin was removed before the new row was written,
+    /// which released the shared copy: the entry then pointed at a removed attachment, and
+    /// `verify` said ok; review 27 finding 1).
+    func testTheSameContentUnderTheOtherFormKeepsItsStoredCopy() throws {
+        let content = Data("zqsame content".utf8)
+        try store.library.add(data: content, uid: composed, fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        try store.library.add(data: content, uid: decomposed, fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        let rows = try store.read { db in try db.rows("SELECT uid, attachment_id FROM search_documents") }
+        XCTAssertEqual(rows.map { $0[0].textValue.map { Array($0.utf8) } }, [Array(decomposed.utf8)])
+        let id = try XCTUnwrap(rows.first?[1].textValue)
+        XCTAssertEqual(try store.attachment(id).readAll(), content, "the entry points at a removed attachment")
+        XCTAssertEqual(try store.read { try $0.scalar("SELECT count(*) FROM attachments")?.integerValue }, 1)
+        XCTAssertEqual(try store.library.search("zqsame").rankedUIDs.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+    }
 }
