@@ -95,20 +95,26 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         return try? parse(bytes)
     }
 
-    /// `onDisk(at:)`, but a file the system could not read for the environment's sake (out of
-    /// file descriptors or memory, a failing device, no permission) throws its typed error: only
-    /// a file that is missing, not a regular file, or does not parse is nil. For decisions that
-    /// remove files by what the metadata says.
+    /// `onDisk(at:)`, but a file the system could not read throws its typed error: only a file
+    /// that is missing (`ENOENT`, `ENOTDIR`), not a regular file, too large, or does not parse is
+    /// nil. Any other failure (out of file descriptors or memory, a failing device, no
+    /// permission, a stale network handle, a file changing while read) throws, whatever its
+    /// errno: an allow-list of "cannot tell" errnos let `ESTALE` or `ETIMEDOUT` read as "no
+    /// metadata" (review 27). For decisions that remove files by what the metadata says.
     static func onDiskUnlessUnreadable(at path: String) throws -> StoreMetadata? {
+        let bytes: [UInt8]
         do {
-            return try parse(try FileSystem.readRegularFile(path, limit: maximumFileSize))
-        } catch let error as SystemError
-            where [EMFILE, ENFILE, ENOMEM, EIO, EACCES, EPERM, EAGAIN, EINTR].contains(error.errno)
-        {
+            bytes = try FileSystem.readRegularFile(path, limit: maximumFileSize)
+        } catch let error as SystemError {
+            if error.errno == ENOENT || error.errno == ENOTDIR { return nil }
             throw StoreError.classifying(error)
-        } catch {
-            return nil
+        } catch let error as RegularFileError {
+            switch error {
+            case .notRegularFile, .tooLarge, .sizeUnknown: return nil
+            case .changedWhileReading: throw error
+            }
         }
+        return try? parse(bytes)
     }
 
     /// Which field of the metadata did not decode, and how (never its value).

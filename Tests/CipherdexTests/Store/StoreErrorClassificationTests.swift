@@ -100,4 +100,23 @@ final class StoreErrorClassificationTests: XCTestCase {
             systemErrno: EMFILE, path: "/s/store.db")
         XCTAssertEqual(StoreError.classifying(corrupt).name, "storeCorrupted")
     }
+
+    /// Metadata a backup decides removals by is "none" only when the file is missing, not a
+    /// regular file, or does not parse; any other failure to read it throws, whatever the errno
+    /// (an allow-list took `ELOOP`, `ESTALE`, `ETIMEDOUT` for "no metadata": a backup's
+    /// clean-up could then remove a generation that is live; review 27).
+    func testMetadataThatCannotBeReadIsNeverTakenForNone() throws {
+        let folder = TestSupport.temporaryPath("metadata")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let file = folder + "/metadata.json"
+        XCTAssertNil(try StoreMetadata.onDiskUnlessUnreadable(at: file), "missing")
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: file))
+        XCTAssertNil(try StoreMetadata.onDiskUnlessUnreadable(at: file), "does not parse")
+        try FileManager.default.removeItem(atPath: file)
+        XCTAssertEqual(mkfifo(file, 0o600), 0)
+        XCTAssertNil(try StoreMetadata.onDiskUnlessUnreadable(at: file), "not a regular file")
+        try FileManager.default.removeItem(atPath: file)
+        XCTAssertEqual(symlink(file, file), 0)
+        XCTAssertThrowsError(try StoreMetadata.onDiskUnlessUnreadable(at: file), "a link to itself (ELOOP)")
+    }
 }
