@@ -8,8 +8,9 @@ struct VerifyCommand: Command {
         USAGE: cipherdex verify STORE [KEY] [--json]
 
         Authenticates every page of the database file, free pages included (a damaged one is
-        named by its number), reads every row, runs SQLite's integrity check and authenticates
-        every chunk of every attachment. Exits 15 (storeCorrupted) when
+        named by its number), reads every row, runs SQLite's integrity check, authenticates
+        every chunk of every attachment and checks that every indexed document's stored copy is
+        there. Exits 15 (storeCorrupted) when
         anything is wrong, naming each problem. A file it may not read is not damage: exit 17
         (permissionDenied), naming the file.
 

@@ -5,7 +5,8 @@
 extension Store {
     /// Reads every page of the database (each is decrypted and its HMAC checked by SQLCipher),
     /// runs SQLite's integrity check, and authenticates every chunk of every attachment (in an
-    /// unencrypted store: hashes every attachment and compares the recorded content hash).
+    /// unencrypted store: hashes every attachment and compares the recorded content hash), and
+    /// checks that every attachment a feature holds (a search document's stored copy) is there.
     /// Problems are collected into the report rather than thrown; the environment's errors are
     /// thrown, not reported as damage (an attachment file this process may not open is
     /// `StoreError.permissionDenied`, a failing disk `ioError`, too many open files or too little
@@ -29,6 +30,7 @@ extension Store {
         try verifyDatabase(pages: &pages, problems: &problems, cancellation: cancellation)
         let attachments = try verifyAttachments(cancellation: cancellation)
         problems += attachments.problems
+        problems += try heldAttachmentProblems(cancellation: cancellation)
         return VerificationReport(pagesChecked: pages, attachmentsChecked: attachments.checked, problems: problems)
     }
 
