@@ -258,9 +258,11 @@ public final class Store: Sendable {
         if metadata.encrypted {
             guard let provider = configuration.keyProvider else { throw EncryptionError.keyRequired }
             func unwrapKey() throws -> (dataKey: SecureBytes, slotID: Int) {
-                let unwrapped = try unwrapDataKey(metadata: metadata, key: try provider())
-                try metadata.verifyMAC(dataKey: unwrapped.dataKey)
-                return unwrapped
+                try UnwrappedKeyMemo.unwrap(metadata, keeping: configuration.unwrappedKeyMemo) {
+                    let unwrapped = try unwrapDataKey(metadata: metadata, key: try provider())
+                    try metadata.verifyMAC(dataKey: unwrapped.dataKey)
+                    return unwrapped
+                }
             }
             // The key provider and its derivation cannot be interrupted. A cancelled async open
             // stops right after them, before anything opens the database, so it lets go of the
