@@ -63,4 +63,31 @@ final class DescriptorLimitCommandTests: XCTestCase {
         }
         XCTAssertGreaterThan(failures, 0, "no limit made the backup fail: the test tested nothing")
     }
+
+    /// A key file that cannot be opened for want of descriptors is `resourcesExhausted` (exit 22,
+    /// as README and `--help` promise for too many open files), not `keyUnreadable` (exit 1):
+    /// `key add` reads the new key's file once the store is open, so some limit leaves no
+    /// descriptor for it (API audit 27, finding 4).
+    func testAKeyFileOutOfDescriptorsIsResourcesExhausted() throws {
+        let cli = CLIRunner.temporary()
+        func path(_ name: String) -> String { cli.directory + "/" + name }
+        XCTAssertEqual(try cli.run(["keygen", "--out", path("key")]).status, 0)
+        XCTAssertEqual(try cli.run(["create", path("store"), "--key-file", path("key")]).status, 0)
+        var keyFileExhausted = false
+        for limit in 6...16 {
+            try? FileManager.default.removeItem(atPath: path("new"))
+            XCTAssertEqual(try cli.run(["keygen", "--out", path("new")]).status, 0)
+            let result = try cli.run(
+                ["key", "add", path("store"), "--new-key-file", path("new"), "--key-file", path("key")],
+                environment: ["SWIFT_BACKTRACE": "enable=no"],
+                launcher: ["/bin/sh", "-c", "ulimit -n \(limit); exec \"$0\" \"$@\""])
+            XCTAssertFalse(result.stderr.contains("keyUnreadable"), "ulimit -n \(limit): \(result.stderr)")
+            if result.stderr.contains("too many files open") || result.stderr.contains("Too many open files") {
+                XCTAssertEqual(result.status, 22, "ulimit -n \(limit): \(result.stderr)")
+            }
+            if result.status == 22 && result.stderr.contains(path("new")) { keyFileExhausted = true }
+        }
+        XCTAssertTrue(
+            keyFileExhausted, "no limit left the new key's file without a descriptor: the test tested nothing")
+    }
 }

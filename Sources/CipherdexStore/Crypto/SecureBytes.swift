@@ -42,15 +42,18 @@ package final class SecureBytes: @unchecked Sendable {
         }
     }
 
-    /// Copies the bytes of a collection into a new secure buffer.
+    /// Copies the bytes of a collection into a new secure buffer, straight from its storage (or
+    /// byte by byte when it has none): no intermediate copy is made, since nothing would zero it.
     convenience init<Bytes: Collection>(copying bytes: Bytes) where Bytes.Element == UInt8 {
-        let array = Array(bytes)
-        self.init(count: array.count) { destination in
-            array.withUnsafeBytes { source in
+        let count = bytes.count
+        self.init(count: count) { destination in
+            let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
                 if let base = source.baseAddress, source.count > 0 {
-                    destination.baseAddress!.copyMemory(from: base, byteCount: source.count)
+                    destination.baseAddress!.copyMemory(from: base, byteCount: min(source.count, count))
                 }
             }
+            guard copied == nil else { return }
+            for (offset, byte) in zip(0..<count, bytes) { destination[offset] = byte }
         }
     }
 

@@ -10,7 +10,8 @@ extension EncryptionKey {
     /// (FORMAT.md section 3). The file's bytes go straight into secure memory.
     ///
     /// The path must name a regular file of at most 4 KiB, or a symbolic link to one; anything
-    /// else (directory, FIFO, socket, device) throws `KeyError.unreadable` at once.
+    /// else (directory, FIFO, socket, device) throws `KeyError.unreadable` at once (running out
+    /// of open files or memory: `StoreError.resourcesExhausted`).
     public static func raw(contentsOfFile path: String) throws -> EncryptionKey {
         let bytes = try readSecureFile(path, limit: 4096)
         if bytes.count == rawKeyLength {
@@ -47,7 +48,8 @@ extension EncryptionKey {
     /// A passphrase read from a file; a final line feed is dropped, and then a final carriage
     /// return (so `\r\n` and a lone `\r` too), nothing else (FORMAT.md section 3). The path
     /// must name a regular file of at most 64 KiB, or a symbolic link to one; anything else
-    /// throws `KeyError.unreadable` at once.
+    /// throws `KeyError.unreadable` at once (running out of open files or memory:
+    /// `StoreError.resourcesExhausted`).
     public static func passphrase(contentsOfFile path: String) throws -> EncryptionKey {
         let bytes = try readSecureFile(path, limit: 64 * 1024)
         let trimmed = bytes.withUnsafeBytes { raw -> SecureBytes in
@@ -69,11 +71,15 @@ extension EncryptionKey {
     /// Reads a key or passphrase file straight into secure memory. Only a regular file (or a
     /// symbolic link to one) of at most `limit` bytes is read: a directory, FIFO, socket or
     /// device is refused at once (never blocking, never reading without end). Every failure is
-    /// `KeyError.unreadable` naming the path.
+    /// `KeyError.unreadable` naming the path, except running out of open files or memory
+    /// (`EMFILE`, `ENFILE`, `ENOMEM`): `StoreError.resourcesExhausted`, as for the store's own
+    /// files (the file is fine; close some files and retry).
     static func readSecureFile(_ path: String, limit: Int) throws -> SecureBytes {
         do {
             let (file, size) = try FileDescriptor.openRegularFile(path: path, limit: limit)
             return try SecureBytes(count: size) { try file.readExactly(into: $0) }
+        } catch let error as SystemError where [EMFILE, ENFILE, ENOMEM].contains(error.errno) {
+            throw StoreError.classifying(error)
         } catch let error as SystemError {
             throw KeyError.unreadable(source: path, reason: String(cString: strerror(error.errno)))
         } catch let error as RegularFileError {

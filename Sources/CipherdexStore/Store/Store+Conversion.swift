@@ -335,7 +335,7 @@ extension Store {
         // The switch: one atomic metadata replacement. Before its rename the old generation is
         // current, after it the new one.
         let bytes = try updated.seal(dataKey: newDataKey)
-        try keyChange.withLock { _ in
+        try keyChange.run {
             try Store.wrapSystem {
                 try FileSystem.writeAtomically(
                     bytes, to: layout.metadata, faultPoint: { try faultPoint(.metadata($0)) })

@@ -91,21 +91,31 @@ extension Store {
 
     /// Applies `change` to a copy of the metadata, bumps its generation, seals it with the data
     /// key and replaces the file atomically; the in-memory metadata changes only once the file
-    /// has. Key changes are serialized by `keyChange`; `metadata` is locked only to read
-    /// and to swap the metadata, never across Argon2id or the write. A `cancellation` set by then
-    /// is honoured after `change` (Argon2id cannot be interrupted) and before the write: nothing
-    /// changes, and `CancellationError` is thrown.
+    /// has. Key changes are serialized by `keyChange`, which `close()` waits for; `metadata` is
+    /// locked only to read and to swap the metadata, never across Argon2id or the write. A
+    /// `cancellation` set by then is honoured after `change` (Argon2id cannot be interrupted) and
+    /// before the write: nothing changes, and `CancellationError` is thrown.
+    ///
+    /// Nothing is written once the store is closed (`StoreError.closed`: its lock may be another
+    /// instance's by then), nor over a metadata file another writer replaced meanwhile
+    /// (`StoreError.changedMeanwhile`): this instance's copy is stale, and writing it would undo
+    /// that writer's key change.
     @discardableResult
     func updateMetadata<T>(
         faultPoint: (AtomicWriteStep) throws -> Void, cancellation: WorkCancellation? = nil,
         _ change: (inout StoreMetadata) throws -> T
     ) throws -> T {
         try refuseWhenReadOnly()
-        return try keyChange.withLock { _ in
+        return try keyChange.run {
+            guard isOpen else { throw StoreError.closed }
             var updated = metadata.withLock { $0 }
+            let base = (storeID: updated.storeID, generation: updated.generation)
             let result = try change(&updated)
             try cancellation?.check()
-            updated.generation += 1
+            // Closed by this thread meanwhile (a `close()` on another waits for this change).
+            guard isOpen else { throw StoreError.closed }
+            try refuseWhenReplacedMeanwhile(storeID: base.storeID, generation: base.generation)
+            updated.generation = base.generation + 1
             let bytes = try updated.seal(dataKey: dataKey)
             do {
                 try Store.wrapSystem {
@@ -127,6 +137,18 @@ extension Store {
             }
             metadata.withLock { $0 = updated }
             return result
+        }
+    }
+
+    /// Throws `StoreError.changedMeanwhile` when the metadata file on disk is not the one this
+    /// instance last read or wrote (another store id or generation): someone else wrote it, and
+    /// a change made from this instance's copy would undo theirs. A file that is missing or does
+    /// not parse is not refused here (the write replaces it); one the system cannot read now
+    /// throws its typed error.
+    private func refuseWhenReplacedMeanwhile(storeID: String, generation: Int) throws {
+        guard let onDisk = try StoreMetadata.onDiskUnlessUnreadable(at: layout.metadata) else { return }
+        guard onDisk.storeID == storeID, onDisk.generation == generation else {
+            throw StoreError.changedMeanwhile(path: layout.metadata, operation: "change the keyslots in")
         }
     }
 

@@ -25,8 +25,8 @@ public final class Store: Sendable {
     /// The store's metadata as last written (replaced by key changes, under this mutex).
     let metadata: Mutex<StoreMetadata>
     /// Serializes metadata updates (key changes), held across Argon2id and the atomic write;
-    /// `metadata` itself is locked only to read and to swap it.
-    let keyChange = Mutex(())
+    /// `metadata` itself is locked only to read and to swap it. `close()` waits for it.
+    let keyChange = KeyChangeLock()
     /// Document change subscribers and the running document transaction.
     let changeObservers = ChangeObservers()
     /// The backups running on this store (removed attachments' files wait for them).
@@ -171,7 +171,8 @@ public final class Store: Sendable {
     }
 
     /// Closes the store: finishes work queued with its features (the search library's queued
-    /// documents), waits for running work, checkpoints the WAL, releases the lock. Further
+    /// documents), waits for running work (a key change included), checkpoints the WAL, releases
+    /// the lock. Further
     /// calls throw `StoreError.closed`. Called inside `transaction(_:)` on its thread, it returns
     /// at once and the store closes when that transaction has ended (committed or rolled back).
     public func close() {
@@ -189,9 +190,13 @@ public final class Store: Sendable {
             let open = lifecycle.withLock { state in state.lock == nil ? [] : Array(state.featureStates.values) }
             for state in open { state.finishQueuedWork() }
         }
-        let (held, states) = lifecycle.withLock { state in
-            defer { state.lock = nil }
-            return (state.lock, Array(state.featureStates.values))
+        // A key change running meanwhile writes the metadata before the lock goes, never after
+        // (another instance could have opened the store and would write its stale copy back).
+        let (held, states) = keyChange.afterRunningChange {
+            lifecycle.withLock { state in
+                defer { state.lock = nil }
+                return (state.lock, Array(state.featureStates.values))
+            }
         }
         guard let held else { return }
         for state in states { state.storeWillClose() }
@@ -253,9 +258,11 @@ public final class Store: Sendable {
         if metadata.encrypted {
             guard let provider = configuration.keyProvider else { throw EncryptionError.keyRequired }
             func unwrapKey() throws -> (dataKey: SecureBytes, slotID: Int) {
-                let unwrapped = try unwrapDataKey(metadata: metadata, key: try provider())
-                try metadata.verifyMAC(dataKey: unwrapped.dataKey)
-                return unwrapped
+                try UnwrappedKeyMemo.unwrap(metadata, keeping: configuration.unwrappedKeyMemo) {
+                    let unwrapped = try unwrapDataKey(metadata: metadata, key: try provider())
+                    try metadata.verifyMAC(dataKey: unwrapped.dataKey)
+                    return unwrapped
+                }
             }
             // The key provider and its derivation cannot be interrupted. A cancelled async open
             // stops right after them, before anything opens the database, so it lets go of the

@@ -43,6 +43,9 @@ public struct StoreConfiguration: Sendable {
     /// an older build's backup: its pages are copied unchanged, and the copy migrates at its first
     /// writable open), instead of refusing it. Nothing but page copies may read such a store.
     var readsPendingMigrationsAsIs = false
+    /// Keeps the data key an open unwrapped for the next open of the same metadata with this
+    /// configuration (restore's writable fallback opens twice: its key is derived once).
+    var unwrappedKeyMemo: UnwrappedKeyMemo?
 
     /// A configuration for the store at `path`, encrypted with `keyProvider`'s key when given;
     /// `readOnly` opens it without writing anything (see `readOnly`).

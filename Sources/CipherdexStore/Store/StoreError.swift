@@ -40,7 +40,9 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// The folder or file at `path` was moved or replaced by another process while `operation`
     /// ran on it (`ESTALE`; on a network file system also: removed by another machine). The
     /// operation stopped there: nothing moved in meanwhile, nor outside the store, was changed.
-    /// Run it again.
+    /// Run it again. A key change gets it too when the metadata file is no longer the one this
+    /// `Store` read or wrote (another writer replaced it): nothing was written, since writing
+    /// this instance's stale copy would undo that change; close the store, open it again, retry.
     case changedMeanwhile(path: String, operation: String)
     /// The process or the system ran out of what it needed to use `path`: open files (`EMFILE`,
     /// the process's limit, `RLIMIT_NOFILE` / `ulimit -n`; `ENFILE`, the system's) or memory

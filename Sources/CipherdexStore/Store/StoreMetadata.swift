@@ -15,8 +15,9 @@ struct StoreMetadata: Codable, Equatable, Sendable {
     /// The most Argon2id work, passes times bytes summed over the passphrase keyslots, that an open
     /// spends: four slots at the largest cost one accepts (16 passes over 1 GiB, about 20 s each
     /// here). Costs are read before anything can authenticate them, so without it an edited
-    /// metadata file could ask for 32 such slots (about 10 minutes) before `keyInvalid`. New slots
-    /// are refused past it (`checkTotalKDFWork`); an open stops deriving there.
+    /// metadata file could ask for 32 such slots (about 10 minutes) before `keyInvalid`. New
+    /// passphrase slots are refused past it (`checkTotalKDFWork`); an open stops deriving before a
+    /// slot that would pass it (`Store.unwrapDataKey`).
     static let maximumTotalKDFWork: UInt64 = 4 * 16 * (1 << 30)
 
     /// The Argon2id work (passes times bytes) the passphrase slots of `keyslots` ask for.
@@ -27,12 +28,13 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         }
     }
 
-    /// Throws `KeyError.unsupportedCost` when `keyslots` and a new slot for `key` sealed at
-    /// `cost` would ask for more work than `maximumTotalKDFWork` (checked before the new slot's
-    /// derivation).
+    /// Throws `KeyError.unsupportedCost` when `key` is a passphrase and `keyslots` and its new
+    /// slot sealed at `cost` would ask for more work than `maximumTotalKDFWork` (checked before
+    /// the new slot's derivation). A raw or recovery key derives nothing: it is never refused so,
+    /// even on a store whose slots already ask for more (an older build's library allowed it).
     static func checkTotalKDFWork(_ keyslots: [Keyslot], adding key: EncryptionKey, cost: PassphraseCost) throws {
-        let added = key.kind == .passphrase ? cost.opsLimit &* UInt64(max(0, cost.memLimit)) : 0
-        let total = totalKDFWork(keyslots) &+ added
+        guard key.kind == .passphrase else { return }
+        let total = totalKDFWork(keyslots) &+ cost.opsLimit &* UInt64(max(0, cost.memLimit))
         guard total <= maximumTotalKDFWork else {
             throw KeyError.unsupportedCost(
                 "the passphrase keyslots together would ask for \(total >> 30) GiB-passes of Argon2id, more than an "
@@ -238,7 +240,7 @@ struct StoreMetadata: Codable, Equatable, Sendable {
                 }
             }
         }
-        // The slots' total work is bounded where it is spent, by the derivations one open runs
+        // The slots' total work is bounded where it is spent, slot by slot as one open derives
         // (`Store.unwrapDataKey`), not here: a store whose slots together ask for more (an older
         // build's library allowed it) opens with a raw or recovery key, and with a passphrase
         // whose slot comes early enough (upgrade audit 1: it was `metadataCorrupt` with any key).

@@ -184,6 +184,10 @@ extension Store {
             }
             readOnly.keyProvider = once
         }
+        // The writable fallback below opens again: the data key the first open unwrapped is
+        // kept for it (in secure memory, released with this configuration), so a passphrase's
+        // Argon2id runs once.
+        readOnly.unwrappedKeyMemo = UnwrappedKeyMemo()
         do {
             return try Store.open(readOnly)
         } catch StoreError.permissionDenied {
