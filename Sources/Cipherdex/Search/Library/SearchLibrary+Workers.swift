@@ -29,7 +29,7 @@ extension SearchLibrary {
                 thread.name = "cipherdex-indexer"
                 thread.start()
             }
-            state.broadcast()
+            stateChanged()
         }
     }
 
@@ -134,7 +134,7 @@ extension SearchLibrary {
                                 ocrRuns.removeValue(forKey: page.uid)
                             }
                         }
-                        state.broadcast()
+                        stateChanged()
                     }
                 }
                 continue
@@ -147,7 +147,7 @@ extension SearchLibrary {
             guard let outcome, !dropped else {
                 state.withLock {
                     active.removeValue(forKey: job.uid)
-                    state.broadcast()
+                    stateChanged()
                 }
                 continue
             }
@@ -279,7 +279,7 @@ extension SearchLibrary {
             let finished: Bool = state.withLock {
                 guard writeQueue.isEmpty else { return false }
                 isWriting = false
-                state.broadcast()
+                stateChanged()
                 return true
             }
             if finished { return }
@@ -335,7 +335,7 @@ extension SearchLibrary {
                 active.removeValue(forKey: outcome.job.uid)
                 writeFailures[outcome.job.uid] = failures[outcome.job.uid]
             }
-            state.broadcast()
+            stateChanged()
         }
         for event in events { publish(event) }
     }
