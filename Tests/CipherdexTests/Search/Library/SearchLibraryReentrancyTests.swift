@@ -145,6 +145,9 @@ final class SearchLibraryReentrancyTests: XCTestCase {
                 store.library.waitUntilIdle()
                 XCTAssertThrowsError(try store.library.waitUntilIndexed()) { error in
                     guard case .insideTransaction = error as? StoreError else { return XCTFail("\(error)") }
+                    // There is no transaction: the message names the read (consumer audit 27).
+                    let message = (error as? StoreError)?.errorDescription ?? ""
+                    XCTAssertTrue(message.contains("a read of this store"), message)
                 }
             }
         }
