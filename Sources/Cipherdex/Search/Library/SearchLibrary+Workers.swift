@@ -111,6 +111,7 @@ extension SearchLibrary {
                 }
                 let job = pending.removeFirst()
                 active[job.uid] = 0
+                activeRoots[job.uid] = job.sourceRoot
                 return .document(job)
             }
             guard let next else { return }
@@ -147,6 +148,7 @@ extension SearchLibrary {
             guard let outcome, !dropped else {
                 state.withLock {
                     active.removeValue(forKey: job.uid)
+                    activeRoots.removeValue(forKey: job.uid)
                     stateChanged()
                 }
                 continue
@@ -333,6 +335,7 @@ extension SearchLibrary {
         state.withLock {
             for outcome in batch {
                 active.removeValue(forKey: outcome.job.uid)
+                activeRoots.removeValue(forKey: outcome.job.uid)
                 writeFailures[outcome.job.uid] = failures[outcome.job.uid]
             }
             stateChanged()

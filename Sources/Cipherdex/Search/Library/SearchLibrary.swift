@@ -25,6 +25,8 @@ public final class SearchLibrary: @unchecked Sendable {
     var configuration = Configuration()
     var pending: [IndexJob] = []
     var active: [String: Double] = [:]
+    /// The source root of each running document (nil: `add`), for a sync's conflicts.
+    var activeRoots: [String: String?] = [:]
     var writeQueue: [IndexOutcome] = []
     var isWriting = false
     var isPaused = false
