@@ -1,7 +1,9 @@
 extension Store {
     /// Runs `body` with one consistent snapshot of the store (GRDB's `read { db in }`): every
     /// read through the snapshot sees the same committed state, whatever other threads commit
-    /// meanwhile, so several documents read together are never from different moments. Reads
+    /// meanwhile, so several documents read together are never from different moments. The
+    /// snapshot starts at the first read through it, not when `body` is entered (as SQLite's
+    /// read transactions do): what commits between the two is seen. Reads
     /// run in parallel with each other and with the writer. Called inside `transaction(_:)` on
     /// its thread, the snapshot is that transaction's view (with its uncommitted changes); called
     /// inside another `read` on its thread (directly, or through a collection or a search), it

@@ -22,10 +22,13 @@ extension Store {
 }
 
 extension Store {
-    /// The async form of `close()`: finishing queued documents and waiting for running work
-    /// happen on Cipherdex's own queue, never on Swift's cooperative pool. Cancellation does not
-    /// stop a close that has started (the store closes, and the task gets its end).
+    /// The async form of `close()`: the task suspends (no thread waits) until queued documents
+    /// are finished, then the rest of the close (waiting for running work, the checkpoint) runs
+    /// on Cipherdex's own queue, never on Swift's cooperative pool. Cancellation does not stop a
+    /// close that has started (the store closes, and the task gets its end).
     public func closeAsync() async {
+        let open = lifecycle.withLock { state in state.lock == nil ? [] : Array(state.featureStates.values) }
+        for state in open { await state.finishQueuedWorkAsync() }
         await withCheckedContinuation { continuation in
             BlockingWork.queue.async {
                 self.close()

@@ -54,8 +54,9 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     case system(SystemError)
     /// The database reported an error.
     case database(DatabaseError)
-    /// `operation` cannot take part in the write transaction running on the calling thread
-    /// (it would wait for that transaction's own writer lock); call it after the transaction.
+    /// `operation` cannot take part in the write transaction (`store.transaction`) or the read
+    /// (`store.read`) running on the calling thread (it would wait for that transaction's own
+    /// writer lock, or for a reader slot the thread holds); call it after that ends.
     case insideTransaction(operation: String)
     /// `operation` needs a feature this program does not include (the store-only
     /// `CipherdexStore` product opening a store that also holds a search index): the database
@@ -134,7 +135,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .database(let error):
             return error.errorDescription
         case .insideTransaction(let operation):
-            return "\(operation) cannot run inside a transaction of this store; call it after the transaction ends"
+            return "\(operation) cannot run on a thread inside a transaction or a read of this store "
+                + "(store.transaction, store.read); call it after that ends"
         case .featureUnavailable(let operation, let versions):
             let list = versions.map(String.init).joined(separator: ", ")
             return

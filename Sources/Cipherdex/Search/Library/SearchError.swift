@@ -30,6 +30,10 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
     /// A setting of `SearchOptions` (`name`, such as `maximumResults`) is out of its range;
     /// `reason` gives the range and the value. Nothing was searched.
     case invalidOption(name: String, reason: String)
+    /// `operation` (`waitUntilIndexed()`) was called on one of the search library's own threads
+    /// (inside a `TextExtractor` or the `passwordProvider`): it waits for the work that thread
+    /// is part of, so it would never end. Nothing was waited for; call it from elsewhere.
+    case calledFromLibraryThread(operation: String)
 
     /// The case's name, as the CLI prints it.
     public var name: String {
@@ -44,6 +48,7 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .ocrLanguageMissing: return "ocrLanguageMissing"
         case .invalidOCRLanguage: return "invalidOCRLanguage"
         case .invalidOption: return "invalidOption"
+        case .calledFromLibraryThread: return "calledFromLibraryThread"
         }
     }
 
@@ -70,6 +75,9 @@ public enum SearchError: Error, LocalizedError, Equatable, Sendable {
         case .invalidOCRLanguage(let language):
             return "'\(language.prefix(80))' is not an OCR language code (such as eng, fra or chi_sim)"
         case .invalidOption(let name, let reason): return "invalid SearchOptions.\(name): \(reason)"
+        case .calledFromLibraryThread(let operation):
+            return "\(operation) cannot run on one of the search library's own threads (inside a text extractor or "
+                + "the password provider): it would wait for the indexing that thread is part of; call it elsewhere"
         case .indexWriteFailed(let uids, let reason):
             let named =
                 uids.prefix(3).map { "'\($0.prefix(80))'" }.joined(separator: ", ") + (uids.count > 3 ? ", …" : "")

@@ -31,4 +31,17 @@ extension SearchIndexWriter {
         else { return [] }
         return try twins.filter { try db.scalar("SELECT 1 FROM search_documents WHERE uid = ?", [.text($0)]) != nil }
     }
+
+    /// The pages of the documents that writing `job` removes as its canonical twins
+    /// (`canonicalTwinsToRemove`), counted before the write removes them: the space they held is
+    /// given back after it, as after `remove(uid:)`.
+    static func pagesOfCanonicalTwins(replacedBy job: IndexJob, db: Connection) throws -> Int {
+        guard job.replacesCanonicalTwins else { return 0 }
+        var pages = 0
+        for twin in try canonicalTwinsToRemove(of: job.uid, db: db) {
+            pages += Int(
+                try db.scalar("SELECT count(*) FROM search_pages WHERE uid = ?", [.text(twin)])?.integerValue ?? 0)
+        }
+        return pages
+    }
 }

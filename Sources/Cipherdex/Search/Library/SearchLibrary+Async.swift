@@ -5,22 +5,6 @@ import Foundation
 /// They run on Cipherdex's own queues, never blocking a thread of Swift's cooperative pool, and
 /// honour the task's cancellation as each one says.
 extension SearchLibrary {
-    /// The async form of `waitUntilIdle()`: returns when nothing is queued, extracting or being
-    /// written; a cancelled task returns at once with `CancellationError` (indexing goes on).
-    public func waitUntilIdleAsync() async throws {
-        try await BlockingWork.run(wake: { [weak self] in self?.wakeWaiters() }) { cancellation in
-            try self.waitUntilIdle(cancellation: cancellation)
-        }
-    }
-
-    /// The async form of `waitUntilIndexed()`; a cancelled task returns at once with
-    /// `CancellationError`.
-    public func waitUntilIndexedAsync() async throws {
-        try await BlockingWork.run(wake: { [weak self] in self?.wakeWaiters() }) { cancellation in
-            try self.waitUntilIndexed(cancellation: cancellation)
-        }
-    }
-
     /// The async form of `sync(folder:allowedExtensions:)`. A cancelled task stops the sync
     /// between folders and documents: what it had queued is taken off the queue again (removals
     /// of deleted files already made stay made) and it throws `CancellationError`.

@@ -36,6 +36,9 @@ extension SearchLibrary {
         // by their exact bytes, so a file renamed from one normalization to the other is a new
         // UID and its old one is removed.
         var owners: [String: String?] = [:]
+        // Queued before stored: a job that leaves the queue meanwhile is in the read below. A
+        // UID queued by `add` or another root's sync is theirs, as a stored row would make it.
+        let queuedElsewhere = uidsQueued(byOtherThan: root)
         let known:
             [UTF8Key: (
                 size: Int64?, modified: Double?, indexed: Bool, ocrLanguages: String?, contentHash: [UInt8]?,
@@ -97,7 +100,8 @@ extension SearchLibrary {
         defer { if !finished { for uid in queued where cancellation?.isCancelled == true { cancel(uid: uid) } } }
         for (uid, facts) in files.sorted(by: { $0.key < $1.key }) {
             try cancellation?.check()
-            if let owner = owners[uid], owner != root, known[UTF8Key(uid)] == nil {
+            let storedElsewhere = owners[uid].map { $0 != root } == true && known[UTF8Key(uid)] == nil
+            if storedElsewhere || queuedElsewhere.contains(uid) {
                 summary.conflicts.append(uid)
                 continue
             }
@@ -151,6 +155,17 @@ extension SearchLibrary {
         }
         finished = true
         return summary
+    }
+
+    /// The UIDs of documents queued or being indexed from another source than `root` (by `add`,
+    /// or another folder's sync), as Swift strings compare (one Unicode normalization matches
+    /// the other, as the queue does).
+    func uidsQueued(byOtherThan root: String) -> Set<String> {
+        state.withLock {
+            var uids = Set(pending.filter { $0.sourceRoot != root }.map(\.uid))
+            for (uid, source) in activeRoots where source != root { uids.insert(uid) }
+            return uids
+        }
     }
 
     /// `folder` absolute, its links and `.`/`..` resolved by the system from its bytes

@@ -89,7 +89,7 @@ extension SearchLibrary {
             ocrPending.append(contentsOf: jobs)
             ocrQueued[outcome.job.uid] = jobs.count
             ocrRuns[outcome.job.uid] = run
-            state.broadcast()
+            stateChanged()
         }
     }
 

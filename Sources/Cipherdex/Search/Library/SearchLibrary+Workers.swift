@@ -29,7 +29,7 @@ extension SearchLibrary {
                 thread.name = "cipherdex-indexer"
                 thread.start()
             }
-            state.broadcast()
+            stateChanged()
         }
     }
 
@@ -111,6 +111,7 @@ extension SearchLibrary {
                 }
                 let job = pending.removeFirst()
                 active[job.uid] = 0
+                activeRoots[job.uid] = job.sourceRoot
                 return .document(job)
             }
             guard let next else { return }
@@ -134,7 +135,7 @@ extension SearchLibrary {
                                 ocrRuns.removeValue(forKey: page.uid)
                             }
                         }
-                        state.broadcast()
+                        stateChanged()
                     }
                 }
                 continue
@@ -147,7 +148,8 @@ extension SearchLibrary {
             guard let outcome, !dropped else {
                 state.withLock {
                     active.removeValue(forKey: job.uid)
-                    state.broadcast()
+                    activeRoots.removeValue(forKey: job.uid)
+                    stateChanged()
                 }
                 continue
             }
@@ -279,7 +281,7 @@ extension SearchLibrary {
             let finished: Bool = state.withLock {
                 guard writeQueue.isEmpty else { return false }
                 isWriting = false
-                state.broadcast()
+                stateChanged()
                 return true
             }
             if finished { return }
@@ -295,6 +297,8 @@ extension SearchLibrary {
         var failures: [String: String] = [:]
         var writable: [IndexOutcome] = []
         var written: [IndexOutcome] = []
+        // The pages of canonical twins the writes replace (`SearchIndexWriter.canonicalTwins`).
+        var twinPages = 0
         for outcome in batch {
             if case .notStored(let reason) = outcome.result {
                 failures[outcome.job.uid] = reason
@@ -309,6 +313,8 @@ extension SearchLibrary {
                     for outcome in writable {
                         let outcome = try Self.recordCopy(of: outcome, tx: tx)
                         written.append(outcome)
+                        twinPages += try SearchIndexWriter.pagesOfCanonicalTwins(
+                            replacedBy: outcome.job, db: tx.connection)
                         events += try SearchIndexWriter.write(outcome, tx: tx) { uid, done, total in
                             state.withLock {
                                 if active[uid] != nil { active[uid] = Double(done) / Double(max(total, 1)) }
@@ -323,7 +329,19 @@ extension SearchLibrary {
             let reason = StoreWriteFailure.reason(for: error)
             events = []
             written = []
+            twinPages = 0
             for outcome in writable { failures[outcome.job.uid] = reason }
+        }
+        // A replaced twin's queued OCR pages go, as `remove(uid:)` drops them (matched by bytes:
+        // the queue takes the twins for one UID, and the new document's pages are queued next).
+        let replacedTwins = events.compactMap { event -> String? in
+            if case .removed(let uid) = event { return uid }
+            return nil
+        }
+        if !replacedTwins.isEmpty {
+            state.withLock {
+                ocrPending.removeAll { page in replacedTwins.contains { $0.utf8.elementsEqual(page.uid.utf8) } }
+            }
         }
         // Their scanned pages, after the documents with text layers (workers take them last).
         for outcome in written { queueOCRPages(of: outcome) }
@@ -333,11 +351,14 @@ extension SearchLibrary {
         state.withLock {
             for outcome in batch {
                 active.removeValue(forKey: outcome.job.uid)
+                activeRoots.removeValue(forKey: outcome.job.uid)
                 writeFailures[outcome.job.uid] = failures[outcome.job.uid]
             }
-            state.broadcast()
+            stateChanged()
         }
         for event in events { publish(event) }
+        // The space replaced twins held goes back, as after `remove(uid:)`.
+        if twinPages > 0, let store { IndexSpaceReclaim.run(store: store, removedPages: twinPages) }
     }
 
     /// Records the outcome's staged copy (if any) in `tx`, the transaction that writes its index

@@ -25,6 +25,8 @@ public final class SearchLibrary: @unchecked Sendable {
     var configuration = Configuration()
     var pending: [IndexJob] = []
     var active: [String: Double] = [:]
+    /// The source root of each running document (nil: `add`), for a sync's conflicts.
+    var activeRoots: [String: String?] = [:]
     var writeQueue: [IndexOutcome] = []
     var isWriting = false
     var isPaused = false
@@ -37,6 +39,9 @@ public final class SearchLibrary: @unchecked Sendable {
     /// with the reason; cleared when one is written or removed.
     var writeFailures: [String: String] = [:]
     var subscribers: [UUID: AsyncStream<IndexingEvent>.Continuation] = [:]
+    /// Waits for the queue (`waitUntilIdle`, `waitUntilIndexed`, their async forms, a closing
+    /// store), settled by `stateChanged()`.
+    var queueWaiters: [UUID: QueueWaiter] = [:]
     /// The helpers of isolated PDF extraction: one pool per library, for the configured limits,
     /// keeping up to `workerCount` idle helpers; closed when the store closes.
     var pdfPool: IsolatedExtractorPool?
@@ -133,6 +138,7 @@ public final class SearchLibrary: @unchecked Sendable {
             dropOCRPages(of: uid)
             writeFailures.removeValue(forKey: uid)
             if active[uid] != nil { cancelledUIDs.insert(uid) }
+            stateChanged()
         }
         guard let store else { throw StoreError.closed }
         let (removed, pages) = try store.transaction { tx in
@@ -153,6 +159,7 @@ public final class SearchLibrary: @unchecked Sendable {
             dropOCRPages(of: nil)
             writeFailures.removeAll()
             cancelledUIDs.formUnion(active.keys)
+            stateChanged()
         }
         guard let store else { throw StoreError.closed }
         let (uids, pages) = try store.transaction { tx in
@@ -214,7 +221,7 @@ public final class SearchLibrary: @unchecked Sendable {
         state.withLock {
             isPaused = true
             // A close waiting for the queue stops waiting for what is not running.
-            state.broadcast()
+            stateChanged()
         }
     }
 
@@ -224,7 +231,7 @@ public final class SearchLibrary: @unchecked Sendable {
             isPaused = false
             // The store was let go of while paused: held again while its queue is done.
             if !pending.isEmpty, let store { keepStoreWhileQueued(store) }
-            state.broadcast()
+            stateChanged()
         }
     }
 
@@ -240,71 +247,8 @@ public final class SearchLibrary: @unchecked Sendable {
                 dropOCRPages(of: nil)
                 cancelledUIDs.formUnion(active.keys)
             }
-            state.broadcast()
+            stateChanged()
         }
-    }
-
-    /// Blocks until nothing is queued, extracting or being written (or the library is paused
-    /// with nothing running). Called inside `store.transaction` or `store.read` on its thread it
-    /// returns at once: the index writes wait for that transaction, and the workers for a reader
-    /// slot that such threads may all hold, so waiting for them could never end.
-    /// So it does on one of the library's own threads (from an extractor or a password
-    /// provider), whose work is part of what it would wait for.
-    public func waitUntilIdle() {
-        try? waitUntilIdle(cancellation: nil)
-    }
-
-    /// `waitUntilIdle()`, throwing `CancellationError` as soon as `cancellation` is set (its
-    /// setter broadcasts `state`, see `wakeWaiters()`).
-    func waitUntilIdle(cancellation: WorkCancellation?) throws {
-        if store?.holdsConnectionOnCurrentThread == true || isWorkerThread { return }
-        try state.withLock {
-            while !isStopped
-                && (!((pending.isEmpty && ocrPending.isEmpty) || isPaused) || !active.isEmpty || !writeQueue.isEmpty
-                    || isWriting || !ocrActive.isEmpty)
-            {
-                try cancellation?.check()
-                state.wait()
-            }
-        }
-    }
-
-    /// Wakes every thread waiting in `waitUntilIdle` (so a cancelled wait sees its flag).
-    func wakeWaiters() {
-        state.withLock { state.broadcast() }
-    }
-
-    /// Blocks like `waitUntilIdle()`, then throws `SearchError.indexWriteFailed` when the index
-    /// of some documents could not be written to the store (disk full, I/O error): they are not
-    /// searchable in their new version, and their status is `.failed` with the reason. Adding
-    /// them again (or syncing their folder again) once there is room retries them. Called inside
-    /// `store.transaction` or `store.read` on its thread it throws `StoreError.insideTransaction`
-    /// at once: the index writes wait for that transaction, and the workers for a reader slot
-    /// that such threads may all hold, so what it waits for might never be indexed.
-    public func waitUntilIndexed() throws {
-        try waitUntilIndexed(cancellation: nil)
-    }
-
-    /// `waitUntilIndexed()`, throwing `CancellationError` as soon as `cancellation` is set.
-    func waitUntilIndexed(cancellation: WorkCancellation?) throws {
-        if store?.isInTransactionOnCurrentThread == true {
-            throw StoreError.insideTransaction(
-                operation: "waiting for the index (its writes wait for this transaction)")
-        }
-        if store?.holdsConnectionOnCurrentThread == true {
-            throw StoreError.insideTransaction(
-                operation: "waiting for the index inside store.read (its workers need a reader slot this thread holds)")
-        }
-        try waitUntilIdle(cancellation: cancellation)
-        let failures = state.withLock { writeFailures }
-        guard let reason = failures.sorted(by: { $0.key < $1.key }).first?.value else { return }
-        throw SearchError.indexWriteFailed(uids: failures.keys.sorted(), reason: reason)
-    }
-
-    /// The async form of `waitUntilIdle()` that never throws: it returns when the library is
-    /// idle or, at once, when the task is cancelled (see `waitUntilIdleAsync()`).
-    public func idle() async {
-        try? await waitUntilIdleAsync()
     }
 
     /// Progress events from now on, until the store closes or the stream is dropped.
@@ -318,24 +262,6 @@ public final class SearchLibrary: @unchecked Sendable {
         return stream
     }
 
-    /// Blocks until every queued document is extracted and written (the store is about to
-    /// close: a document whose `add` returned is not dropped). Pages queued for OCR are not
-    /// waited for (they take seconds each): the next `add` or sync of their document queues
-    /// them again. Returns at once on the library's own threads, inside a transaction on its
-    /// thread, and while the library is paused (its queue is then dropped by the close).
-    func waitForQueuedDocuments() {
-        // From here `add` and `sync` are refused with `StoreError.closed`: what they queued could
-        // only be dropped.
-        state.withLock { isClosing = true }
-        if store?.holdsConnectionOnCurrentThread == true || isWorkerThread { return }
-        state.withLock {
-            while !isStopped && ((!pending.isEmpty && !isPaused) || !active.isEmpty || !writeQueue.isEmpty || isWriting)
-            {
-                state.wait()
-            }
-        }
-    }
-
     /// Stops the workers (the store is closing).
     func shutdown() {
         let (continuations, pools) = state.withLock {
@@ -343,7 +269,7 @@ public final class SearchLibrary: @unchecked Sendable {
             pending.removeAll()
             ocrPending.removeAll()
             ocrRuns.removeAll()
-            state.broadcast()
+            stateChanged()
             defer {
                 subscribers.removeAll()
                 pdfPool = nil

@@ -78,5 +78,7 @@ extension SearchLibrary: StoreFeatureState {
     /// Stops indexing and the extraction helpers when the store closes.
     package func finishQueuedWork() { waitForQueuedDocuments() }
 
+    package func finishQueuedWorkAsync() async { await waitForQueuedDocumentsAsync() }
+
     package func storeWillClose() { shutdown() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import Cipherdex
@@ -178,5 +179,84 @@ final class SearchFolderNormalizationTests: XCTestCase {
         XCTAssertEqual(try store.attachment(id).readAll(), content, "the entry points at a removed attachment")
         XCTAssertEqual(try store.read { try $0.scalar("SELECT count(*) FROM attachments")?.integerValue }, 1)
         XCTAssertEqual(try store.library.search("zqsame").rankedUIDs.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+    }
+
+    /// UIDs the password provider was asked about, by their bytes.
+    private final class Asked: Sendable {
+        let uids = Mutex<[[UInt8]]>([])
+    }
+
+    /// A twin replaced by an `add` under the other form loses its queued OCR pages with it, as a
+    /// removed document does (code review 27: they ran on and wrote kept results no document
+    /// uses). The page is seen by the password provider, which a page's recognition asks first.
+    func testAReplacedTwinsQueuedOCRPagesAreDropped() throws {
+        let asked = Asked()
+        // One worker: it takes the document first, then (its write done) what OCR pages are left.
+        store.library.configure {
+            $0.workerCount = 1
+            $0.passwordProvider = { uid in
+                asked.uids.withLock { $0.append(Array(uid.utf8)) }
+                return nil
+            }
+        }
+        try store.library.add(data: Data("zqfirst".utf8), uid: composed, fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        asked.uids.withLock { $0.removeAll() }
+        // A page of the twin's content waiting for OCR, as its indexing with OCR on queues it.
+        let bytes = Array("zqfirst".utf8)
+        let hash = Sodium.StreamingHash(key: store.attachmentStorage.deduplicationKey)
+        bytes.withUnsafeBytes { hash.update($0) }
+        let path = folder + "/page.bin"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        store.library.pause()
+        store.library.state.withLock {
+            store.library.ocrPending.append(
+                OCRPageJob(
+                    uid: composed, contentHash: hash.finish(), source: .file(path: path), pageIndex: 0,
+                    settings: OCRSettings(), run: UUID()))
+        }
+        try store.library.add(data: Data("zqsecond".utf8), uid: decomposed, fileExtension: "txt")
+        store.library.resume()
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try indexedUIDs(), [Array(decomposed.utf8)])
+        XCTAssertFalse(
+            asked.uids.withLock { $0 }.contains(Array(composed.utf8)), "the replaced twin's OCR page ran")
+    }
+
+    /// The space a replaced twin held is given back, as after `remove(uid:)` (code review 27):
+    /// on a small index, the reclaim merges the index into one segment.
+    func testAReplacedTwinsSpaceIsReclaimed() throws {
+        try store.library.add(data: Data("zqfirst".utf8), uid: composed, fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        for index in 0..<3 {
+            try store.library.add(data: Data("zqother \(index)".utf8), uid: "o\(index).txt", fileExtension: "txt")
+            try store.library.waitUntilIndexed()
+        }
+        let segments = {
+            try self.store.read { try $0.scalar("SELECT count(*) FROM search_text_segdir")?.integerValue }
+        }
+        XCTAssertGreaterThan(try XCTUnwrap(try segments()), 1)
+        try store.library.add(data: Data("zqsecond".utf8), uid: decomposed, fileExtension: "txt")
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try segments(), 1, "the replaced twin's pages were not reclaimed")
+        XCTAssertEqual(try store.library.search("zqfirst").rankedUIDs, [])
+    }
+
+    /// An `add` queued under one form is not taken over by a sync of the twin's file (the queue
+    /// compares UIDs as strings: the sync's job, without `replacesCanonicalTwins`, replaced the
+    /// add's, which was lost and left the twin; code review 27). The sync reports a conflict.
+    func testASyncDoesNotReplaceAnAddQueuedUnderTheOtherForm() throws {
+        write("zqsynced", to: decomposed)
+        _ = try store.library.sync(folder: folder)
+        try store.library.waitUntilIndexed()
+        store.library.pause()
+        try store.library.add(data: Data("zqadded".utf8), uid: composed, fileExtension: "txt")
+        write("zqsynced again", to: decomposed)
+        let summary = try store.library.sync(folder: folder)
+        XCTAssertEqual(summary.conflicts.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+        store.library.resume()
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try indexedUIDs(), [Array(composed.utf8)])
+        XCTAssertEqual(try store.library.search("zqadded").rankedUIDs.map { Array($0.utf8) }, [Array(composed.utf8)])
     }
 }

@@ -182,6 +182,34 @@ final class SearchIndexingTests: XCTestCase {
         }
     }
 
+    /// A UID queued by `add` (or another folder's sync) belongs to it, as a stored row would
+    /// make it: a sync of the file's folder reports a conflict, not `added` (consumer audit 27:
+    /// README's add-then-sync example reported it added, stored two copies, and the next sync
+    /// called it a conflict).
+    func testSyncCountsQueuedDocumentsOfAnotherSourceAsConflicts() throws {
+        let folder = files + "/scans"
+        let other = files + "/other"
+        for directory in [folder, other] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Data("kilo page".utf8).write(to: URL(fileURLWithPath: directory + "/k.txt"))
+        }
+        try Data("lima page".utf8).write(to: URL(fileURLWithPath: folder + "/l.txt"))
+        store.library.pause()
+        try store.library.add(fileAt: folder + "/k.txt")
+        var summary = try store.library.sync(folder: folder)
+        XCTAssertEqual(summary.conflicts, ["k.txt"])
+        XCTAssertEqual(summary.added, ["l.txt"])
+        // Queued by this folder's sync: another folder's file of that name is a conflict too.
+        summary = try store.library.sync(folder: other)
+        XCTAssertEqual(summary.conflicts, ["k.txt"])
+        XCTAssertEqual(summary.added, [])
+        store.library.resume()
+        try store.library.waitUntilIndexed()
+        XCTAssertEqual(try store.library.sync(folder: folder).conflicts, ["k.txt"])
+        XCTAssertEqual(try store.library.sync(folder: folder).unchanged, ["l.txt"])
+        XCTAssertEqual(try store.library.search("kilo").documents, ["k.txt": [0]])
+    }
+
     func testSearchWhileAFolderIsBeingIndexed() throws {
         let folder = files + "/many"
         let corpus = SampleCorpus(documentCount: 24, pagesPerDocument: 4, wordsPerPage: 120)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import Cipherdex
@@ -13,6 +14,25 @@ private struct SlowExtractor: TextExtractor {
         return ExtractedDocument(
             title: nil, pages: [ExtractedPage(index: 0, text: String(decoding: data, as: UTF8.self))])
     }
+}
+
+/// An extractor that blocks until its gate opens (to keep the library busy for as long as a
+/// test needs), saying when it has started.
+private final class GatedExtractor: TextExtractor, Sendable {
+    let started = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+
+    func extract(data: [UInt8], fileExtension: String, password: String?) throws -> ExtractedDocument {
+        started.signal()
+        gate.wait()
+        return ExtractedDocument(
+            title: nil, pages: [ExtractedPage(index: 0, text: String(decoding: data, as: UTF8.self))])
+    }
+}
+
+/// A flag set on one thread and read on another.
+private final class Flag: Sendable {
+    let value = Atomic<Bool>(false)
 }
 
 /// The library's async forms: cancellation returns promptly, and they work from many tasks.
@@ -111,5 +131,51 @@ final class SearchLibraryAsyncTests: XCTestCase {
         XCTAssertEqual(results.documents.count, 24)
         let word7 = try await store.library.searchAsync("word7")
         XCTAssertEqual(word7.rankedUIDs, ["d7.txt"])
+    }
+
+    /// Tasks awaiting the index hold no thread: with many of them waiting while a document is
+    /// being extracted, another async call of the store still runs (consumer audit 27: each
+    /// waiter blocked a thread of `cipherdex.blocking`, and a `getAsync` behind 20 of them took
+    /// 16.7 s). The extraction waits until the read has finished or a 30 s watchdog ran out.
+    func testWaitersForTheIndexDoNotHoldUpOtherAsyncCalls() async throws {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        let extractor = GatedExtractor()
+        store.library.configure {
+            $0.extractors["gated"] = extractor
+            $0.workerCount = 1
+        }
+        let notes = try store.collection("notes")
+        try notes.insert(id: "n", value: .object(["text": .string("kept")]))
+        try store.library.add(data: Data("gated zqwords".utf8), uid: "a.gated", fileExtension: "gated")
+        await withCheckedContinuation { continuation in
+            Thread {
+                extractor.started.wait()
+                continuation.resume()
+            }.start()
+        }
+        let waiters = (0..<32).map { _ in Task { try await store.library.waitUntilIndexedAsync() } }
+        // A thread of its own (the async machinery may be what is held up) opens the gate once
+        // the read is done, or when the watchdog runs out.
+        let readDone = DispatchSemaphore(value: 0)
+        let readWhileIndexing = Flag()
+        let watchdog = Thread {
+            readWhileIndexing.value.store(readDone.wait(timeout: .now() + 30) == .success, ordering: .releasing)
+            XCTAssertTrue(store.library.isIndexing)
+            extractor.gate.signal()
+        }
+        watchdog.start()
+        let reader = Task {
+            let document = try await notes.getAsync(id: "n")
+            readDone.signal()
+            return document
+        }
+        let document = try await reader.value
+        XCTAssertNotNil(document)
+        for waiter in waiters { try await waiter.value }
+        XCTAssertTrue(
+            readWhileIndexing.value.load(ordering: .acquiring),
+            "getAsync waited for the indexing that the waiters wait for")
+        XCTAssertEqual(try store.library.search("zqwords").documents, ["a.gated": [0]])
     }
 }

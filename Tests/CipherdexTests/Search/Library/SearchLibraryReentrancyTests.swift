@@ -18,7 +18,7 @@ final class SearchLibraryReentrancyTests: XCTestCase {
             // Its own library's worker, not another store's library's.
             seen.value.withLock { $0 = (store.library.isWorkerThread, other.library.isWorkerThread) }
             store.library.waitUntilIdle()
-            try? store.library.waitUntilIndexed()
+            do { try store.library.waitUntilIndexed() } catch { seen.indexedError.withLock { $0 = error } }
             return ExtractedDocument(title: nil, pages: [ExtractedPage(index: 0, text: "waited zqreentry")])
         }
     }
@@ -26,6 +26,8 @@ final class SearchLibraryReentrancyTests: XCTestCase {
     /// What the extractor saw of its thread.
     private final class Seen: Sendable {
         let value = Mutex<(own: Bool, other: Bool)?>(nil)
+        /// What `waitUntilIndexed()` threw on the worker thread.
+        let indexedError = Mutex<(any Error)?>(nil)
     }
 
     /// Runs `body` on a thread of its own; fails when it has not returned within 20 s.
@@ -67,6 +69,49 @@ final class SearchLibraryReentrancyTests: XCTestCase {
         let (own, foreign) = try XCTUnwrap(seen.value.withLock { $0 })
         XCTAssertTrue(own)
         XCTAssertFalse(foreign, "another store's library waits for its own work")
+        // Never a silent success: what it would wait for includes its own thread's work
+        // (consumer audit 27: it returned at once, as if everything were indexed).
+        let error = seen.indexedError.withLock { $0 }
+        XCTAssertEqual(error as? SearchError, .calledFromLibraryThread(operation: "waitUntilIndexed()"))
+    }
+
+    /// An extractor that closes its store.
+    private struct ClosingExtractor: TextExtractor {
+        let store: Store
+        func extract(data: [UInt8], fileExtension: String, password: String?) throws -> ExtractedDocument {
+            store.close()
+            return ExtractedDocument(title: nil, pages: [ExtractedPage(index: 0, text: "closing")])
+        }
+    }
+
+    /// A store closed while `waitUntilIndexed()` waits (here from inside an extractor, which
+    /// drops the documents still queued) makes it throw `StoreError.closed`, and so it does once
+    /// the store is closed (consumer audit 27: both returned success, the queued documents never
+    /// indexed).
+    func testWaitingForTheIndexOfAClosedStoreThrowsClosed() async throws {
+        let (store, _) = try SearchLibraryTestSupport.store()
+        defer { store.close() }
+        store.library.configure {
+            $0.extractors["close"] = ClosingExtractor(store: store)
+            $0.workerCount = 1
+        }
+        assertReturns("waiting while an extractor closes the store") {
+            try store.library.add(data: Data("x".utf8), uid: "a.close", fileExtension: "close")
+            try store.library.add(data: Data("never zqindexed".utf8), uid: "b.txt", fileExtension: "txt")
+            XCTAssertThrowsError(try store.library.waitUntilIndexed()) { error in
+                XCTAssertEqual(error as? StoreError, .closed)
+            }
+        }
+        XCTAssertThrowsError(try store.library.waitUntilIndexed()) { XCTAssertEqual($0 as? StoreError, .closed) }
+        do {
+            try await store.library.waitUntilIndexedAsync()
+            XCTFail("waitUntilIndexedAsync on a closed store must throw")
+        } catch {
+            XCTAssertEqual(error as? StoreError, .closed)
+        }
+        // Waiting until idle only waits: a closed store's library is idle.
+        store.library.waitUntilIdle()
+        try await store.library.waitUntilIdleAsync()
     }
 
     /// Inside `store.transaction`, `waitUntilIdle()` returns at once (as documented) and
@@ -100,6 +145,9 @@ final class SearchLibraryReentrancyTests: XCTestCase {
                 store.library.waitUntilIdle()
                 XCTAssertThrowsError(try store.library.waitUntilIndexed()) { error in
                     guard case .insideTransaction = error as? StoreError else { return XCTFail("\(error)") }
+                    // There is no transaction: the message names the read (consumer audit 27).
+                    let message = (error as? StoreError)?.errorDescription ?? ""
+                    XCTAssertTrue(message.contains("a read of this store"), message)
                 }
             }
         }
