@@ -9,6 +9,11 @@
 // runs after every shared library's initialisers (the Swift runtime, Foundation) and after the
 // Swift image registration (swiftrt.o is linked first), but before initialisers linked after it
 // (a static Swift runtime and Foundation), so in helper mode it first runs those itself.
+//
+// In helper mode its first act is to make the process not dumpable (`prctl(PR_SET_DUMPABLE, 0)`):
+// `execve` made it dumpable again although its parent is not, and a dumpable helper's memory (the
+// decrypted PDF, its text, a PDF password) is readable through /proc/PID/mem by any process of
+// the same user, and goes to a core_pattern pipe whatever RLIMIT_CORE says.
 #define _GNU_SOURCE
 #include "CExtractHelperEntry.h"
 
@@ -16,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 // CipherdexExtraction's `@_cdecl("cipherdex_extract_helper_main")`: serves requests, returns the
@@ -43,6 +49,10 @@ static int cipherdex_in_first_object(struct dl_phdr_info *info, size_t size, voi
         if (address >= start && address < start + (uintptr_t)header->p_memsz) return 1;
     }
     return 2;
+}
+
+int cipherdex_helper_make_not_dumpable(void) {
+    return prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L) == 0 ? 0 : -1;
 }
 
 int cipherdex_helper_entry_in_main_executable(void) {
@@ -79,6 +89,12 @@ __attribute__((constructor)) static void cipherdex_helper_entry(int argc, char *
     const char *mode = getenv("CIPHERDEX_EXTRACT_HELPER_MODE");
     if (mode == NULL || strcmp(mode, "1") != 0) return;
     if (argc < 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], "--cipherdex-extract-helper") != 0) return;
+    if (cipherdex_helper_make_not_dumpable() != 0) {
+        static const char message[] = "cipherdex-extract: cannot make the helper not dumpable (prctl)\n";
+        ssize_t written = write(2, message, sizeof message - 1);
+        (void)written;  // nothing more to do when standard error is gone: the exit status says it
+        _exit(2);
+    }
     cipherdex_run_later_initializers(argc, argv, envp);
     _exit(cipherdex_extract_helper_main(argc, argv));
 }

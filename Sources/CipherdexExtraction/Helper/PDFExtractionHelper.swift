@@ -46,12 +46,20 @@ public enum PDFExtractionHelper {
     }
 
     /// Runs the helper with `arguments` (argv without argv[0]; a leading `modeArgument` is
-    /// skipped) and returns its exit status: it caps its own resources (address space, a lifetime
+    /// skipped) and returns its exit status: it first makes itself not dumpable (`execve` made it
+    /// dumpable again, although the `cipherdex` command that started it is not: no core file of
+    /// it, and other processes of the same user cannot read its memory, which holds the decrypted
+    /// document, its text and a password), caps its own resources (address space, a lifetime
     /// CPU cap, no core dumps, no file writes), then serves up to `--requests N` framed requests
     /// (`HelperProtocol`) from standard input, one answer each on standard output, giving itself
     /// a fresh CPU budget of `--cpu-limit` seconds before each. 0 after N answers or at end of
     /// input between requests, 2 for a malformed request or bad arguments.
     public static func run(arguments: [String]) -> Int32 {
+        // Again where the C entry did already: `cipherdex-extract` and `runIfRequested()` come here.
+        guard cipherdex_helper_make_not_dumpable() == 0 else {
+            report("cipherdex-extract: cannot make the helper not dumpable: errno \(errno)\n", to: 2)
+            return 2
+        }
         let arguments = arguments.first == modeArgument ? Array(arguments.dropFirst()) : arguments
         let options: HelperOptions
         do {

@@ -12,7 +12,8 @@ enum ResourceLimits {
     }
 
     /// Caps the address space at `memoryBytes` (RLIMIT_AS), forbids core dumps (they would put
-    /// document text on disk) and file writes (RLIMIT_FSIZE 0, with SIGXFSZ ignored so a stray
+    /// document text on disk; RLIMIT_CORE 0 does not stop a core_pattern pipe, the helper's not
+    /// being dumpable, set before, does) and file writes (RLIMIT_FSIZE 0, with SIGXFSZ ignored so a stray
     /// write fails instead of killing; pipes are not affected), and sets RLIMIT_CPU for the
     /// first request (soft `cpuSeconds`) under a lifetime hard cap of `requests` budgets of
     /// `cpuSeconds + 1` (at the soft limit SIGXCPU ends the process; at the hard one, SIGKILL).
@@ -32,7 +33,9 @@ enum ResourceLimits {
     static func startRequest(cpuSeconds: Int) throws {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        let microseconds = Int(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+        let microseconds =
+            Int(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000
+            + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
         let used = (microseconds + 999_999) / 1_000_000
         var current = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &current)

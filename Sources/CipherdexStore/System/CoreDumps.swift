@@ -12,8 +12,9 @@ internal import CSystemShims
 package enum CoreDumps {
     /// Makes this process not dumpable (Linux `PR_SET_DUMPABLE` 0): no core file is written when
     /// it crashes, and processes of the same user without `CAP_SYS_PTRACE` cannot attach to it
-    /// or read its memory. A program it executes (the PDF helper) starts dumpable again and sets
-    /// its own limits. Throws `SystemError` when the kernel refuses; elsewhere does nothing.
+    /// or read its memory. A program it executes starts dumpable again: the PDF helper makes
+    /// itself not dumpable before it reads a request (`CExtractHelperEntry`,
+    /// `PDFExtractionHelper.run`). Throws `SystemError` when the kernel refuses; elsewhere does nothing.
     package static func disable() throws {
         try FileDescriptor.retrying(operation: "prctl(PR_SET_DUMPABLE)", path: "") { cdx_set_dumpable(0) }
     }

@@ -53,4 +53,7 @@ struct IndexOutcome {
     var ocrLanguages: String? = nil
     /// The OCR settings of that extraction (for the page jobs it queues).
     var ocrSettings: OCRSettings? = nil
+    /// Whether the document opened only with the `passwordProvider`'s password (its OCR pages
+    /// are sent it; no other request is).
+    var needsPassword = false
 }

@@ -20,4 +20,7 @@ struct OCRPageJob: Sendable {
     /// The document's OCR run it belongs to (`OCRDocumentRun.id`): a page of an earlier run that
     /// ends after the document was queued again is not charged to the new run.
     let run: UUID
+    /// Whether the document opened only with a password: its page requests carry the
+    /// `passwordProvider`'s, the others none (an unprotected PDF's helper never holds it).
+    var needsPassword = false
 }

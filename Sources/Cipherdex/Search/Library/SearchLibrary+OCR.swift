@@ -80,7 +80,7 @@ extension SearchLibrary {
         let jobs = candidates.filter { kept[$0] == nil }.map {
             OCRPageJob(
                 uid: outcome.job.uid, contentHash: outcome.contentHash, source: source, pageIndex: $0,
-                settings: settings, run: run.id)
+                settings: settings, run: run.id, needsPassword: outcome.needsPassword)
         }
         guard !jobs.isEmpty else { return }
         state.withLock {
@@ -135,7 +135,7 @@ extension SearchLibrary {
         var thrown: (any Error)?
         do {
             let page = try ocrExtractor(settings: job.settings).recognizePage(
-                job.pageIndex, of: bytes, password: password, settings: job.settings)
+                job.pageIndex, of: bytes, password: job.needsPassword ? password : nil, settings: job.settings)
             body = page.text
         } catch let error as ExtractionError {
             thrown = error

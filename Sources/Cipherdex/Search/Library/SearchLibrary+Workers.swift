@@ -231,13 +231,25 @@ extension SearchLibrary {
                 attachmentID, contentHash)
         }
         let password = state.withLock { configuration.passwordProvider }?(job.uid)
-        do {
-            let document =
-                try ocr.map { try extractFlaggingOCR(extractor, data: bytes, password: password, settings: $0) }
+        func extract(_ password: String?) throws -> ExtractedDocument {
+            try ocr.map { try extractFlaggingOCR(extractor, data: bytes, password: password, settings: $0) }
                 ?? extractor.extract(data: bytes, fileExtension: job.fileExtension, password: password)
+        }
+        do {
+            // The password goes to the extractor (a helper parsing untrusted PDFs) only once the
+            // document turned out to be locked without it: an unprotected PDF, which may be
+            // crafted to take its helper over, is never sent it (leak audit 27).
+            var needsPassword = false
+            let document: ExtractedDocument
+            do {
+                document = try extract(nil)
+            } catch ExtractionError.locked where password != nil {
+                document = try extract(password)
+                needsPassword = true
+            }
             return IndexOutcome(
                 job: job, result: .indexed(document), attachmentID: attachmentID, contentHash: contentHash,
-                staged: staged, ocrLanguages: ocrLanguages, ocrSettings: ocr)
+                staged: staged, ocrLanguages: ocrLanguages, ocrSettings: ocr, needsPassword: needsPassword)
         } catch ExtractionError.locked {
             return IndexOutcome(
                 job: job, result: .locked, attachmentID: attachmentID, contentHash: contentHash, staged: staged)
