@@ -1,0 +1,94 @@
+import Foundation
+import XCTest
+
+/// Faults of the environment injected with `strace -e inject=…` into single system calls on the
+/// store's files: each is reported as what it is (a permission 17, a full disk 18, a failing disk
+/// 19), never as damage (15, which README answers with "restore from a backup") nor untyped (1),
+/// and leaves the store as it was.
+final class EnvironmentFaultCommandTests: XCTestCase {
+    private var cli = CLIRunner.unassigned
+    private var store = ""
+    private let environment = ["CDX_KEY": String(repeating: "c3", count: 32)]
+    private static let strace = "/usr/bin/strace"
+
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.strace) else {
+            throw XCTSkip("strace is not installed (scripts/bootstrap installs it)")
+        }
+        cli = CLIRunner.temporary()
+        store = cli.directory + "/s"
+        XCTAssertEqual(try run(["create", store]).status, 0)
+        XCTAssertEqual(try run(["doc", "put", store, "notes", "a", try document(1)]).status, 0)
+    }
+
+    private func run(_ arguments: [String], launcher: [String] = []) throws -> CLIRunner.Result {
+        try cli.run(arguments + ["--key-env", "CDX_KEY"], environment: environment, launcher: launcher)
+    }
+
+    private func document(_ version: Int) throws -> String {
+        let file = cli.directory + "/a\(version).json"
+        try Data("{\"v\": \(version)}".utf8).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    /// `strace` injecting `error` into call `when` of `syscall` on `path` only.
+    private func injecting(_ syscall: String, _ error: String, when: String, on path: String) -> [String] {
+        [
+            Self.strace, "-f", "-qq", "-o", "/dev/null", "-P", path, "-e", "trace=\(syscall)",
+            "-e", "inject=\(syscall):error=\(error):when=\(when)",
+        ]
+    }
+
+    /// Runs `arguments` under `launcher`; checks the exit status and code, and that the store's
+    /// files are unchanged.
+    private func assertFails(
+        _ arguments: [String], launcher: [String], status: Int32, code: String, _ context: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let before = CLIRunner.tree(store)
+        let result = try run(arguments, launcher: launcher)
+        XCTAssertEqual(result.status, status, "\(context): \(result.stderr)", file: file, line: line)
+        XCTAssertTrue(
+            result.stderr.hasPrefix("cipherdex: error: \(code): "), "\(context): \(result.stderr)", file: file,
+            line: line)
+        XCTAssertEqual(CLIRunner.tree(store), before, "\(context) changed the store", file: file, line: line)
+    }
+
+    /// A `-wal` that cannot be opened or created is that cause (SQLite's read-only retry of the
+    /// missing log used to leave ENOSPC's or EACCES's place to ENOENT, and the open said damage).
+    func testAWriteAheadLogThatCannotBeOpenedIsTheEnvironment() throws {
+        for (error, status, code) in [
+            ("EACCES", Int32(17), "permissionDenied"), ("ENOSPC", 18, "diskFull"), ("EDQUOT", 18, "diskFull"),
+            ("EIO", 19, "ioError"),
+        ] {
+            try assertFails(
+                ["doc", "get", store, "notes", "a"],
+                launcher: injecting("openat", error, when: "1", on: store + "/store.db-wal"), status: status,
+                code: code, "\(error) opening store.db-wal")
+        }
+    }
+
+    /// The writer's read-write open of the database failing for another reason than permission
+    /// is not turned into a read-only database (which said permissionDenied on the first write).
+    func testAFailedReadWriteOpenOfTheDatabaseKeepsItsCause() throws {
+        for (error, status, code) in [
+            ("ENOSPC", Int32(18), "diskFull"), ("EIO", 19, "ioError"), ("EMFILE", 22, "resourcesExhausted"),
+        ] {
+            try assertFails(
+                ["doc", "put", store, "notes", "a", try document(2)],
+                launcher: injecting("openat", error, when: "2", on: store + "/store.db"), status: status, code: code,
+                "\(error) on the second open of store.db")
+        }
+    }
+
+    /// A failed read of the database's salt (the open's second read of store.db) is a failing
+    /// disk: SQLCipher took it for a new database, and the open said the key did not decrypt it.
+    func testAFailedReadOfTheDatabaseHeaderIsAnIOError() throws {
+        for when in ["2", "2+"] {
+            try assertFails(
+                ["doc", "get", store, "notes", "a"],
+                launcher: injecting("pread64", "EIO", when: when, on: store + "/store.db"), status: 19, code: "ioError",
+                "EIO on pread64 \(when) of store.db")
+        }
+    }
+}
