@@ -91,4 +91,28 @@ final class EnvironmentFaultCommandTests: XCTestCase {
                 "EIO on pread64 \(when) of store.db")
         }
     }
+
+    /// An integrity check that cannot read a page ("unable to get the page. error code=266") is
+    /// a failing disk, not a problem of the store.
+    func testVerifyThatCannotReadAPageIsAnIOError() throws {
+        let log = cli.directory + "/calibration.txt"
+        let calibration = try run(
+            ["verify", store],
+            launcher: [Self.strace, "-f", "-qq", "-o", log, "-P", store + "/store.db", "-e", "trace=pread64"])
+        XCTAssertEqual(calibration.status, 0, calibration.stderr)
+        let reads = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter {
+            $0.contains("pread64(")
+        }.count
+        // The integrity check makes the last reads but one or two (the tables' reads are cached).
+        for when in [reads - 2, reads - 1] {
+            let result = try run(
+                ["verify", store], launcher: injecting("pread64", "EIO", when: String(when), on: store + "/store.db"))
+            XCTAssertNotEqual(result.status, 15, "EIO on read \(when) of \(reads): \(result.stdout) \(result.stderr)")
+            if result.status != 0 {
+                XCTAssertEqual(result.status, 19, "EIO on read \(when) of \(reads): \(result.stderr)")
+                XCTAssertTrue(result.stderr.hasPrefix("cipherdex: error: ioError: "), result.stderr)
+            }
+        }
+        XCTAssertEqual(try run(["verify", store]).status, 0)
+    }
 }
