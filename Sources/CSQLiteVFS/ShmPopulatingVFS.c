@@ -1,6 +1,6 @@
 // Cipherdex's VFS: the default one, with each shared-memory region backed by disk blocks before
-// SQLite writes to it, the real cause of a failed open kept and read failures recorded (see
-// CSQLiteVFS.h).
+// SQLite writes to it, the real cause of a failed open kept, read failures recorded and syncs
+// interrupted by a signal retried (see CSQLiteVFS.h).
 #define SQLITE_HAS_CODEC 1
 #include <sqlcipher/sqlite3.h>
 
@@ -33,6 +33,8 @@ static _Thread_local int first_open_errno;
 /// The `errno` of the first failed read (not a short read) on this thread since
 /// `cipherdex_vfs_reset_read_failure`, 0 when none.
 static _Thread_local int first_read_errno;
+/// How often a sync interrupted by a signal (EINTR) is retried before its failure is reported.
+enum { cdx_sync_retries = 64 };
 
 static sqlite3_file *real_file(sqlite3_file *file) { return ((cdx_file *)file)->real; }
 
@@ -73,9 +75,16 @@ static int cdx_truncate(sqlite3_file *file, sqlite3_int64 size) {
     return real->pMethods->xTruncate(real, size);
 }
 
+/// Syncs as the parent does, again when a signal interrupted the sync (EINTR): the parent
+/// reports it as a failed sync, though nothing failed.
 static int cdx_sync(sqlite3_file *file, int flags) {
     sqlite3_file *real = real_file(file);
-    return real->pMethods->xSync(real, flags);
+    int code = real->pMethods->xSync(real, flags);
+    for (int retry = 0; retry < cdx_sync_retries && code == SQLITE_IOERR_FSYNC && last_errno(real) == EINTR;
+         retry++) {
+        code = real->pMethods->xSync(real, flags);
+    }
+    return code;
 }
 
 static int cdx_file_size(sqlite3_file *file, sqlite3_int64 *size) {

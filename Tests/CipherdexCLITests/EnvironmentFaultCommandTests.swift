@@ -115,4 +115,19 @@ final class EnvironmentFaultCommandTests: XCTestCase {
         }
         XCTAssertEqual(try run(["verify", store]).status, 0)
     }
+
+    /// A sync interrupted by a signal (EINTR from fdatasync) is retried: the write succeeds.
+    func testAnInterruptedSyncIsRetried() throws {
+        for when in 1...3 {
+            let result = try run(
+                ["doc", "put", store, "notes", "a", try document(10 + when)],
+                launcher: [
+                    Self.strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=fdatasync",
+                    "-e", "inject=fdatasync:error=EINTR:when=\(when)",
+                ])
+            XCTAssertEqual(result.status, 0, "EINTR on fdatasync \(when): \(result.stderr)")
+            let read = try run(["doc", "get", store, "notes", "a"])
+            XCTAssertEqual(read.stdout.filter { !$0.isWhitespace }, "{\"v\":\(10 + when)}")
+        }
+    }
 }

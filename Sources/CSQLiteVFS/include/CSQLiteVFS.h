@@ -10,12 +10,13 @@
 /// full a write through the mapping to a hole raises SIGBUS, killing the process. Here the map
 /// fails instead, with SQLITE_FULL.
 ///
-/// Two more changes, about errors. A failed open reports the `errno` of its first attempt
+/// Three more changes, about errors. A failed open reports the `errno` of its first attempt
 /// (`sqlite3_system_errno`): the default VFS retries a read-write open read-only, and the retry's
 /// `errno` (ENOENT for a `-wal` that is not there) replaced the real cause (EACCES, ENOSPC, EIO).
 /// A read-write open the default VFS could do only read-only, for another cause than permissions
 /// (EACCES, EPERM, EROFS), fails with SQLITE_CANTOPEN and that cause. Failed reads are recorded
-/// (`cipherdex_vfs_read_failure`).
+/// (`cipherdex_vfs_read_failure`). A sync interrupted by a signal (EINTR) is retried: the default
+/// VFS reports it as a failed sync (`SQLITE_IOERR_FSYNC`), though nothing failed.
 const char *cipherdex_vfs_name(void);
 
 /// Forgets the failed read `cipherdex_vfs_read_failure` reports, for this thread.
