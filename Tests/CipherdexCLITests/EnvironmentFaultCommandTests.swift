@@ -130,4 +130,25 @@ final class EnvironmentFaultCommandTests: XCTestCase {
             XCTAssertEqual(read.stdout.filter { !$0.isWhitespace }, "{\"v\":\(10 + when)}")
         }
     }
+
+    /// `delete` failing after its tombstone's rename (the folder's fsync) says the store is
+    /// deleted and to delete it again, never "nothing committed is lost"; the second delete
+    /// finishes.
+    func testADeleteFailingAfterItsTombstoneSaysTheStoreIsDeleted() throws {
+        for (error, status) in [("EIO", Int32(19)), ("ENOSPC", 18)] {
+            let launcher = [
+                Self.strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e",
+                "inject=fsync:error=\(error):when=1",
+            ]
+            let result = try cli.run(["delete", store, "--yes"], launcher: launcher)
+            XCTAssertEqual(result.status, status, "\(error): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("is deleted"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("delete it again"), result.stderr)
+            XCTAssertFalse(result.stderr.contains("nothing committed is lost"), result.stderr)
+            let again = try cli.run(["delete", store, "--yes"])
+            XCTAssertEqual(again.status, 0, again.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+            try setUpWithError()
+        }
+    }
 }

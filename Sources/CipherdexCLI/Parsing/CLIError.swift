@@ -76,7 +76,7 @@ enum ExitStatus {
             case .mountPoint: return (error.name, mountPoint)
             case .resourcesExhausted: return (error.name, resourcesExhausted)
             // The change is made; what kept it from being durable decides the code and status.
-            case .notDurable(_, _, let cause): return describe(cause)
+            case .notDurable(_, _, let cause), .deletionIncomplete(_, let cause): return describe(cause)
             default: return (error.name, failure)
             }
         case let error as CLIError:

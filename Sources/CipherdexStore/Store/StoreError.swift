@@ -54,6 +54,10 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// open files: its case decides the CLI's code and exit status). Do not make the change again;
     /// once the cause is fixed, `sync`. (A failing disk, `EIO`, is `ioError` saying the same.)
     indirect case notDurable(path: String, change: String, cause: StoreError)
+    /// The store at `path` is deleted (its metadata is the deletion tombstone: it no longer
+    /// opens) but removing its files then failed for `cause` (its case decides the CLI's code
+    /// and exit status): its encrypted files remain; delete it again to remove them.
+    indirect case deletionIncomplete(path: String, cause: StoreError)
     /// A file operation failed.
     case system(SystemError)
     /// The database reported an error.
@@ -93,6 +97,7 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .changedMeanwhile: return "changedMeanwhile"
         case .resourcesExhausted: return "resourcesExhausted"
         case .notDurable: return "notDurable"
+        case .deletionIncomplete: return "deletionIncomplete"
         case .system: return "system"
         case .database: return "database"
         case .insideTransaction: return "insideTransaction"
@@ -138,6 +143,10 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
             return
                 "\(change) (\(path)), but it could not be made durable: \(StoreError.cause(of: cause)). The change is "
                 + "made: do not make it again; once that is fixed, run sync so that a power loss cannot undo it"
+        case .deletionIncomplete(let path, let cause):
+            return "the store \(path) is deleted (it no longer opens), but its clean-up is incomplete: "
+                + "\(StoreError.cause(of: cause)). Once that is fixed, delete it again to remove any of its encrypted "
+                + "files that remain"
         case .system(let error):
             return error.errorDescription
         case .database(let error):
