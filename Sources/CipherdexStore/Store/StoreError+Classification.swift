@@ -163,7 +163,7 @@ extension StoreError {
 
     /// The typed form of any database error: the environment's cases; damage (a malformed page,
     /// a page that does not authenticate) is `storeCorrupted`; else `database`.
-    static func classifying(_ error: DatabaseError) -> StoreError {
+    package static func classifying(_ error: DatabaseError) -> StoreError {
         if let environment = classifyingEnvironment(error) { return environment }
         if error.code == Connection.corruptCode || error.code == Connection.notADatabaseCode {
             return .storeCorrupted(reason: "the database reports: \(error.errorDescription ?? "damage")")
