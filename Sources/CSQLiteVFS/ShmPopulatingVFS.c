@@ -1,5 +1,6 @@
 // Cipherdex's VFS: the default one, with each shared-memory region backed by disk blocks before
-// SQLite writes to it (see CSQLiteVFS.h).
+// SQLite writes to it, the real cause of a failed open kept, read failures recorded and syncs
+// interrupted by a signal retried (see CSQLiteVFS.h).
 #define SQLITE_HAS_CODEC 1
 #include <sqlcipher/sqlite3.h>
 
@@ -21,6 +22,20 @@ static sqlite3_vfs cdx_vfs;
 static const char *registered_name;
 static pthread_once_t registration = PTHREAD_ONCE_INIT;
 
+/// The parent VFS's `open` system call, which `cdx_sys_open` wraps (NULL until registered).
+typedef int (*cdx_open_call)(const char *, int, int);
+static cdx_open_call parent_open_call;
+/// The `errno` of the first failed `open` (other than EINTR, which SQLite retries) on this thread
+/// since `cdx_open` began, 0 when none: the parent VFS retries a failed read-write open
+/// read-only, and that second open's `errno` (ENOENT for a `-wal` that is not there) replaces
+/// the first's, the real cause.
+static _Thread_local int first_open_errno;
+/// The `errno` of the first failed read (not a short read) on this thread since
+/// `cipherdex_vfs_reset_read_failure`, 0 when none.
+static _Thread_local int first_read_errno;
+/// How often a sync interrupted by a signal (EINTR) is retried before its failure is reported.
+enum { cdx_sync_retries = 64 };
+
 static sqlite3_file *real_file(sqlite3_file *file) { return ((cdx_file *)file)->real; }
 
 static int cdx_close(sqlite3_file *file) {
@@ -28,9 +43,26 @@ static int cdx_close(sqlite3_file *file) {
     return real->pMethods->xClose(real);
 }
 
+/// The `errno` the parent VFS kept for `real`'s last failed system call (0 when unknown).
+static int last_errno(sqlite3_file *real) {
+    int code = 0;
+    if (real->pMethods->xFileControl(real, SQLITE_FCNTL_LAST_ERRNO, &code) != SQLITE_OK) {
+        return 0;
+    }
+    return code;
+}
+
+/// Reads as the parent does, and records the first failed read of this thread: SQLCipher takes a
+/// failed read of the database's salt for a new database, and reports the page that then does
+/// not decrypt as not a database.
 static int cdx_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 offset) {
     sqlite3_file *real = real_file(file);
-    return real->pMethods->xRead(real, buffer, amount, offset);
+    int code = real->pMethods->xRead(real, buffer, amount, offset);
+    if (code != SQLITE_OK && code != SQLITE_IOERR_SHORT_READ && first_read_errno == 0) {
+        int cause = last_errno(real);
+        first_read_errno = cause != 0 ? cause : EIO;
+    }
+    return code;
 }
 
 static int cdx_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
@@ -43,9 +75,16 @@ static int cdx_truncate(sqlite3_file *file, sqlite3_int64 size) {
     return real->pMethods->xTruncate(real, size);
 }
 
+/// Syncs as the parent does, again when a signal interrupted the sync (EINTR): the parent
+/// reports it as a failed sync, though nothing failed.
 static int cdx_sync(sqlite3_file *file, int flags) {
     sqlite3_file *real = real_file(file);
-    return real->pMethods->xSync(real, flags);
+    int code = real->pMethods->xSync(real, flags);
+    for (int retry = 0; retry < cdx_sync_retries && code == SQLITE_IOERR_FSYNC && last_errno(real) == EINTR;
+         retry++) {
+        code = real->pMethods->xSync(real, flags);
+    }
+    return code;
 }
 
 static int cdx_file_size(sqlite3_file *file, sqlite3_int64 *size) {
@@ -146,12 +185,52 @@ static int cdx_unfetch(sqlite3_file *file, sqlite3_int64 offset, void *pointer) 
 static const sqlite3_io_methods methods_by_version[4] = {
     CDX_IO_METHODS(1), CDX_IO_METHODS(1), CDX_IO_METHODS(2), CDX_IO_METHODS(3)};
 
+/// The parent's `open` system call, recording the first failure's `errno` (`first_open_errno`).
+static int cdx_sys_open(const char *path, int flags, int mode) {
+    int descriptor = parent_open_call(path, flags, mode);
+    if (descriptor < 0 && errno != EINTR && first_open_errno == 0) {
+        first_open_errno = errno;
+    }
+    return descriptor;
+}
+
+/// Whether `code` (an `errno`) is a reason to open a file read-only that could not be opened
+/// read-write: no permission, a read-only file system.
+static int is_permission(int code) { return code == EACCES || code == EPERM || code == EROFS; }
+
+/// Opens as the parent does, but a failed open reports the `errno` of its first attempt (the
+/// parent's read-only retry would replace it), and a read-write open that the parent could only
+/// do read-only for another reason than permissions (a full disk, an input/output error, too
+/// many open files) fails with SQLITE_CANTOPEN and that `errno`, rather than leaving a writer
+/// that reports SQLITE_READONLY on its first write.
 static int cdx_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *out_flags) {
     (void)vfs;
     cdx_file *wrapper = (cdx_file *)file;
     memset(wrapper, 0, sizeof *wrapper);
     wrapper->real = (sqlite3_file *)&wrapper[1];
-    int code = parent_vfs->xOpen(parent_vfs, name, wrapper->real, flags, out_flags);
+    int opened_flags = 0;
+    first_open_errno = 0;
+    int code = parent_vfs->xOpen(parent_vfs, name, wrapper->real, flags, &opened_flags);
+    int cause = first_open_errno;
+    first_open_errno = 0;
+    if (out_flags != NULL) {
+        *out_flags = opened_flags;
+    }
+    if (code == SQLITE_OK && (flags & SQLITE_OPEN_READWRITE) != 0 && (opened_flags & SQLITE_OPEN_READONLY) != 0
+        && cause != 0 && !is_permission(cause)) {
+        if (wrapper->real->pMethods != NULL) {
+            // The close's own result does not matter: the open is reported failed either way.
+            (void)wrapper->real->pMethods->xClose(wrapper->real);
+        }
+        wrapper->real->pMethods = NULL;
+        wrapper->base.pMethods = NULL;
+        errno = cause;
+        return SQLITE_CANTOPEN;
+    }
+    if (code != SQLITE_OK && cause != 0) {
+        // SQLite reads the cause with xGetLastError, the parent's, which returns `errno`.
+        errno = cause;
+    }
     const sqlite3_io_methods *real_methods = wrapper->real->pMethods;
     if (real_methods == NULL) {
         wrapper->base.pMethods = NULL;
@@ -177,6 +256,15 @@ static void register_vfs(void) {
     cdx_vfs.pNext = NULL;
     cdx_vfs.zName = "cipherdex-unix";
     cdx_vfs.xOpen = cdx_open;
+    if (parent_vfs->iVersion >= 3 && parent_vfs->xGetSystemCall != NULL && parent_vfs->xSetSystemCall != NULL) {
+        sqlite3_syscall_ptr open_call = parent_vfs->xGetSystemCall(parent_vfs, "open");
+        if (open_call != NULL) {
+            parent_open_call = (cdx_open_call)open_call;
+            if (parent_vfs->xSetSystemCall(parent_vfs, "open", (sqlite3_syscall_ptr)cdx_sys_open) != SQLITE_OK) {
+                parent_open_call = NULL;
+            }
+        }
+    }
     if (sqlite3_vfs_register(&cdx_vfs, 0) == SQLITE_OK) {
         registered_name = cdx_vfs.zName;
     }
@@ -186,3 +274,7 @@ const char *cipherdex_vfs_name(void) {
     pthread_once(&registration, register_vfs);
     return registered_name;
 }
+
+void cipherdex_vfs_reset_read_failure(void) { first_read_errno = 0; }
+
+int cipherdex_vfs_read_failure(void) { return first_read_errno; }

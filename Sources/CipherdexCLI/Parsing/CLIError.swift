@@ -75,6 +75,8 @@ enum ExitStatus {
             case .ioError: return (error.name, ioError)
             case .mountPoint: return (error.name, mountPoint)
             case .resourcesExhausted: return (error.name, resourcesExhausted)
+            // The change is made; what kept it from being durable decides the code and status.
+            case .notDurable(_, _, let cause), .deletionIncomplete(_, let cause): return describe(cause)
             default: return (error.name, failure)
             }
         case let error as CLIError:

@@ -107,11 +107,18 @@ enum CipherdexCommandLine {
         }
     }
 
+    /// `error`, or the store's typed case of a system call's or SQLite's failure that reached
+    /// here untyped (its errno and code decide: permission, full disk, EIO, damage), never a bare
+    /// "error" whose message repeats the word ("error: error: SQLite error 10").
+    static func typed(_ error: Error) -> Error {
+        if let failure = error as? SystemError { return StoreError.classifying(failure) }
+        if let failure = error as? DatabaseError { return StoreError.classifying(failure) }
+        return error
+    }
+
     /// Prints `cipherdex: error: <code>: <message>` and returns the status.
     static func report(_ error: Error) -> Int32 {
-        // A system call's failure that reached here untyped gets the store's typed case (its
-        // errno decides: permission, full disk, EIO), never a bare "error".
-        let error = (error as? SystemError).map { StoreError.classifying($0) as Error } ?? error
+        let error = typed(error)
         let (code, status) = ExitStatus.describe(error)
         let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
         // One line, and no control character from a path or an argument (an escape sequence in a

@@ -60,6 +60,7 @@ package final class Connection {
             flags |= SQLITE_OPEN_READONLY
         }
         var db: OpaquePointer?
+        cipherdex_vfs_reset_read_failure()
         // Cipherdex's VFS: the default one, but a full disk makes a wal-index map fail with
         // SQLITE_FULL instead of a write to its memory raising SIGBUS (CSQLiteVFS.h).
         let code = sqlite3_open_v2(filename, &db, flags, cipherdex_vfs_name())
@@ -73,6 +74,32 @@ package final class Connection {
         self.openHandle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
+        do {
+            try configure(mode: mode, key: key, cipher: cipher, create: create, cacheSizeKiB: cacheSizeKiB)
+        } catch let error as DatabaseError {
+            throw Self.readFailure(behind: error, path: path)
+        }
+    }
+
+    /// `error` itself, or, when a read of a database file failed on this thread since the
+    /// connection began to open and `error` says the database does not decrypt or is malformed
+    /// (SQLCipher takes a failed read of the salt for a new database, whose first page then
+    /// does not decrypt), that read's input/output error (`SQLITE_IOERR_READ` with its `errno`).
+    private static func readFailure(behind error: DatabaseError, path: String) -> DatabaseError {
+        let failedRead = readFailure
+        let damage = [notADatabaseCode, corruptCode, errorCode].contains(error.code)
+        guard failedRead != 0, damage else { return error }
+        return .sqlite(
+            code: SQLITE_IOERR, extendedCode: SQLITE_IOERR | (1 << 8), message: "disk I/O error",
+            systemErrno: failedRead,
+            path: path)
+    }
+
+    /// Keys and configures a newly opened connection for `mode`, and reads its first page.
+    private func configure(mode: Mode, key: SecureBytes?, cipher: CipherSettings?, create: Bool, cacheSizeKiB: Int)
+        throws
+    {
+        let db = handle
         if let key {
             let keyCode = key.withUnsafeBytes { sqlite3_key(db, $0.baseAddress, Int32($0.count)) }
             guard keyCode == SQLITE_OK else { throw error(code: keyCode) }
@@ -278,6 +305,16 @@ package final class Connection {
     static let readOnlyRollbackCode = Int32(SQLITE_READONLY) | (3 << 8)
     /// SQLITE_IOERR: a system call on a file of the database failed (`systemErrno` says how).
     static let ioErrorCode = SQLITE_IOERR
+    /// SQLITE_IOERR_NOMEM: SQLite could not allocate memory during a read or write.
+    static let ioErrorNoMemoryCode = SQLITE_IOERR | (12 << 8)
+
+    /// Forgets the failed read `readFailure` reports, for this thread.
+    static func resetReadFailure() { cipherdex_vfs_reset_read_failure() }
+
+    /// The `errno` of the first read of a database file on this thread that failed since
+    /// `resetReadFailure` (or since a connection began to open), 0 when none (CSQLiteVFS.h).
+    static var readFailure: Int32 { cipherdex_vfs_read_failure() }
+
     /// SQLITE_BUSY and SQLITE_LOCKED: another connection holds a lock.
     static let busyCodes: Set<Int32> = [SQLITE_BUSY, SQLITE_LOCKED]
 }

@@ -182,10 +182,8 @@ extension Store {
             switch recordedDataGeneration(at: old.directory) {
             case .some(next.generation):
                 store.close()
-                throw StoreError.ioError(
-                    path: old.metadata,
-                    reason: "the store was switched to its new copy (\(target.outcome)), "
-                        + "but the switch could not be made durable: \(StoreError.cause(of: error))")
+                throw StoreError.notDurable(
+                    error, path: old.metadata, change: "the store was switched to its new copy (\(target.outcome))")
             case .some(old.generation):
                 store.close(beforeReleasingLock: { try? Store.removeOtherGenerations(layout: old) })
             default:

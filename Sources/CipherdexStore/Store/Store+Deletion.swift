@@ -44,11 +44,29 @@ extension Store {
                 : "no Cipherdex metadata, tombstone or lock file: its files are not provably a store's"
             throw StoreError.notAStore(path: path, reason: reason)
         }
-        try wrapSystem {
-            if FileSystem.exists(layout.metadata) {
-                try FileSystem.rename(layout.metadata, to: layout.deletionTombstone)
-                try FileSystem.syncDirectory(layout.directory)
+        if FileSystem.exists(layout.metadata) {
+            try wrapSystem { try FileSystem.rename(layout.metadata, to: layout.deletionTombstone) }
+        }
+        // From here on the store is deleted (it no longer opens): a failure leaves files that a
+        // later `delete` removes, and says so rather than that nothing changed.
+        do {
+            try removeFiles(layout: layout)
+        } catch let error as StoreError {
+            // These say themselves that the store is gone and to run the command again.
+            switch error {
+            case .mountPoint, .changedMeanwhile: throw error
+            default: break
             }
+            throw StoreError.deletionIncomplete(path: path, cause: error)
+        }
+        lock.release()
+        return removeFolder(path)
+    }
+
+    /// After the tombstone's rename: makes it durable, then removes the store's files.
+    private static func removeFiles(layout: StoreLayout) throws {
+        try wrapSystem {
+            try FileSystem.syncDirectory(layout.directory)
             do {
                 try removeStoreFiles(layout: layout)
             } catch let error as SystemError where error.errno == EBUSY {
@@ -60,8 +78,6 @@ extension Store {
                         + "(the store is already gone; nothing on the mount, nor outside the store, was removed)")
             }
         }
-        lock.release()
-        return removeFolder(path)
     }
 
     /// Removes the store's folder, emptied of the store's files, or says why it stays.

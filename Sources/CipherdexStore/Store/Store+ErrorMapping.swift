@@ -3,11 +3,13 @@ import Foundation
 /// How the errors of the layers below become `StoreError`s.
 extension Store {
     /// What a database error during open means: the environment (a full disk, permissions,
-    /// another process) when it is about that, damage otherwise.
+    /// another process, a failing disk) when it is about that or when the files cannot be read
+    /// (`environmentalCause`), damage otherwise.
     /// The message names the database file, and its write-ahead log when one is there (a log
     /// of another store, or damaged, fails the same way).
     static func openFailure(_ error: DatabaseError, encrypted: Bool, databasePath: String) -> StoreError {
         if let environment = StoreError.classifyingEnvironment(error) { return environment }
+        if let environment = environmentalCause(of: error, databasePath: databasePath) { return environment }
         let log =
             (FileKind.of(databasePath + "-wal").size ?? 0) > 0 ? " (or its write-ahead log \(databasePath)-wal)" : ""
         if error.code == Connection.notADatabaseCode {

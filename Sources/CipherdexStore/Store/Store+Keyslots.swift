@@ -128,10 +128,7 @@ extension Store {
                 guard let current = currentMetadataOnDisk() else { throw error }
                 metadata.withLock { $0 = current }
                 if current.generation == updated.generation, !(error is InjectedFault) {
-                    throw StoreError.ioError(
-                        path: layout.metadata,
-                        reason: "the key change is in effect, but could not be made durable: "
-                            + StoreError.cause(of: error))
+                    throw StoreError.notDurable(error, path: layout.metadata, change: "the key change is in effect")
                 }
                 throw error
             }

@@ -34,6 +34,27 @@ extension Store {
         return VerificationReport(pagesChecked: pages, attachmentsChecked: attachments.checked, problems: problems)
     }
 
+    /// The environment's error behind a message of SQLite's integrity check that a page could
+    /// not be read ("Page 17: unable to get the page. error code=266"): an input/output error
+    /// (`SQLITE_IOERR` and its extended codes) is `ioError` naming the `errno` of the failed read
+    /// when known, too little memory `resourcesExhausted`; nil for any other message (damage).
+    func environmentalFailure(inIntegrityMessage message: String) -> StoreError? {
+        guard let range = message.range(of: "error code="),
+            let code = Int32(message[range.upperBound...].prefix { $0.isNumber })
+        else { return nil }
+        if code == Connection.noMemoryCode || code == Connection.ioErrorNoMemoryCode {
+            return StoreError.resourcesExhausted(
+                errno: ENOMEM, path: layout.database, failure: "the integrity check could not read a page")
+        }
+        guard code & 0xff == Connection.ioErrorCode else { return nil }
+        let failedRead = Connection.readFailure
+        let cause = failedRead != 0 ? "\(String(cString: strerror(failedRead))), errno \(failedRead)" : "disk I/O error"
+        return .ioError(
+            path: layout.database,
+            reason: "the integrity check could not read a page (\(cause); SQLite: \(message)); "
+                + "the check could not be made")
+    }
+
     /// Checks every page and row of the database, collecting damage into `problems`. A failing
     /// disk (`EIO`), a full one or missing permissions is thrown instead: that is not damage,
     /// and the check could not be made.
@@ -85,7 +106,11 @@ extension Store {
             }
         }
         try step("integrity check could not finish") { db in
+            Connection.resetReadFailure()
             let messages = try db.rows("PRAGMA integrity_check").compactMap { $0.first?.textValue }
+            if let failure = messages.lazy.compactMap({ self.environmentalFailure(inIntegrityMessage: $0) }).first {
+                throw failure
+            }
             if messages != ["ok"] {
                 problems += messages.map { "integrity check: \($0)" }
             }

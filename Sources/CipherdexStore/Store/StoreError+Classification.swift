@@ -7,8 +7,26 @@ extension StoreError {
     /// own path and reason, without the advice its description ends with (the wrapping error's
     /// description adds it once).
     static func cause(of error: Error) -> String {
-        if case .ioError(let path, let reason)? = error as? StoreError { return "\(path): \(reason)" }
-        return error.localizedDescription
+        switch error as? StoreError {
+        case .ioError(let path, let reason)?: return "\(path): \(reason)"
+        case .diskFull(let path)?: return "the disk is full (cannot write \(path))"
+        default: return error.localizedDescription
+        }
+    }
+
+    /// The error of a change made and in effect at `path` (its rename happened; `change` says
+    /// what is in effect) whose folder's sync then failed with `error`: `notDurable` keeping a
+    /// typed cause (a full disk, a permission, too many open files), `ioError` for a failing disk
+    /// or any other cause — never the cause alone, which would say nothing was changed.
+    static func notDurable(_ error: Error, path: String, change: String) -> StoreError {
+        let typed = (error as? SystemError).map { classifying($0) } ?? error as? StoreError
+        switch typed {
+        case .ioError?, .system?, .database?, nil:
+            return .ioError(
+                path: path, reason: "\(change), but could not be made durable: \(cause(of: typed ?? error))")
+        case let cause?:
+            return .notDurable(path: path, change: change, cause: cause)
+        }
     }
 
     /// The typed form of a failed system call: no permission (or a read-only file system), a
@@ -145,7 +163,7 @@ extension StoreError {
 
     /// The typed form of any database error: the environment's cases; damage (a malformed page,
     /// a page that does not authenticate) is `storeCorrupted`; else `database`.
-    static func classifying(_ error: DatabaseError) -> StoreError {
+    package static func classifying(_ error: DatabaseError) -> StoreError {
         if let environment = classifyingEnvironment(error) { return environment }
         if error.code == Connection.corruptCode || error.code == Connection.notADatabaseCode {
             return .storeCorrupted(reason: "the database reports: \(error.errorDescription ?? "damage")")

@@ -50,6 +50,16 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
     /// damage, and nothing committed is lost (an open that fails so changes nothing): free some
     /// (close files or programs, raise the limit), then retry.
     case resourcesExhausted(path: String, reason: String)
+    /// A change that replaces a file by a rename (a backup's copy, a key change, a conversion's
+    /// switch) is made and in effect at `path`, as `change` says, but the sync of its folder that
+    /// would make it survive a power loss failed for `cause` (a full disk, a permission, too many
+    /// open files: its case decides the CLI's code and exit status). Do not make the change again;
+    /// once the cause is fixed, `sync`. (A failing disk, `EIO`, is `ioError` saying the same.)
+    indirect case notDurable(path: String, change: String, cause: StoreError)
+    /// The store at `path` is deleted (its metadata is the deletion tombstone: it no longer
+    /// opens) but removing its files then failed for `cause` (its case decides the CLI's code
+    /// and exit status): its encrypted files remain; delete it again to remove them.
+    indirect case deletionIncomplete(path: String, cause: StoreError)
     /// A file operation failed.
     case system(SystemError)
     /// The database reported an error.
@@ -89,6 +99,8 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
         case .mountPoint: return "mountPoint"
         case .changedMeanwhile: return "changedMeanwhile"
         case .resourcesExhausted: return "resourcesExhausted"
+        case .notDurable: return "notDurable"
+        case .deletionIncomplete: return "deletionIncomplete"
         case .system: return "system"
         case .database: return "database"
         case .insideTransaction: return "insideTransaction"
@@ -130,6 +142,14 @@ public enum StoreError: Error, LocalizedError, Equatable, Sendable {
                 "cannot \(operation) \(path): another process moved or replaced it while this ran (or, on a network file system, another machine removed it); nothing moved in meanwhile, nor outside the store, was changed; run the command again"
         case .resourcesExhausted(let path, let reason):
             return "cannot use \(path): \(reason) (this is not damage; nothing committed is lost)"
+        case .notDurable(let path, let change, let cause):
+            return
+                "\(change) (\(path)), but it could not be made durable: \(StoreError.cause(of: cause)). The change is "
+                + "made: do not make it again; once that is fixed, run sync so that a power loss cannot undo it"
+        case .deletionIncomplete(let path, let cause):
+            return "the store \(path) is deleted (it no longer opens), but its clean-up is incomplete: "
+                + "\(StoreError.cause(of: cause)). Once that is fixed, delete it again to remove any of its encrypted "
+                + "files that remain"
         case .system(let error):
             return error.errorDescription
         case .database(let error):

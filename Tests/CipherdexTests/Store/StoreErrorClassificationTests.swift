@@ -119,4 +119,24 @@ final class StoreErrorClassificationTests: XCTestCase {
         XCTAssertEqual(symlink(file, file), 0)
         XCTAssertThrowsError(try StoreMetadata.onDiskUnlessUnreadable(at: file), "a link to itself (ELOOP)")
     }
+
+    /// An open SQLite could not make (`SQLITE_CANTOPEN`) of a database that is there and reads,
+    /// in a folder that may be written and has room, with an `errno` that names no cause (a
+    /// read-only retry's ENOENT), is an unexplained `ioError`: never damage.
+    func testAnUnexplainedCantOpenOfAReadableDatabaseIsAnIOErrorNotDamage() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cdx-cantopen-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = folder + "/store.db"
+        try Data(repeating: 7, count: 8192).write(to: URL(fileURLWithPath: database))
+        let error = DatabaseError.sqlite(
+            code: Connection.cantOpenCode, extendedCode: Connection.cantOpenCode,
+            message: "unable to open database file",
+            systemErrno: ENOENT, path: database)
+        let failure = Store.openFailure(error, encrypted: true, databasePath: database)
+        XCTAssertEqual(failure.name, "ioError", "\(failure)")
+        XCTAssertTrue(failure.errorDescription!.contains(database), failure.errorDescription!)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: database)).count, 8192)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database + "-wal"), "the check creates nothing")
+    }
 }

@@ -125,4 +125,38 @@ final class StoreSwitchFaultTests: XCTestCase {
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
         store.close()
     }
+
+    /// A change made whose folder's sync failed for a full disk or a permission keeps that
+    /// cause's case (inside `notDurable`, which the CLI reports with the cause's code and exit
+    /// status) and says the change is made; it was `ioError`, "the disk or file system is failing".
+    func testAChangeNotMadeDurableForAFullDiskOrAPermissionKeepsItsCause() throws {
+        for (code, expected) in [(ENOSPC, "diskFull"), (EACCES, "permissionDenied")] {
+            let failure = SystemError(operation: "fsync", path: "/folder", errno: code)
+            func check<T>(_ expression: @autoclosure () throws -> T, saying text: String) {
+                XCTAssertThrowsError(try expression()) { error in
+                    guard case StoreError.notDurable(_, let change, let cause) = error else {
+                        return XCTFail("\(error)")
+                    }
+                    XCTAssertEqual(cause.name, expected)
+                    XCTAssertTrue(change.contains(text), change)
+                    let description = (error as? StoreError)?.errorDescription ?? ""
+                    XCTAssertTrue(description.contains("The change is made"), description)
+                    XCTAssertFalse(description.contains("failing"), description)
+                }
+            }
+            let path = TestSupport.temporaryPath()
+            try populate(path)
+            let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+            defer { store.close() }
+            check(
+                try store.backup(
+                    to: TestSupport.temporaryPath("backup"), replacingAnotherStore: false, progress: nil,
+                    cancellation: nil, faultPoint: { if $0 == .metadata(.renamed) { throw failure } }),
+                saying: "complete and in place")
+            check(
+                try store.addKeyslot(label: nil, faultPoint: { if $0 == .renamed { throw failure } }) {
+                    try EncryptionKey.raw(TestSupport.rawKeyBytes(3))
+                }, saying: "the key change is in effect")
+        }
+    }
 }

@@ -153,10 +153,7 @@ extension Store {
                 // the destination's content, and what the previous content left is removed by
                 // its next open.
                 destination.lock.release()
-                throw StoreError.ioError(
-                    path: destinationPath,
-                    reason: "the copy is complete and in place, but could not be made durable: "
-                        + StoreError.cause(of: error))
+                throw StoreError.notDurable(error, path: destinationPath, change: "the copy is complete and in place")
             } else {
                 destination.discard()
             }
