@@ -14,6 +14,7 @@ final class ErrorMessageStyleTests: XCTestCase {
         SearchQueryError.bareWildcard(position: 1), SearchQueryError.onlyExclusions,
         SearchQueryError.exclusionInAlternative(position: 4), SearchQueryError.noSearchableTerms,
         SearchQueryError.tooManyTerms(count: 65, limit: 64), SearchQueryError.unsupportedWildcard(position: 1),
+        SearchQueryError.markOnOperator(position: 7),
         BM25.MatchInfoError.malformed(count: 4),
         AttachmentError.notFound(id: "a1"), AttachmentError.badHeader(id: "a1", reason: "short"),
         AttachmentError.unsupportedVersion(id: "a1", version: 9),

@@ -24,6 +24,10 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
     /// A leading `*` (ends-with or inner match) at `position` on something other than one word
     /// of letters and digits (a phrase, hyphenated words, CJK text).
     case unsupportedWildcard(position: Int)
+    /// The operator at `position` (`"`, a `-` before a term, a `*` at a word's start or end)
+    /// carries a combining mark, which makes one character of the two: read as text, an
+    /// exclusion became a word to find (review 27 diff audit 3), so it is refused.
+    case markOnOperator(position: Int)
 
     /// A stable short name for the case.
     public var name: String {
@@ -38,6 +42,7 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
         case .noSearchableTerms: return "noSearchableTerms"
         case .tooManyTerms: return "tooManyTerms"
         case .unsupportedWildcard: return "unsupportedWildcard"
+        case .markOnOperator: return "markOnOperator"
         }
     }
 
@@ -45,7 +50,7 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
     public var position: Int? {
         switch self {
         case .unterminatedQuote(let position), .danglingOperator(let position), .bareWildcard(let position),
-            .exclusionInAlternative(let position), .unsupportedWildcard(let position):
+            .exclusionInAlternative(let position), .unsupportedWildcard(let position), .markOnOperator(let position):
             return position
         default:
             return nil
@@ -67,6 +72,8 @@ public enum SearchQueryError: Error, LocalizedError, Equatable, Sendable {
         case .tooManyTerms(let count, let limit): return "the search has too many terms (\(count); at most \(limit))"
         case .unsupportedWildcard(let position):
             return "the * at character \(position) can start only a single word of letters and digits"
+        case .markOnOperator(let position):
+            return "the operator at character \(position) carries a combining mark; remove the mark"
         }
     }
 }

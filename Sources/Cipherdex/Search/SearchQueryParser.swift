@@ -62,11 +62,22 @@ struct SearchQueryParser {
         return SearchQuery(clauses: [.init([.init(kind: .phrase, text: text, position: start)])], options: options)
     }
 
+    /// Throws `markOnOperator` when the character at `index` is `operator` with a combining mark
+    /// (one character of the two: compared whole, it was text, and `-\u{301}beta` found beta).
+    private func refuseMark(at index: Int, on operator: Unicode.Scalar) throws {
+        let scalars = characters[index].unicodeScalars
+        if scalars.first == `operator` && scalars.count > 1 {
+            throw SearchQueryError.markOnOperator(position: index + 1)
+        }
+    }
+
     /// Splits the characters into terms and operators.
     private func lex() throws -> [Item] {
         var items: [Item] = []
         var index = 0
         let count = characters.count
+        // A quote is syntax wherever it stands.
+        for position in characters.indices { try refuseMark(at: position, on: "\"") }
         while index < count {
             if characters[index].isWhitespace {
                 index += 1
@@ -74,6 +85,7 @@ struct SearchQueryParser {
             }
             let start = index
             var excluded = false
+            try refuseMark(at: index, on: "-")
             if characters[index] == "-" {
                 guard index + 1 < count, !characters[index + 1].isWhitespace else {
                     throw SearchQueryError.danglingOperator(position: index + 1)
@@ -88,6 +100,7 @@ struct SearchQueryParser {
                 let text = String(characters[(index + 1)..<close])
                 index = close + 1
                 var prefix = false
+                if index < count { try refuseMark(at: index, on: "*") }
                 while index < count, characters[index] == "*" {
                     prefix = true
                     index += 1
@@ -114,6 +127,10 @@ struct SearchQueryParser {
             }
             var word = characters[index..<end]
             index = end
+            if let first = word.indices.first, let last = word.indices.last {
+                try refuseMark(at: first, on: "*")
+                try refuseMark(at: last, on: "*")
+            }
             if !excluded, String(word) == "OR" {
                 items.append(.or(start))
                 continue
