@@ -207,25 +207,9 @@ final class StoreBackupTests: XCTestCase {
     /// is left as it is (upgrade audit 5: the restore's writable open gave it the row), and the
     /// key is asked for once.
     func testARestoreLeavesItsBackupAsItWas() throws {
-        let backup = try Self.populatedBackup()
-        let older = try Store.open(TestSupport.configuration(backup, key: TestSupport.rawKey(1)))
-        try older.write { db in
+        let reopened = try Self.restoreOfAnOlderBackup { db in
             try db.execute("DELETE FROM cipherdex_settings WHERE name = ?", [.text(Store.storeIDSetting)])
         }
-        older.close()
-        let before = TestSupport.snapshot(backup)
-        let asked = Atomic<Int>(0)
-        let key = TestSupport.rawKey(1)
-        var configuration = TestSupport.configuration(backup, key: nil)
-        configuration.keyProvider = {
-            asked.add(1, ordering: .relaxed)
-            return try key()
-        }
-        let restored = TestSupport.temporaryPath("restored")
-        try Store.restore(configuration, to: restored)
-        XCTAssertEqual(TestSupport.snapshot(backup), before, "the restore wrote into its backup")
-        XCTAssertEqual(asked.load(ordering: .relaxed), 1)
-        let reopened = try Store.open(TestSupport.configuration(restored, key: TestSupport.rawKey(1)))
         defer { reopened.close() }
         XCTAssertTrue(try reopened.verify().isHealthy)
     }
@@ -234,14 +218,31 @@ final class StoreBackupTests: XCTestCase {
     /// migrated in place (a writable open did: its files changed, and a backup on read-only media
     /// could not be restored at all), and the restored store migrates at its first open.
     func testARestoreOfAnOlderBuildsBackupLeavesItUnmigrated() throws {
-        let backup = try Self.populatedBackup()
-        let older = try Store.open(TestSupport.configuration(backup, key: TestSupport.rawKey(1)))
-        try older.write { db in
+        let reopened = try Self.restoreOfAnOlderBackup { db in
             // As a build before migration 6 left it: no removal records.
             try db.execute("DROP TABLE attachment_removals")
             try db.execute("DELETE FROM cipherdex_schema WHERE version = 6")
             try db.execute("DELETE FROM cipherdex_settings WHERE name = ?", [.text(Store.storeIDSetting)])
         }
+        defer { reopened.close() }
+        XCTAssertEqual(
+            try reopened.read { try $0.scalar("SELECT count(*) FROM cipherdex_schema WHERE version = 6") }?
+                .integerValue, 1, "the restored store migrates at its first open")
+        XCTAssertTrue(try reopened.verify().isHealthy)
+        XCTAssertEqual(
+            try reopened.collection("notes").get(id: "a")?.value.objectValue?["text"]?.stringValue, Self.secretText)
+        XCTAssertEqual(try reopened.library.search("pangolinist").documents.keys.sorted(), ["visit"])
+    }
+
+    /// Restores a backup that `makeOlder` turned into an older build's, checking that the
+    /// restore left every file of the backup as it was and asked for the key once; returns the
+    /// restored store, open.
+    private static func restoreOfAnOlderBackup(
+        _ makeOlder: (Connection) throws -> Void, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> Store {
+        let backup = try populatedBackup()
+        let older = try Store.open(TestSupport.configuration(backup, key: TestSupport.rawKey(1)))
+        try older.write(makeOlder)
         older.close()
         let before = TestSupport.snapshot(backup)
         let asked = Atomic<Int>(0)
@@ -253,17 +254,10 @@ final class StoreBackupTests: XCTestCase {
         }
         let restored = TestSupport.temporaryPath("restored")
         try Store.restore(configuration, to: restored)
-        XCTAssertEqual(TestSupport.snapshot(backup), before, "the restore migrated its backup in place")
-        XCTAssertEqual(asked.load(ordering: .relaxed), 1)
-        let reopened = try Store.open(TestSupport.configuration(restored, key: TestSupport.rawKey(1)))
-        defer { reopened.close() }
         XCTAssertEqual(
-            try reopened.read { try $0.scalar("SELECT count(*) FROM cipherdex_schema WHERE version = 6") }?
-                .integerValue, 1, "the restored store migrates at its first open")
-        XCTAssertTrue(try reopened.verify().isHealthy)
-        XCTAssertEqual(
-            try reopened.collection("notes").get(id: "a")?.value.objectValue?["text"]?.stringValue, Self.secretText)
-        XCTAssertEqual(try reopened.library.search("pangolinist").documents.keys.sorted(), ["visit"])
+            TestSupport.snapshot(backup), before, "the restore wrote into its backup", file: file, line: line)
+        XCTAssertEqual(asked.load(ordering: .relaxed), 1, file: file, line: line)
+        return try Store.open(TestSupport.configuration(restored, key: TestSupport.rawKey(1)))
     }
 
     /// A backup (key 1) of a populated store, for the restore tests.
