@@ -86,7 +86,7 @@ final class SearchTokenizerRevision7UpgradeTests: XCTestCase {
         try TokenizerRecutTestSupport.assertIndexWhole(reopened)
         try assertPageLengthsInStep(reopened)
         // The notes of the open are gone with it.
-        let temporary = try reopened.read { db in
+        let temporary = try reopened.write { db in
             try db.rows("SELECT name FROM sqlite_temp_master").compactMap { $0.first?.textValue }
         }
         XCTAssertFalse(temporary.contains(SearchSchema.recutMarker))
@@ -114,6 +114,30 @@ final class SearchTokenizerRevision7UpgradeTests: XCTestCase {
         XCTAssertEqual(try textTableRoot(reopened), root)
         XCTAssertEqual(try search(reopened, "ガイド"), ["plain.txt"])
         try TokenizerRecutTestSupport.assertIndexWhole(reopened)
+    }
+
+    /// A whole re-cut earlier in the same open (here migration 1001) leaves nothing for 1009,
+    /// which still drops the open's note of it.
+    func testARebuildInTheSameOpenLeavesNothingForRevision7() throws {
+        let (store, path) = try SearchLibraryTestSupport.store()
+        try addText(store, halfWidth, uid: "half.txt")
+        try store.write { db in
+            try db.transaction {
+                try TokenizerRecutTestSupport.cut(db, uid: "half.txt", text: halfWidth, as: "カイト ハン")
+                try db.execute("DELETE FROM cipherdex_schema WHERE version IN (1001, 1009)")
+            }
+        }
+        store.close()
+        let reopened = try reopen(path)
+        defer { reopened.close() }
+        XCTAssertEqual(try search(reopened, "ガイド"), ["half.txt"])
+        XCTAssertEqual(try search(reopened, "ﾊﾟﾝ"), ["half.txt"])
+        try TokenizerRecutTestSupport.assertIndexWhole(reopened)
+        try assertPageLengthsInStep(reopened)
+        let temporary = try reopened.write { db in
+            try db.rows("SELECT name FROM sqlite_temp_master").compactMap { $0.first?.textValue }
+        }
+        XCTAssertFalse(temporary.contains(SearchSchema.recutMarker))
     }
 
     /// A store that also needs revisions 4–6 gets them page by page, then the whole re-cut of
