@@ -10,12 +10,13 @@
 /// Everything runs in the open's one transaction.
 enum ComposedCJKRebuild {
     /// A SQL condition on `body` (a page's text) true for every page revision 7 may cut
-    /// differently: a half-width voicing mark (U+FF9E, U+FF9F: the only marks whose NFKC the old
-    /// composition left apart) or a conjoining Hangul vowel or final
+    /// differently: a half-width voicing mark (U+FF9E, U+FF9F, whose NFKC the old composition
+    /// left apart from the kana) or a conjoining Hangul vowel or final
     /// (`ScalarClass.isHangulTrailing`). Other marks after a CJK character (`カ\u{3099}`,
     /// `ｶ\u{3099}`) composed alike before, except U+11173 after a Hangul leading consonant,
-    /// which the old composition also ordered differently (found by comparing both for every
-    /// mark after the CJK characters that compose or have compatibility mappings).
+    /// which the old composition also gave differently (found by comparing both for every mark
+    /// after a sample of each kind of CJK character: kana, half-width kana, Hangul, ideographs,
+    /// Kangxi radicals, compatibility ideographs, Thai, Myanmar).
     static let candidates =
         "body GLOB '*[\u{FF9E}\u{FF9F}\u{1160}-\u{11FF}\u{D7B0}-\u{D7FF}\u{11173}]*'"
 
