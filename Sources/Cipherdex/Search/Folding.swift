@@ -8,7 +8,9 @@ import Synchronization
 /// Arabic harakat; marks of other scripts, such as Indic vowel signs, are kept) and mapped through
 /// a few letters that do not decompose (`ß` → `ss`, `ø` → `o`, `æ` → `ae`, `ł` → `l`...).
 /// CJK characters are only compatibility-composed (NFKC: half-width `ｶﾞ` → `ガ`), never
-/// decomposed, so kana keep their voicing marks and Hangul syllables stay whole.
+/// decomposed, so kana keep their voicing marks and Hangul syllables stay whole; a character
+/// with attached scalars (marks, conjoining Hangul vowels and finals) is composed into one
+/// where Unicode has one (`ｶﾞ` → `ガ`, `ᄒ ᅡ ᆫ` → `한`, tokenizer revision 7).
 enum Folding {
     /// Folded UTF-8 of non-ASCII letters and marks seen so far.
     private static let cache = Mutex<[UInt32: [UInt8]]>([:])
@@ -56,7 +58,16 @@ enum Folding {
         if scalars.count == 1 { return appendFoldCJK(of: scalars[0], to: &buffer) }
         var text = String.UnicodeScalarView()
         text.append(contentsOf: scalars)
-        buffer.append(contentsOf: String(text).precomposedStringWithCompatibilityMapping.utf8)
+        buffer.append(contentsOf: nfkc(String(text)).utf8)
+    }
+
+    /// NFKC of `text`, as its definition spells it: compatibility decomposition (NFKD), then
+    /// canonical composition. Foundation's `precomposedStringWithCompatibilityMapping` on Linux
+    /// does not compose what the compatibility mapping produces (`ｶﾞ`, U+FF76 U+FF9E, came back
+    /// as `カ` U+30AB and the combining U+3099, never `ガ` U+30AC), so half-width voiced kana and
+    /// full-width kana were different words (tokenizer revision 7).
+    static func nfkc(_ text: String) -> String {
+        text.decomposedStringWithCompatibilityMapping.precomposedStringWithCanonicalMapping
     }
 
     /// The folded UTF-8 of one CJK character and the marks attached to it.

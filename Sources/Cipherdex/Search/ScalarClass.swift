@@ -146,6 +146,28 @@ enum ScalarClass: Equatable {
         }
     }
 
+    /// Whether `value` is a conjoining Hangul vowel or final consonant (U+1160–U+11FF, Jamo
+    /// Extended-B U+D7B0–U+D7FF), as decomposed (NFD) Hangul spells a syllable after its leading
+    /// consonant (macOS file names, some PDFs). In a bigram run it belongs to the leading
+    /// consonant or syllable before it, as a mark does (revision 7), so `한` spelt `ᄒ ᅡ ᆫ` is one
+    /// character, folded (NFKC) to the syllable; elsewhere it is a character of its own.
+    static func isHangulTrailing(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1160...0x11FF, 0xD7B0...0xD7FF: return true
+        default: return false
+        }
+    }
+
+    /// Whether `value` is a Hangul leading consonant (U+1100–U+115F, Jamo Extended-A
+    /// U+A960–U+A97F) or syllable, which conjoining vowels and finals after it join
+    /// (`isHangulTrailing`).
+    static func isHangulBase(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0xA960...0xA97F, 0xAC00...0xD7A3: return true
+        default: return false
+        }
+    }
+
     /// Whether `value` may start a decomposed AM (`composedAM`).
     @inline(__always)
     static func isNikhahit(_ value: UInt32) -> Bool { value == 0x0E4D || value == 0x0ECD }

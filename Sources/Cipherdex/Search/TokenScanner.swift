@@ -242,7 +242,9 @@ struct TokenScanner: ~Copyable {
     /// characters inside the run are skipped, and in scripts written without spaces the run goes
     /// on across white space (extraction puts spaces and line breaks between their characters;
     /// the zero-width space marks word breaks: `ScalarClass.isRunSpace`). A decomposed Thai or
-    /// Lao AM is one character, as the composed one is (`ScalarClass.composedAM`).
+    /// Lao AM is one character, as the composed one is (`ScalarClass.composedAM`); decomposed
+    /// Hangul (a leading consonant, then its conjoining vowel and final) is one character, the
+    /// syllable its NFKC composes (`ScalarClass.isHangulTrailing`, revision 7).
     private mutating func scanCJKRun() -> RawToken {
         cjkUnits.removeAll(keepingCapacity: true)
         cjkText.removeAll(keepingCapacity: true)
@@ -284,9 +286,14 @@ struct TokenScanner: ~Copyable {
                 }
             }
             cjkScalars.removeAll(keepingCapacity: true)
+            // Marks belong to the character; so do conjoining Hangul vowels and finals after a
+            // leading consonant or a syllable (decomposed Hangul, revision 7).
+            let takesJamo = ScalarClass.isHangulBase(character.value)
             while index < inputCount {
                 let (mark, markLength) = decode(at: index)
-                guard let mark, ScalarClass.of(mark) == .mark else { break }
+                guard let mark,
+                    ScalarClass.of(mark) == .mark || (takesJamo && ScalarClass.isHangulTrailing(mark.value))
+                else { break }
                 if cjkScalars.isEmpty { cjkScalars.append(character) }
                 cjkScalars.append(mark)
                 index += markLength

@@ -58,9 +58,11 @@ final class SearchTokenizerTests: XCTestCase {
         XCTAssertEqual(tokens[0].byteRange, 0..<6)
         XCTAssertEqual(tokens[1].byteRange, 3..<9)
         assertOffsetsCover("東京、大阪", ["東京", "大阪"])
-        // Half-width kana are widened; a decomposed voicing mark composes.
-        XCTAssertEqual(SearchTestSupport.texts("ｶﾞｷﾞ"), ["ガギ"])
-        XCTAssertEqual(SearchTestSupport.texts("か\u{3099}"), ["が"])
+        // Half-width kana are widened; a decomposed voicing mark composes. (Compared as bytes:
+        // Swift strings take `カ\u{3099}` for `ガ`, so this passed while the tokens were not
+        // composed; revision 7.)
+        XCTAssertEqual(SearchTokenizer.tokens(in: "ｶﾞｷﾞ").map { Array($0.text.utf8) }, [Array("ガギ".utf8)])
+        XCTAssertEqual(SearchTokenizer.tokens(in: "か\u{3099}").map { Array($0.text.utf8) }, [Array("が".utf8)])
         XCTAssertEqual(SearchTestSupport.texts("私は猫が好きです"), ["私は", "は猫", "猫が", "が好", "好き", "きで", "です"])
     }
 

@@ -23,7 +23,7 @@ final class StoreFeatureTests: XCTestCase {
             [.integer(1002), .text("ocr")], [.integer(1003), .text("page text dictionary")],
             [.integer(1004), .text("page lengths")], [.integer(1005), .text("page runs")],
             [.integer(1006), .text("tokenizer revision 4")], [.integer(1007), .text("tokenizer revision 5")],
-            [.integer(1008), .text("tokenizer revision 6")],
+            [.integer(1008), .text("tokenizer revision 6")], [.integer(1009), .text("tokenizer revision 7")],
         ]
 
     private func configuration(_ path: String) -> StoreConfiguration {
@@ -90,7 +90,7 @@ final class StoreFeatureTests: XCTestCase {
         let store = try Store.open(configuration(path))
         defer { store.close() }
         XCTAssertEqual(try records(store), Self.currentRecords)
-        XCTAssertEqual(try store.info().schemaVersion, 1008)
+        XCTAssertEqual(try store.info().schemaVersion, 1009)
     }
 
     func testStoreAtVersion8OpensUnchangedByBothProducts() throws {
@@ -131,7 +131,7 @@ final class StoreFeatureTests: XCTestCase {
         defer { store.close() }
         XCTAssertEqual(
             try records(store), Self.currentRecords)
-        XCTAssertEqual(try records(store).count, 17)
+        XCTAssertEqual(try records(store).count, 18)
         XCTAssertTrue(try tableExists(store, "search_text_terms"))
         XCTAssertEqual(try store.collection("notes").get(id: "n1")?.value, .object(["title": .string("kept")]))
         try store.library.add(data: Data("difference engine".utf8), uid: "babbage.txt", fileExtension: "txt")
@@ -155,7 +155,7 @@ final class StoreFeatureTests: XCTestCase {
             XCTAssertEqual(try store.attachmentData(token.id), content)
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try store.verify().problems, [])
-            XCTAssertEqual(try store.info().schemaVersion, 1008)
+            XCTAssertEqual(try store.info().schemaVersion, 1009)
             // The index holds an attachment the store-only program cannot see: nothing is
             // taken for unreferenced.
             XCTAssertThrowsError(try store.collectUnreferencedAttachments()) {
@@ -163,7 +163,7 @@ final class StoreFeatureTests: XCTestCase {
                     $0 as? StoreError,
                     .featureUnavailable(
                         operation: "collectUnreferencedAttachments()",
-                        versions: [4, 7, 8, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008]))
+                        versions: [4, 7, 8, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009]))
             }
             XCTAssertEqual(try store.attachmentTokens().count, 3)
             XCTAssertEqual(try records(store), Self.currentRecords)
@@ -186,7 +186,7 @@ final class StoreFeatureTests: XCTestCase {
         // (An open's own tidying, an empty staging folder removed, is not the conversion's.)
         try openStoreOnly(path).close()
         let before = TestSupport.snapshot(path)
-        let versions = [4, 7, 8, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008]
+        let versions = [4, 7, 8, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009]
         XCTAssertThrowsError(try Store.reencrypt(configuration(path), features: [], newKey: TestSupport.rawKey(6))) {
             XCTAssertEqual($0 as? StoreError, .featureUnavailable(operation: "reencrypt", versions: versions))
         }
@@ -260,10 +260,10 @@ final class StoreFeatureTests: XCTestCase {
         // A newer search migration: the store-only product opens it, search refuses.
         let newerSearch = TestSupport.temporaryPath()
         try makeStoreWithSearch(newerSearch)
-        try recordMigration(1009, in: newerSearch)
+        try recordMigration(1010, in: newerSearch)
         before = TestSupport.snapshot(newerSearch)
         XCTAssertThrowsError(try Store.open(configuration(newerSearch))) {
-            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1009, supported: 1008))
+            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 1010, supported: 1009))
         }
         XCTAssertEqual(TestSupport.snapshot(newerSearch), before)
         let storeOnly = try openStoreOnly(newerSearch)

@@ -9,7 +9,8 @@ enum SearchFeature {
     /// Migrations 4, 7 and 8 (the numbers they had when the store and search were one module, so
     /// existing stores open unchanged), and 1000–1999 for later ones (1000: tokenizer revision 3,
     /// 1001: compressed page text, 1002: OCR, 1003: page text dictionary, 1004: page lengths, 1005: page runs,
-    /// 1006: tokenizer revision 4, 1007: tokenizer revision 5, 1008: tokenizer revision 6).
+    /// 1006: tokenizer revision 4, 1007: tokenizer revision 5, 1008: tokenizer revision 6,
+    /// 1009: tokenizer revision 7).
     static let feature = StoreFeature(
         identifier: identifier, reservedVersions: [4...4, 7...8, 1000...1999],
         migrations: [
@@ -78,6 +79,12 @@ enum SearchFeature {
             // directly before a line break are cut again (`LineEndHyphenRecut`).
             Migrator.Migration(version: 1008, name: "tokenizer revision 6") { db in
                 try TokenizerRecut.run(db, revision: 6)
+            },
+            // Tokenizer revision 7: half-width voiced kana (`ｶﾞ`) are the full-width kana (`ガ`),
+            // and decomposed Hangul (conjoining jamo) is cut as its syllables. When any page
+            // holds such text, the whole index is cut again (`ComposedCJKRebuild`).
+            Migrator.Migration(version: 1009, name: "tokenizer revision 7") { db in
+                try ComposedCJKRebuild.run(db)
             },
         ],
         // FTS tokenizers and SQL functions are registered per connection.

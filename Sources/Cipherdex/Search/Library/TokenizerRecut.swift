@@ -1,6 +1,7 @@
 /// The search migrations of tokenizer revisions that change how some pages are cut (1006:
 /// revision 4, 1007: revision 5, 1008: revision 6): only the pages whose stored text the revision cuts differently
-/// are cut again; every other page is left alone.
+/// are cut again; every other page is left alone. (Revision 7, 1009, has no such text and cuts
+/// the whole index again when needed: `ComposedCJKRebuild`.)
 ///
 /// FTS4 removes a row's terms by cutting its stored text again with the table's tokenizer, so a
 /// row cut by an older revision cannot simply be deleted under the current one (the terms it
@@ -45,11 +46,9 @@ enum TokenizerRecut {
         }
         let isLatest = position == revisions.count - 1
         defer {
-            // The notes are for the migrations of this open only.
-            if isLatest {
-                try? db.execute("DROP TABLE IF EXISTS temp.\(SearchSchema.recutMarker)")
-                try? db.execute("DROP TABLE IF EXISTS temp.\(recutPages)")
-            }
+            // The notes are for the migrations of this open only (the whole-index marker is
+            // dropped by the last of them, 1009: `ComposedCJKRebuild`).
+            if isLatest { try? db.execute("DROP TABLE IF EXISTS temp.\(recutPages)") }
         }
         // A migration of the same open that rebuilt the whole index (7, 1000, 1001 on an older
         // store) cut it with this build's tokenizer already: re-cutting those pages as older rows

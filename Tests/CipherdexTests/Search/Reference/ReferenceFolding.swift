@@ -1,13 +1,11 @@
 // A verbatim copy of the tokenizer before the fast path (commit dd3d0af), kept as the
 // reference the equivalence tests compare the production tokenizer with. Do not optimise.
 
-@testable import Cipherdex
-@testable import CipherdexStore
-
 import Foundation
 import Synchronization
 
 @testable import Cipherdex
+@testable import CipherdexStore
 
 /// Case folding and diacritic removal for the tokenizer, cached per scalar.
 ///
@@ -54,7 +52,8 @@ enum ReferenceFolding {
         }
         var text = String.UnicodeScalarView()
         text.append(contentsOf: scalars)
-        return Array(String(text).precomposedStringWithCompatibilityMapping.utf8)
+        // Revision 7: NFKC as NFKD then NFC (Foundation's NFKC on Linux leaves `ｶﾞ` decomposed).
+        return Array(String(text).decomposedStringWithCompatibilityMapping.precomposedStringWithCanonicalMapping.utf8)
     }
 
     /// Decompose, lower-case, strip diacritics, map specials.

@@ -210,9 +210,17 @@ struct ReferenceTokenScanner {
                     index += decode(at: index).1
                 }
             }
+            // Revision 7: conjoining Hangul vowels and finals belong to a leading consonant or
+            // syllable before them, as marks do.
+            let base = scalars[0].value
+            let takesJamo =
+                (0x1100...0x115F).contains(base) || (0xA960...0xA97F).contains(base)
+                || (0xAC00...0xD7A3).contains(base)
             while index < input.count {
                 let (mark, markLength) = decode(at: index)
-                guard let mark, ReferenceScalarClass.of(mark) == .mark else { break }
+                guard let mark else { break }
+                let jamo = (0x1160...0x11FF).contains(mark.value) || (0xD7B0...0xD7FF).contains(mark.value)
+                guard ReferenceScalarClass.of(mark) == .mark || (takesJamo && jamo) else { break }
                 scalars.append(mark)
                 index += markLength
             }
