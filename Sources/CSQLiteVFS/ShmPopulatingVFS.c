@@ -5,6 +5,7 @@
 #include <sqlcipher/sqlite3.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -186,8 +187,12 @@ static const sqlite3_io_methods methods_by_version[4] = {
     CDX_IO_METHODS(1), CDX_IO_METHODS(1), CDX_IO_METHODS(2), CDX_IO_METHODS(3)};
 
 /// The parent's `open` system call, recording the first failure's `errno` (`first_open_errno`).
+/// Read with acquire ordering (written with release before the swap): a thread of the host
+/// already inside the unix VFS when the swap happens never calls a pointer it sees unset; were it
+/// unset, `open` itself is what the unix VFS calls by default.
 static int cdx_sys_open(const char *path, int flags, int mode) {
-    int descriptor = parent_open_call(path, flags, mode);
+    cdx_open_call parent = __atomic_load_n(&parent_open_call, __ATOMIC_ACQUIRE);
+    int descriptor = parent != NULL ? parent(path, flags, mode) : open(path, flags, mode);
     if (descriptor < 0 && errno != EINTR && first_open_errno == 0) {
         first_open_errno = errno;
     }
@@ -259,9 +264,9 @@ static void register_vfs(void) {
     if (parent_vfs->iVersion >= 3 && parent_vfs->xGetSystemCall != NULL && parent_vfs->xSetSystemCall != NULL) {
         sqlite3_syscall_ptr open_call = parent_vfs->xGetSystemCall(parent_vfs, "open");
         if (open_call != NULL) {
-            parent_open_call = (cdx_open_call)open_call;
+            __atomic_store_n(&parent_open_call, (cdx_open_call)open_call, __ATOMIC_RELEASE);
             if (parent_vfs->xSetSystemCall(parent_vfs, "open", (sqlite3_syscall_ptr)cdx_sys_open) != SQLITE_OK) {
-                parent_open_call = NULL;
+                __atomic_store_n(&parent_open_call, NULL, __ATOMIC_RELEASE);
             }
         }
     }

@@ -143,7 +143,14 @@ extension Store {
     /// not parse is not refused here (the write replaces it); one the system cannot read now
     /// throws its typed error.
     private func refuseWhenReplacedMeanwhile(storeID: String, generation: Int) throws {
-        guard let onDisk = try StoreMetadata.onDiskUnlessUnreadable(at: layout.metadata) else { return }
+        let onDisk: StoreMetadata?
+        do {
+            onDisk = try StoreMetadata.onDiskUnlessUnreadable(at: layout.metadata)
+        } catch RegularFileError.changedWhileReading {
+            // Rewritten in place while it was read: changed meanwhile too.
+            throw StoreError.changedMeanwhile(path: layout.metadata, operation: "change the keyslots in")
+        }
+        guard let onDisk else { return }
         guard onDisk.storeID == storeID, onDisk.generation == generation else {
             throw StoreError.changedMeanwhile(path: layout.metadata, operation: "change the keyslots in")
         }
