@@ -369,31 +369,13 @@ final class StoreFileFaultTests: XCTestCase {
         assertOpenFails("metadataCorrupt")
     }
 
-    /// Passphrase slots `ids` at the largest cost an open accepts, sealed without their derivation
-    /// (never unwrapped).
-    private func addCostlyPassphraseSlots(_ ids: ClosedRange<Int>, to store: Store) throws {
-        try store.updateMetadata(faultPoint: { _ in }) { updated in
-            let base = updated.keyslots[0]
-            for id in ids {
-                var slot = base
-                slot.id = id
-                slot.kind = .passphrase
-                slot.kdf = Keyslot.PassphraseKDF(
-                    algorithm: "argon2id13", opsLimit: PassphraseCost.acceptedOpsLimits.upperBound,
-                    memLimit: PassphraseCost.acceptedMemLimits.upperBound,
-                    salt: Base64Bytes(Array(repeating: 1, count: 16)))
-                updated.keyslots.append(slot)
-            }
-        }
-    }
-
     /// A store whose passphrase slots together ask for more than an open spends (an older build's
     /// library allowed it) still opens with its raw key, which derives nothing (upgrade audit 1:
     /// it was `metadataCorrupt` with any key, and no slot could be removed).
     func testSlotsTooCostlyTogetherStillOpenWithARawKey() throws {
         try makeStore()
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
-        try addCostlyPassphraseSlots(2...7, to: store)
+        try TestSupport.addCostlyPassphraseSlots(2...7, to: store)
         store.close()
         let reopened = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
         try reopened.removeKey(slot: 7)  // and its slots can be managed; five still ask too much
@@ -407,7 +389,7 @@ final class StoreFileFaultTests: XCTestCase {
         // Four slots at the largest cost (sealed here without their derivation: never unwrapped).
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
         defer { store.close() }
-        try addCostlyPassphraseSlots(2...5, to: store)
+        try TestSupport.addCostlyPassphraseSlots(2...5, to: store)
         let before = TestSupport.snapshot(path)
         let started = Date()
         XCTAssertThrowsError(try store.addKey(TestSupport.passphrase("another"))) { error in

@@ -6,30 +6,12 @@ import XCTest
 /// The Argon2id budget of an open, charged slot by slot as a passphrase is tried, and what adding
 /// a key to a store over it may do (review 27, finding 2).
 final class StoreKeyslotCostTests: XCTestCase {
-    /// Passphrase slots `ids` at the largest cost an open accepts, sealed without their derivation
-    /// (never unwrapped).
-    private func addCostlyPassphraseSlots(_ ids: ClosedRange<Int>, to store: Store) throws {
-        try store.updateMetadata(faultPoint: { _ in }) { updated in
-            let base = updated.keyslots[0]
-            for id in ids {
-                var slot = base
-                slot.id = id
-                slot.kind = .passphrase
-                slot.kdf = Keyslot.PassphraseKDF(
-                    algorithm: "argon2id13", opsLimit: PassphraseCost.acceptedOpsLimits.upperBound,
-                    memLimit: PassphraseCost.acceptedMemLimits.upperBound,
-                    salt: Base64Bytes(Array(repeating: 1, count: 16)))
-                updated.keyslots.append(slot)
-            }
-        }
-    }
-
     /// A passphrase-only store whose slots together pass the cap opens with the passphrase of its
     /// first, cheap slot (every passphrase was refused before any derivation).
     func testThePassphraseOfAnEarlyCheapSlotOpensAStoreOverTheCap() throws {
         let path = TestSupport.temporaryPath("costly")
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.passphrase("right")))
-        try addCostlyPassphraseSlots(2...6, to: store)
+        try TestSupport.addCostlyPassphraseSlots(2...6, to: store)
         XCTAssertFalse(try store.keyslots().contains { $0.kind == "raw" })
         store.close()
         let started = Date()
@@ -45,7 +27,7 @@ final class StoreKeyslotCostTests: XCTestCase {
         let path = TestSupport.temporaryPath("costly-raw")
         let store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
         defer { store.close() }
-        try addCostlyPassphraseSlots(2...6, to: store)
+        try TestSupport.addCostlyPassphraseSlots(2...6, to: store)
         XCTAssertNoThrow(try store.addRecoveryKey(label: "recovery"))
         XCTAssertNoThrow(try store.addKey(TestSupport.rawKey(2)))
         XCTAssertNoThrow(try store.rotateKey(to: TestSupport.rawKey(3)))
