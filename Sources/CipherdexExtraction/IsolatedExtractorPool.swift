@@ -66,7 +66,8 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
         public var requests = 0
         /// Helpers discarded after a failure.
         public var helpersDiscarded = 0
-        /// Helpers retired after `requestsPerHelper` requests or for their memory.
+        /// Helpers retired after `requestsPerHelper` requests, for their memory, or after the one
+        /// request that carried a password.
         public var helpersRetired = 0
         /// Helpers waiting now.
         public var idleHelpers = 0
@@ -141,13 +142,21 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
         result: Result<ExtractedDocument, ExtractionError>, helper: pid_t
     ) {
         let request = HelperProtocol.request(document: data, password: password, options: options)
-        var helper = try checkOut(reuse: true)
+        // A password goes only to a helper that has seen no other document and sees none after:
+        // one taken over by an earlier crafted PDF never gets it, and a later one cannot read it
+        // from the helper's memory.
+        let singleUse = password != nil
+        var helper = try checkOut(reuse: !singleUse)
         while true {
             let deadline = ContinuousClock.now + .nanoseconds(Int64(max(limits.wallClockSeconds, 0) * 1_000_000_000))
             let exchange = helper.exchange(request, deadline: deadline, maximumOutput: limits.maximumOutputBytes)
             lock.withLock { counters.requests += 1 }
             if case .answer(let result, let clean) = exchange {
-                checkIn(helper, reusable: clean)
+                if singleUse && clean {
+                    retire(helper)
+                } else {
+                    checkIn(helper, reusable: clean)
+                }
                 return (result, helper.pid)
             }
             discard(helper)
@@ -242,6 +251,12 @@ public final class IsolatedExtractorPool: @unchecked Sendable {
             return true
         }
         if kept { scheduleSweep() } else { helper.terminate() }
+    }
+
+    /// Ends a helper that answered but must serve no other request.
+    private func retire(_ helper: HelperProcess) {
+        lock.withLock { counters.helpersRetired += 1 }
+        helper.terminate()
     }
 
     /// Kills a helper that failed.

@@ -71,6 +71,27 @@ final class IsolatedExtractorPoolTests: XCTestCase {
         XCTAssertTrue(isGone(pid1))
     }
 
+    /// A request carrying a password goes to a fresh helper that serves no other request: not
+    /// one an earlier document may have taken over, and none a later document could read it from.
+    func testAPasswordGoesToAFreshHelperUsedOnce() throws {
+        let pool = IsolatedExtractorPool(policy: .init(maximumIdleHelpers: 2))
+        defer { pool.close() }
+        let (_, shared) = try Self.extract("alpha document", in: pool)
+        let (result, withPassword) = try pool.run(data: Self.pdf("beta document"), password: "pw")
+        XCTAssertEqual(
+            ExtractionTestSupport.normalized(try result.get().pages.map(\.text).joined(separator: " ")), "beta document"
+        )
+        XCTAssertNotEqual(withPassword, shared)
+        XCTAssertTrue(isGone(withPassword))
+        XCTAssertEqual(pool.statistics.idleHelpers, 1)
+        XCTAssertEqual(pool.statistics.helpersRetired, 1)
+        XCTAssertEqual(try Self.extract("gamma", in: pool).1, shared)
+        let (_, again) = try pool.run(data: Self.pdf("delta"), password: "pw")
+        XCTAssertNotEqual(again, shared)
+        XCTAssertNotEqual(again, withPassword)
+        XCTAssertEqual(pool.statistics.helpersStarted, 3)
+    }
+
     /// A helper runs `helperNiceness` below this process's priority (background work: a search
     /// in the host gets a core first).
     func testHelpersRunAtALowerPriority() throws {
