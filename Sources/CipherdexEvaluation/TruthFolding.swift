@@ -44,9 +44,12 @@ public enum TruthFolding {
         return String(result)
     }
 
-    /// The folded form of a run (or a substring of a run) of a substring script.
+    /// The folded form of a run (or a substring of a run) of a substring script: NFKC as its
+    /// definition spells it, compatibility decomposition then canonical composition (Foundation's
+    /// `precomposedStringWithCompatibilityMapping` on Linux leaves `ｶﾞ` as `カ` and a combining
+    /// mark, never `ガ`, and conjoining jamo uncomposed).
     public static func foldRun(_ run: String) -> String {
-        run.precomposedStringWithCompatibilityMapping
+        run.decomposedStringWithCompatibilityMapping.precomposedStringWithCanonicalMapping
     }
 
     /// Whether the word has a diacritic or a special letter that folding removes or maps.

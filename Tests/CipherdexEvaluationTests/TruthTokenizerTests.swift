@@ -24,6 +24,17 @@ final class TruthTokenizerTests: XCTestCase {
         XCTAssertEqual(tokenizer.tokens(of: "한국東京").map(\.text), ["한국東京"])
     }
 
+    /// Half-width voiced kana and conjoining jamo fold to the full-width kana and the syllables a
+    /// reader sees (bytes compared: Swift's `==` on strings is canonical equivalence).
+    func testRunsFoldToComposedKanaAndSyllables() {
+        XCTAssertEqual(Array(TruthFolding.foldRun("ｶﾞｲﾄﾞ").utf8), Array("ガイド".utf8))
+        XCTAssertEqual(Array(TruthFolding.foldRun("ﾊﾟﾝ").utf8), Array("パン".utf8))
+        XCTAssertEqual(
+            Array(TruthFolding.foldRun("\u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8}").utf8), Array("한국".utf8))
+        var tokenizer = TruthTokenizer()
+        XCTAssertEqual(tokenizer.tokens(of: "ｶﾞｲﾄﾞ").map(\.folded), [Array("ガイド".utf8)])
+    }
+
     func testOneCharacterRunQueries() throws {
         let corpus = TruthCorpus(
             documents: [
