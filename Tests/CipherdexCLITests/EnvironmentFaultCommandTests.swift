@@ -151,4 +151,18 @@ final class EnvironmentFaultCommandTests: XCTestCase {
             try setUpWithError()
         }
     }
+
+    /// When only `delete`'s last folder sync failed, every file of the store is gone: the delete
+    /// run again, as the message asks, says the directory is empty, not just "no store".
+    func testADeleteRunAgainAfterItsLastSyncFailedSaysNothingIsLeft() throws {
+        let launcher = [
+            Self.strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:error=EIO:when=3",
+        ]
+        let result = try cli.run(["delete", store, "--yes"], launcher: launcher)
+        XCTAssertEqual(result.status, 19, result.stderr)
+        XCTAssertTrue(result.stderr.contains("delete it again"), result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store), [])
+        let again = try cli.run(["delete", store, "--yes"])
+        XCTAssertTrue(again.stderr.contains("the directory is empty: nothing of a store is left"), again.stderr)
+    }
 }

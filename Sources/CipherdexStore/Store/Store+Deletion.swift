@@ -40,7 +40,9 @@ extension Store {
         guard isProvablyCipherdexStore(layout) else {
             let reason =
                 FileSystem.contents(of: path).isEmpty
-                ? "no store in this directory"
+                // Also what a `delete` run again after `deletionIncomplete` finds when only the
+                // last folder sync had failed: the store's files are all gone.
+                ? "the directory is empty: nothing of a store is left in it to delete"
                 : "no Cipherdex metadata, tombstone or lock file: its files are not provably a store's"
             throw StoreError.notAStore(path: path, reason: reason)
         }
