@@ -48,6 +48,10 @@ struct IndexOutcome {
     /// same transaction as the index entry (`attachmentID` is then set), so a crash in between
     /// leaves no attachment that nothing holds.
     var staged: AttachmentStorage.Staged? = nil
+    /// Whether the copy's content was stored already (`attachmentID` is an existing
+    /// attachment's): the index owns it only when another of its entries owned it, not when it
+    /// is the application's (`SearchIndexWriter.write`).
+    var sharesStoredCopy = false
     /// The OCR languages (`eng+fra`) when the document was extracted with OCR candidates
     /// flagged, nil when OCR is off for it.
     var ocrLanguages: String? = nil

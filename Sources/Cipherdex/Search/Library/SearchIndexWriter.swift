@@ -25,10 +25,7 @@ enum SearchIndexWriter {
             "SELECT attachment_id, owns_attachment, content_hash FROM search_documents WHERE uid = ?", [.text(job.uid)]
         ).first
         let previousAttachment = previous?[1].integerValue == 1 ? previous?[0].textValue : nil
-        let owns: Int = {
-            if case .attachment = job.source { return 0 }
-            return outcome.attachmentID == nil ? 0 : 1
-        }()
+        let owns = try ownership(of: outcome, db: db)
         if case .unchanged = outcome.result {
             try db.execute(
                 "UPDATE search_documents SET source_root = ?, source_size = ?, source_mtime = ? WHERE uid = ?",
@@ -105,6 +102,27 @@ enum SearchIndexWriter {
             try releaseAttachment(previousAttachment, tx: tx)
         }
         return events
+    }
+
+    /// Whether the entry owns its stored copy (1: removed with the last entry that owns it): a
+    /// copy the index stored itself, or content another entry's owned copy already held. A copy
+    /// resolved to content the application stored (an attachment of its own, an indexed
+    /// attachment) is the application's: removing or replacing the entry never removes it.
+    private static func ownership(of outcome: IndexOutcome, db: Connection) throws -> Int {
+        if case .attachment = outcome.job.source { return 0 }
+        guard let id = outcome.attachmentID else { return 0 }
+        guard outcome.sharesStoredCopy else { return 1 }
+        let owned = try db.rows(
+            "SELECT 1 FROM search_documents WHERE attachment_id = ? AND owns_attachment = 1 LIMIT 1", [.text(id)])
+        return owned.isEmpty ? 0 : 1
+    }
+
+    /// The application stored attachment `id` too (its add resolved to content the index's copy
+    /// held): no entry owns it any more, so no removal takes it from the application.
+    static func disown(_ id: String, db: Connection) throws {
+        try db.execute(
+            "UPDATE search_documents SET owns_attachment = 0 WHERE attachment_id = ? AND owns_attachment = 1",
+            [.text(id)])
     }
 
     /// Removes one document; false when it was not indexed.

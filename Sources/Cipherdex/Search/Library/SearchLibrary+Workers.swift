@@ -389,6 +389,7 @@ extension SearchLibrary {
         }
         var recorded = outcome
         recorded.attachmentID = id
+        recorded.sharesStoredCopy = id != staged.id
         recorded.staged = nil
         return recorded
     }
