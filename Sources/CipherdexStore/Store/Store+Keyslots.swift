@@ -146,7 +146,7 @@ extension Store {
         let onDisk: StoreMetadata?
         do {
             onDisk = try StoreMetadata.onDiskUnlessUnreadable(at: layout.metadata)
-        } catch RegularFileError.changedWhileReading {
+        } catch StoreError.changedMeanwhile {
             // Rewritten in place while it was read: changed meanwhile too.
             throw StoreError.changedMeanwhile(path: layout.metadata, operation: "change the keyslots in")
         }

@@ -100,9 +100,10 @@ struct StoreMetadata: Codable, Equatable, Sendable {
     /// `onDisk(at:)`, but a file the system could not read throws its typed error: only a file
     /// that is missing (`ENOENT`, `ENOTDIR`), not a regular file, too large, or does not parse is
     /// nil. Any other failure (out of file descriptors or memory, a failing device, no
-    /// permission, a stale network handle, a file changing while read) throws, whatever its
-    /// errno: an allow-list of "cannot tell" errnos let `ESTALE` or `ETIMEDOUT` read as "no
-    /// metadata" (review 27). For decisions that remove files by what the metadata says.
+    /// permission, a stale network handle) throws, whatever its errno (an allow-list of "cannot
+    /// tell" errnos let `ESTALE` or `ETIMEDOUT` read as "no metadata": review 27); a file
+    /// rewritten while read throws `StoreError.changedMeanwhile`. For decisions that remove
+    /// files by what the metadata says.
     static func onDiskUnlessUnreadable(at path: String) throws -> StoreMetadata? {
         let bytes: [UInt8]
         do {
@@ -113,7 +114,9 @@ struct StoreMetadata: Codable, Equatable, Sendable {
         } catch let error as RegularFileError {
             switch error {
             case .notRegularFile, .tooLarge, .sizeUnknown: return nil
-            case .changedWhileReading: throw error
+            case .changedWhileReading:
+                // Rewritten in place while read: typed, as a caller's user is told (review 28).
+                throw StoreError.changedMeanwhile(path: path, operation: "read")
             }
         }
         return try? parse(bytes)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import Cipherdex
@@ -118,6 +119,41 @@ final class StoreErrorClassificationTests: XCTestCase {
         try FileManager.default.removeItem(atPath: file)
         XCTAssertEqual(symlink(file, file), 0)
         XCTAssertThrowsError(try StoreMetadata.onDiskUnlessUnreadable(at: file), "a link to itself (ELOOP)")
+    }
+
+    /// Metadata rewritten in place while it is read is `StoreError.changedMeanwhile`, typed for
+    /// every caller (a backup or restore printed a package-internal error, exit 1: review 28).
+    func testMetadataRewrittenWhileReadIsChangedMeanwhile() throws {
+        let folder = TestSupport.temporaryPath("metadata-race")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let file = folder + "/metadata.json"
+        let descriptor = open(file, O_CREAT | O_WRONLY, 0o600)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        let stop = Atomic<Bool>(false)
+        let writer = Thread {
+            var long = false
+            while !stop.load(ordering: .relaxed) {
+                long.toggle()
+                let size = long ? 60_000 : 10
+                _ = ftruncate(descriptor, off_t(size))
+            }
+        }
+        writer.start()
+        defer {
+            stop.store(true, ordering: .relaxed)
+            while !writer.isFinished { usleep(1000) }
+            close(descriptor)
+        }
+        var changed = 0
+        for _ in 0..<20_000 where changed == 0 {
+            do {
+                _ = try StoreMetadata.onDiskUnlessUnreadable(at: file)
+            } catch StoreError.changedMeanwhile(let path, _) {
+                XCTAssertEqual(path, file)
+                changed += 1
+            }
+        }
+        XCTAssertGreaterThan(changed, 0, "the file never changed during a read")
     }
 
     /// An open SQLite could not make (`SQLITE_CANTOPEN`) of a database that is there and reads,
