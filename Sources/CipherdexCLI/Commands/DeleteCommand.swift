@@ -17,7 +17,9 @@ struct DeleteCommand: Command {
         notConfirmed) on a terminal unless --yes is given; without a terminal, --yes is required.
         Prints "deleted STORE" (exit 0) once the store is gone; when its folder stays, the same
         line says why: it holds files that are not the store's, or it could not be removed (left
-        empty: its parent not writable, a mount point…).
+        empty: its parent not writable, a mount point…). A failure once the deletion has begun
+        (deletionIncomplete, exit 17, 18, 19 or 22 by its cause) says the store is deleted (it no
+        longer opens) but its clean-up is incomplete: fix the cause, then delete it again.
 
         OPTIONS:
           --yes    do not ask
