@@ -72,6 +72,12 @@ extension Store {
             return try build(
                 layout: layout, configuration: configuration, key: key, lock: lock, metadataWritten: &metadataWritten)
         } catch {
+            // The folder is another's now (a backup or restore renamed its copy over it while the
+            // key was asked for): nothing in it was made here, nothing is removed or changed.
+            guard lock.holdsDirectory(at: layout.directory, followingLinks: true) else {
+                lock.release()
+                throw error
+            }
             // The caller hears that nothing was created: remove what this attempt made (the lock
             // is held), never anything else. When its metadata was written and a later step
             // failed (the open after it, on a full disk), the metadata goes first, so a crash
@@ -102,6 +108,14 @@ extension Store {
         }
     }
 
+    /// Throws `StoreError.changedMeanwhile` when the folder `lock` holds is no longer the one at
+    /// the store's path.
+    private static func refuseUnlessStillHeld(_ lock: StoreLock, layout: StoreLayout) throws {
+        guard lock.holdsDirectory(at: layout.directory, followingLinks: true) else {
+            throw StoreError.changedMeanwhile(path: layout.directory, operation: "create a store in")
+        }
+    }
+
     /// The permission bits (and set-id and sticky bits) of `path`, or nil when it cannot be
     /// looked at.
     private static func permissionBits(of path: String) -> mode_t? {
@@ -115,6 +129,12 @@ extension Store {
         layout: StoreLayout, configuration: StoreConfiguration, key: EncryptionKey?, lock: StoreLock,
         metadataWritten: inout Bool
     ) throws -> Store {
+        // The folder locked must still be the one at the path: a backup or restore may have
+        // renamed its copy over the empty folder while the key was asked for (a passphrase being
+        // typed), and this create then wrote over it by path and removed it on failing
+        // (multi-process audit 28). Once the lock file is in, the folder is not empty and no
+        // rename can replace it.
+        try refuseUnlessStillHeld(lock, layout: layout)
         try wrapSystem {
             for leftover in [
                 layout.creatingDatabase, layout.creatingDatabase + "-journal", layout.creatingDatabase + "-wal",
@@ -125,6 +145,7 @@ extension Store {
             try removeOwnedFolder(layout.staging)
         }
         try lock.createLockFile(layout: layout)
+        try refuseUnlessStillHeld(lock, layout: layout)
 
         let storeID = Sodium.randomBytes(16).map { String(format: "%02x", $0) }.joined()
         var metadata = StoreMetadata(

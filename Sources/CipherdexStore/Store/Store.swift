@@ -86,9 +86,8 @@ public final class Store: Sendable {
         try open(configuration, cancellation: nil)
     }
 
-    /// `open(_:)`, giving up before the database is touched once `cancellation` is set (checked
-    /// after the key derivation, the slow part).
-    static func open(_ configuration: StoreConfiguration, cancellation: WorkCancellation?) throws -> Store {
+    /// One attempt of `open(_:cancellation:)`: `FolderReplaced` when its folder was replaced.
+    static func openOnce(_ configuration: StoreConfiguration, cancellation: WorkCancellation?) throws -> Store {
         DispatchReadiness.ensure()
         try configuration.validate()
         var configuration = configuration
@@ -130,6 +129,7 @@ public final class Store: Sendable {
             configuration.readOnly = true
         }
         let lock = try StoreLock(layout: layout, readOnly: configuration.readOnly)
+        guard lock.holdsDirectory(at: layout.directory, followingLinks: true) else { throw FolderReplaced() }
         let metadataKind = FileKind.of(layout.metadata)
         if metadataKind.exists {
             if configuration.requiresNewStore { throw StoreAlreadyExists(path: layout.directory) }

@@ -73,13 +73,14 @@ final class StoreLock: Sendable {
 
     /// Whether the directory this lock holds is still the one at `path` (not removed, nor
     /// replaced, since its descriptor was opened): a lock taken on a directory that another
-    /// process removed meanwhile holds nothing.
-    func holdsDirectory(at path: String) -> Bool {
+    /// process removed meanwhile holds nothing. `followingLinks` for a store's own path, which
+    /// may be a symbolic link to its folder.
+    func holdsDirectory(at path: String, followingLinks: Bool = false) -> Bool {
         guard let directory = held.withLock({ $0.descriptors.first }), let held = try? directory.status() else {
             return false
         }
         var current = stat()
-        guard lstat(path, &current) == 0 else { return false }
+        guard (followingLinks ? stat(path, &current) : lstat(path, &current)) == 0 else { return false }
         return held.st_dev == current.st_dev && held.st_ino == current.st_ino && held.st_nlink > 0
     }
 

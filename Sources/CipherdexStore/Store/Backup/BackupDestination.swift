@@ -190,6 +190,21 @@ struct BackupDestination {
         }
     }
 
+    /// The lock of the folder at `path` a new copy is about to replace (nil when there is none);
+    /// `destinationFilledMeanwhile` when another process holds it.
+    private static func lockOfEmptyFolder(at path: String) throws -> StoreLock? {
+        guard case .directory = FileKind.of(path) else { return nil }
+        do {
+            return try StoreLock(layout: StoreLayout(directory: path))
+        } catch StoreError.storeLocked {
+            throw BackupError.destinationFilledMeanwhile(path: path)
+        } catch StoreError.notAStore {
+            // Gone since it was looked at (or holding a lock path that is not a file: the rename
+            // then refuses a folder that is not empty).
+            return nil
+        }
+    }
+
     /// Whether the folder at `path` (listed as `names`) holds nothing but a store's lock file, a
     /// regular file: no store, only what an interrupted `create` leaves.
     static func holdsOnlyALockFile(_ path: String, names: [String]) -> Bool {
@@ -278,6 +293,11 @@ struct BackupDestination {
                 try file.sync()
                 try FileSystem.syncDirectory(target.directory)
                 try faultPoint(.beforeSwitch)
+                // An empty folder there is replaced only while no one holds its lock: a `create`
+                // waiting for its key holds it, and wrote over this copy by path, then removed
+                // it on failing (multi-process audit 28).
+                let emptyFolderLock = try Self.lockOfEmptyFolder(at: path)
+                defer { emptyFolderLock?.release() }
                 // rename(2) replaces an empty directory atomically, and refuses a non-empty one:
                 // then something else filled the destination since the backup looked at it.
                 do {

@@ -25,8 +25,9 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
     /// previous state).
     case verificationFailed(reason: String)
     /// The destination was missing or empty when the backup started, and something else (another
-    /// backup, a `create`, another program) filled it before the copy could take its place: it
-    /// is left as that made it, and this copy is removed.
+    /// backup, a `create`, another program) filled it, or holds its lock (a `create` asking for
+    /// its key), before the copy could take its place: it is left as that made it, and this copy
+    /// is removed.
     case destinationFilledMeanwhile(path: String)
     /// The destination is an empty directory that is a mount point (another file system, a
     /// bind mount): a new backup is built beside it and renamed into place, which cannot be done
@@ -68,7 +69,8 @@ public enum BackupError: Error, LocalizedError, Equatable, Sendable {
         case .verificationFailed(let reason):
             return "the backup copy failed its check (\(reason)); the destination is as it was"
         case .destinationFilledMeanwhile(let path):
-            return "\(path) was filled by something else (another backup or program) while the backup ran; "
+            return "\(path) was filled, or is being made a store, by something else (another backup, a create, "
+                + "another program) while the backup ran; "
                 + "it is left as it is and this copy was removed"
         case .destinationIsMountPoint(let path):
             return "\(path) is a mount point: a new copy is built beside it and moved into place, which cannot be "
