@@ -9,13 +9,25 @@ import Foundation
 /// written through a buffer and fsynced when closed, through the store's `FileDescriptor`
 /// layer: a full disk, missing permissions or a failing device are `StoreError`'s typed cases,
 /// as for every other write; anything else is `ExportError.cannotWrite`.
-struct ExportWriter {
+final class ExportWriter {
     /// The export's directory.
     let root: String
+    /// The names at the top of `root` this writer created: all a failed export may remove
+    /// (another export into the same folder at the same time made the others).
+    private(set) var createdTopLevelNames: [String] = []
+
+    init(root: String) {
+        self.root = root
+    }
 
     /// Creates `root/relative`.
     func makeDirectory(_ relative: String) throws {
         try Self.creatingDirectory(root + "/" + relative)
+        recordCreated(relative)
+    }
+
+    private func recordCreated(_ relative: String) {
+        if !relative.contains("/") { createdTopLevelNames.append(relative) }
     }
 
     /// Creates the directory `path` (0700; it must not exist).
@@ -36,8 +48,9 @@ struct ExportWriter {
     func open(_ relative: String) throws -> ExportFile {
         let path = root + "/" + relative
         do {
-            return ExportFile(
-                file: try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600))
+            let file = try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
+            recordCreated(relative)
+            return ExportFile(file: file)
         } catch let error as SystemError {
             throw Self.failure(error)
         }

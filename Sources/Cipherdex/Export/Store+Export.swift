@@ -45,12 +45,13 @@ extension Store {
         }
         let created = try Self.prepareExportDirectory(directory)
         var summary = ExportSummary()
+        let writer = ExportWriter(root: directory)
         do {
-            try exportContent(to: directory, summary: &summary, cancellation: cancellation)
+            try exportContent(writer: writer, summary: &summary, cancellation: cancellation)
         } catch {
             // A failed export leaves no partial plaintext: the files it wrote are removed, and the
             // directory when the export made it.
-            Self.removeExport(directory, removingDirectory: created)
+            Self.removeExport(directory, names: writer.createdTopLevelNames, removingDirectory: created)
             if let error = error as? DatabaseError {
                 throw StoreError.classifyingPageRead(error, database: databasePath, encrypted: isEncrypted)
             }
@@ -59,12 +60,11 @@ extension Store {
         return summary
     }
 
-    /// Writes the export's files into `directory` (prepared, empty).
+    /// Writes the export's files with `writer` into its directory (prepared, empty).
     private func exportContent(
-        to directory: String, summary: inout ExportSummary, cancellation: WorkCancellation?
+        writer: ExportWriter, summary: inout ExportSummary, cancellation: WorkCancellation?
     ) throws {
         try read { db in
-            let writer = ExportWriter(root: directory)
             try writer.makeDirectory("collections")
             try writer.makeDirectory("attachments")
             var references: [String: [[UInt8]]] = [:]
@@ -140,14 +140,12 @@ extension Store {
         }
     }
 
-    /// The names an export writes at the top of its directory (FORMAT.md, "Export layout").
-    static let topLevelNames = ["collections", "collections.jsonl", "attachments", "attachments.jsonl", "search"]
-
-    /// Removes what a failed export wrote into `directory` (only the names it writes), and the
-    /// directory itself when the export created it and nothing else is left (best effort: what
-    /// cannot be removed stays, and the export's error stands).
-    private static func removeExport(_ directory: String, removingDirectory: Bool) {
-        for name in topLevelNames { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
+    /// Removes what a failed export wrote into `directory` (`names`, the top-level names it
+    /// created: never those another export into the same folder made meanwhile, multi-process
+    /// audit 28), and the directory itself when the export created it and nothing else is left
+    /// (best effort: what cannot be removed stays, and the export's error stands).
+    static func removeExport(_ directory: String, names: [String], removingDirectory: Bool) {
+        for name in names { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
         if removingDirectory { _ = rmdir(directory) }
     }
 
