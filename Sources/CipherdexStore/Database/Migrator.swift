@@ -53,8 +53,8 @@ package struct Migrator: Sendable {
     }
 
     /// Applies every migration the database does not record, in version order, in one
-    /// transaction.
-    func migrate(_ connection: Connection) throws {
+    /// transaction, and then `alsoInTransaction` in the same one (a failure rolls back all).
+    func migrate(_ connection: Connection, alsoInTransaction: (Connection) throws -> Void = { _ in }) throws {
         try connection.transaction {
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS cipherdex_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL)")
@@ -65,6 +65,7 @@ package struct Migrator: Sendable {
                     "INSERT INTO cipherdex_schema (version, name) VALUES (?, ?)",
                     [.int(migration.version), .text(migration.name)])
             }
+            try alsoInTransaction(connection)
         }
     }
 }

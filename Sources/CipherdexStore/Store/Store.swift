@@ -330,10 +330,10 @@ public final class Store: Sendable {
             writer = connection
             try configuration.configureConnection(connection)
             if !readOnly {
-                try configuration.migrator.migrate(connection)
-                // A database made before the store id was kept in it gets it now.
-                if !recordsStoreID {
-                    try connection.execute(
+                // An older database gets the store id now, in the migrations' transaction (upgrade audit 28).
+                try configuration.migrator.migrate(connection) { db in
+                    guard !recordsStoreID else { return }
+                    try db.execute(
                         "INSERT OR IGNORE INTO cipherdex_settings (name, value) VALUES (?, ?)",
                         [.text(storeIDSetting), .text(metadata.storeID)])
                 }

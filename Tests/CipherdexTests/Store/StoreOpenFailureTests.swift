@@ -273,4 +273,25 @@ final class StoreOpenFailureTests: XCTestCase {
         noCreate.createIfMissing = false
         XCTAssertThrowsCase("notAStore", try Store.open(noCreate))
     }
+
+    /// An open of an older database whose store-id record fails (a full disk there, here a
+    /// trigger) rolls back its migrations too: every file is as it was (the migrations were
+    /// committed and checkpointed into `store.db`, and the open said nothing was changed).
+    func testAnOpenWhoseStoreIDRecordFailsLeavesTheOlderDatabaseUnchanged() throws {
+        try makeStore(key: nil)
+        let store = try Store.open(TestSupport.configuration(path, key: nil))
+        try store.write { db in
+            try db.execute("DELETE FROM cipherdex_settings WHERE name = 'store.id'")
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = (SELECT max(version) FROM cipherdex_schema)")
+            try db.execute(
+                """
+                CREATE TRIGGER refuse_store_id BEFORE INSERT ON cipherdex_settings
+                BEGIN SELECT RAISE(FAIL, 'no room'); END
+                """)
+        }
+        store.close()
+        let before = TestSupport.snapshot(path)
+        XCTAssertThrowsError(try Store.open(TestSupport.configuration(path, key: nil)))
+        XCTAssertEqual(TestSupport.snapshot(path), before)
+    }
 }
