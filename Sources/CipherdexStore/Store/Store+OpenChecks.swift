@@ -107,8 +107,12 @@ extension Store {
     ///   there) by `WALCompanions`. First the log is read frame by frame (`WriteAheadLogScan`):
     ///   a damaged frame with committed transactions after it, or a damaged header in front of
     ///   committed frames, is `storeCorrupted`, where SQLite would drop them.
+    ///
+    /// `check` judges the recorded migrations (a newer build's: `unsupportedScheme`) while `-shm`
+    /// can still be put back: a refusal there changes no file either (upgrade audit 28).
     static func verifiedSchemaVersions(
-        databasePath: String, key: SecureBytes?, cipher: CipherSettings?, storeID: String
+        databasePath: String, key: SecureBytes?, cipher: CipherSettings?, storeID: String,
+        check: (Set<Int>) throws -> Void = { _ in }
     ) throws -> (versions: Set<Int>, recordsStoreID: Bool) {
         func recorded(_ connection: Connection) throws -> (versions: Set<Int>, recordsStoreID: Bool) {
             let versions = try Migrator.recordedVersions(of: connection)
@@ -133,7 +137,11 @@ extension Store {
         let walSize = FileKind.of(databasePath + "-wal").size ?? 0
         do {
             let pageCheck = try Connection(path: databasePath, mode: .verifyOnly, key: key, cipher: cipher)
-            if walSize == 0 { return try recorded(pageCheck) }
+            if walSize == 0 {
+                let result = try recorded(pageCheck)
+                try check(result.versions)
+                return result
+            }
         } catch let error as DatabaseError where walSize > 0 && error.code != Connection.notADatabaseCode {
             // Page 1 decrypted but the main file alone is inconsistent (a checkpoint killed
             // part-way leaves a first page that counts pages not yet copied): the log decides.
@@ -151,7 +159,9 @@ extension Store {
         do {
             let probe = try Connection(path: databasePath, mode: .readOnlyProbe, key: key, cipher: cipher)
             defer { probe.close() }
-            return try recorded(probe)
+            let result = try recorded(probe)
+            try check(result.versions)
+            return result
         } catch {
             try companions.restore()
             throw error

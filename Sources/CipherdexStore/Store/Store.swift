@@ -298,7 +298,8 @@ public final class Store: Sendable {
         let recordsStoreID: Bool
         do {
             (recordedVersions, recordsStoreID) = try verifiedSchemaVersions(
-                databasePath: databasePath, key: databaseKey, cipher: metadata.cipher, storeID: metadata.storeID)
+                databasePath: databasePath, key: databaseKey, cipher: metadata.cipher, storeID: metadata.storeID,
+                check: configuration.checkSupported(recordedVersions:))
         } catch let error as DatabaseError {
             throw openFailure(error, encrypted: metadata.encrypted, databasePath: databasePath)
         } catch let error as SystemError {
@@ -308,7 +309,6 @@ public final class Store: Sendable {
             // Creation writes the schema before the metadata: a store's database always has one.
             throw StoreError.storeCorrupted(reason: "the database holds no Cipherdex schema")
         }
-        try configuration.checkSupported(recordedVersions: recordedVersions)
         if readOnly && !configuration.readsPendingMigrationsAsIs {
             try checkNoMigrationPending(layout: layout, configuration: configuration, recorded: recordedVersions)
         }

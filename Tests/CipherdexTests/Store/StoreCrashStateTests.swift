@@ -269,4 +269,24 @@ final class StoreCrashStateTests: XCTestCase {
         try assertAllNotesPresent(store, count: 100)
         store.close()
     }
+
+    /// A crash-left log recording a newer build's migration: `unsupportedScheme`, and the
+    /// `-shm` the schema probe rebuilt is put back (it was created or rewritten: upgrade audit 28).
+    func testANewerBuildsCrashLeftStoreIsRefusedChangingNothing() throws {
+        let live = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(1)))
+        try live.write { db in
+            try db.execute("INSERT INTO cipherdex_schema (version, name) VALUES (998, 'a newer build')")
+        }
+        let crashed = TestSupport.temporaryPath("crashed")
+        TestSupport.copyDirectory(path, to: crashed)
+        live.close()
+        try? FileManager.default.removeItem(atPath: crashed + "/store.db-shm")
+        XCTAssertGreaterThan(FileSystem.size(crashed + "/store.db-wal") ?? 0, 0)
+        let before = TestSupport.snapshot(crashed)
+        XCTAssertThrowsError(try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))) { error in
+            guard case EncryptionError.unsupportedScheme(let found, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(found, 998)
+        }
+        XCTAssertEqual(TestSupport.snapshot(crashed), before)
+    }
 }
