@@ -36,7 +36,10 @@ public enum EncryptionError: Error, LocalizedError, Equatable, Sendable {
         case .keyInvalid:
             return "the key does not open this store (wrong key)"
         case .unsupportedScheme(let found, let supported) where found > supported:
-            return "the store uses format version \(found); this build supports up to \(supported)"
+            // `found` is the metadata's format version or a migration number (`info`'s
+            // "schema"): a newer build wrote either (upgrade audit 28: "format version 1010").
+            return "the store was written by a newer build of Cipherdex (its format or schema version is \(found); "
+                + "this build supports up to \(supported)): open it with that build or a newer one"
         case .unsupportedScheme(let found, _):
             return "the store uses a cipher, HMAC, key derivation or keyslot algorithm this build does not know "
                 + "(format version \(found))"

@@ -286,6 +286,7 @@ final class StoreCrashStateTests: XCTestCase {
         XCTAssertThrowsError(try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))) { error in
             guard case EncryptionError.unsupportedScheme(let found, _) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(found, 998)
+            XCTAssertTrue(error.localizedDescription.contains("format or schema version is 998"), "\(error)")
         }
         XCTAssertEqual(TestSupport.snapshot(crashed), before)
     }
