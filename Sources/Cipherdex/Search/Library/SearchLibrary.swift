@@ -251,7 +251,9 @@ public final class SearchLibrary: @unchecked Sendable {
         }
     }
 
-    /// Progress events from now on, until the store closes or the stream is dropped.
+    /// Progress events from now on, until the store closes or the stream is dropped. The stream
+    /// buffers without bound (a few events per document): a stream kept but never read holds
+    /// every event since it was made, so drop it (or cancel the task reading it) when done.
     public func events() -> AsyncStream<IndexingEvent> {
         let (stream, continuation) = AsyncStream<IndexingEvent>.makeStream()
         let key = UUID()
