@@ -170,6 +170,23 @@ final class ExportCommandTests: XCTestCase {
         }
     }
 
+    /// The recovery tool holds the store's lock while it reads: a store another program has
+    /// open is refused (exit 6), and nothing is written (multi-process audit 28: run beside a
+    /// writer it copied files mid-checkpoint and reported damage that was not there).
+    func testRecoveryToolRefusesAStoreOpenElsewhere() throws {
+        try Self.requireRecoveryDependencies()
+        XCTAssertEqual(try cli.run(["create", "s", "--plaintext"]).status, 0)
+        let lock = open(path("s/cipherdex.lock"), O_RDONLY)
+        XCTAssertGreaterThanOrEqual(lock, 0)
+        XCTAssertEqual(flock(lock, LOCK_EX), 0)
+        let refused = try recover([path("s"), path("out")])
+        XCTAssertEqual(refused.status, 6, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("storeLocked"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out")))
+        close(lock)
+        XCTAssertEqual(try recover([path("s"), path("out")]).status, 0)
+    }
+
     func testRecoveryToolReadsTheCommittedTestVectors() throws {
         try Self.requireRecoveryDependencies()
         let fixture = Self.repository + "/Tests/Fixtures/FormatVectors"
