@@ -11,6 +11,22 @@ final class StoreContentionCommandTests: XCTestCase {
         ProcessInfo.processInfo.environment["CIPHERDEX_STRESS_SECONDS"].flatMap(Double.init) ?? 8
     }
 
+    /// A command meeting a store open elsewhere says it is open in another process, without the
+    /// library's wording about an open or close of this process still finishing (multi-process
+    /// audit 28).
+    func testStoreLockedSaysAnotherProcessHasTheStoreOpen() throws {
+        let cli = CLIRunner.temporary()
+        XCTAssertEqual(try cli.run(["create", "s", "--plaintext"]).status, 0)
+        let lock = open(cli.directory + "/s/cipherdex.lock", O_RDONLY)
+        XCTAssertGreaterThanOrEqual(lock, 0)
+        defer { close(lock) }
+        XCTAssertEqual(flock(lock, LOCK_EX), 0)
+        let result = try cli.run(["info", "s"])
+        XCTAssertEqual(result.status, 16, result.stderr)
+        XCTAssertTrue(result.stderr.contains("storeLocked: the store at s is open in another process"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("openAsync"), result.stderr)
+    }
+
     func testConcurrentProcessesFailOnlyWithStoreLockedAndLoseNoWrite() throws {
         let cli = CLIRunner.temporary()
         XCTAssertEqual(try cli.run(["keygen", "--out", "k"]).status, 0)

@@ -120,7 +120,14 @@ enum CipherdexCommandLine {
     static func report(_ error: Error) -> Int32 {
         let error = typed(error)
         let (code, status) = ExitStatus.describe(error)
-        let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        var message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        if case .storeLocked(let path)? = error as? StoreError {
+            // The library's wording names what only a program holding the store sees (an open or
+            // close of its own still finishing): a command has one open, so it was another's.
+            message =
+                "the store at \(path) is open in another process (a program using it, or another cipherdex "
+                + "command still running): close it there or wait for that command, then retry"
+        }
         // One line, and no control character from a path or an argument (an escape sequence in a
         // file name would otherwise be played by the terminal).
         Output.printError("cipherdex: error: \(code): \(SearchCLI.singleLine(message))")
