@@ -102,7 +102,8 @@ struct BackupDestination {
             }
             if holdsOnlyALockFile(path, names: names) {
                 // What a killed `create` leaves: ours, and no store in it to keep or confirm.
-                return try existingStore(path: path, source: source, dataKey: dataKey, replacing: true)
+                return try existingStore(
+                    path: path, source: source, dataKey: dataKey, replacing: true, onlyALockFile: true)
             }
             // Only what is provably a Cipherdex store is ever written into or replaced: a
             // `store.db` or `attachments/` alone may be another program's.
@@ -221,12 +222,19 @@ struct BackupDestination {
             && suffix.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
+    /// `onlyALockFile`: the folder held only a lock file when looked at, so it is replaced
+    /// without confirmation; a `create` running then holds that lock and may finish while this
+    /// waits for it (review 28b: the backup replaced the store just created, both said success).
     private static func existingStore(
-        path: String, source: StoreMetadata, dataKey: SecureBytes?, replacing: Bool
+        path: String, source: StoreMetadata, dataKey: SecureBytes?, replacing: Bool, onlyALockFile: Bool = false
     ) throws -> BackupDestination {
         try Store.checkAccess(path, mode: R_OK | W_OK | X_OK)
         let layout = StoreLayout(directory: path)
         let lock = try StoreLock(layout: layout)
+        if onlyALockFile, !holdsOnlyALockFile(path, names: (try? FileSystem.entries(of: path)) ?? []) {
+            lock.release()
+            throw BackupError.destinationFilledMeanwhile(path: path)
+        }
         let previous: StoreMetadata?
         do {
             previous = try StoreMetadata.onDiskUnlessUnreadable(at: layout.metadata)

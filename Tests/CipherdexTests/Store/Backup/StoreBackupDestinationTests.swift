@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import Cipherdex
@@ -70,6 +71,37 @@ final class StoreBackupDestinationTests: XCTestCase {
     /// An earlier backup whose next generation's folder (`attachments.1`) holds what is not the
     /// backup's is refused, naming it, before the copy is written there (it was taken into the
     /// copy, and `verify` called the backup damaged).
+    /// A folder holding only a lock file is what a killed `create` leaves, replaced without
+    /// confirmation; a running `create` looks the same, and one that finishes while the backup
+    /// waits for its lock is not replaced (review 28b: both said success, the new store gone).
+    func testAStoreACreateFinishesWhileTheBackupWaitsIsNotReplaced() throws {
+        let destination = TestSupport.temporaryPath("creating")
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+        let layout = StoreLayout(directory: destination)
+        XCTAssertTrue(FileManager.default.createFile(atPath: layout.lockFile, contents: Data()))
+        let creating = try StoreLock(layout: layout)
+        let outcome = Mutex<Result<BackupSummary, Error>?>(nil)
+        let backup = Thread { [store] in
+            let result = Result { try store!.backup(to: destination) }
+            outcome.withLock { $0 = result }
+        }
+        backup.start()
+        usleep(30_000)
+        let made = TestSupport.temporaryPath("made")
+        try Store.open(TestSupport.configuration(made, key: TestSupport.rawKey(2))).close()
+        for name in ["metadata.json", "store.db"] {
+            XCTAssertEqual(rename(made + "/" + name, destination + "/" + name), 0)
+        }
+        let before = TestSupport.snapshot(destination)
+        creating.release()
+        while outcome.withLock({ $0 == nil }) { usleep(1_000) }
+        XCTAssertThrowsError(try XCTUnwrap(outcome.withLock { $0 }).get()) { error in
+            XCTAssertEqual("\(error)", "\(BackupError.destinationFilledMeanwhile(path: destination))")
+        }
+        XCTAssertEqual(TestSupport.snapshot(destination), before)
+        try Store.open(TestSupport.configuration(destination, key: TestSupport.rawKey(2))).close()
+    }
+
     func testAnEarlierBackupWhoseNextFolderHoldsForeignFilesIsRefused() throws {
         let destination = TestSupport.temporaryPath("backup")
         try store.backup(to: destination)
