@@ -168,6 +168,15 @@ extension Store {
         }
     }
 
+    /// Refuses a database whose recorded migrations are none (creation writes the schema before
+    /// the metadata: a store's database always has one) or a newer build's (`unsupportedScheme`).
+    static func checkRecorded(_ versions: Set<Int>, configuration: StoreConfiguration) throws {
+        guard !versions.isEmpty else {
+            throw StoreError.storeCorrupted(reason: "the database holds no Cipherdex schema")
+        }
+        try configuration.checkSupported(recordedVersions: versions)
+    }
+
     /// Throws `storeCorrupted` when the database file is shorter than the database the log
     /// leaves and the log does not hold the pages missing from it (the file was cut short after
     /// the crash): the open would go on to a writer that copies the log into the damaged file and

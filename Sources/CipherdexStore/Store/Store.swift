@@ -299,15 +299,11 @@ public final class Store: Sendable {
         do {
             (recordedVersions, recordsStoreID) = try verifiedSchemaVersions(
                 databasePath: databasePath, key: databaseKey, cipher: metadata.cipher, storeID: metadata.storeID,
-                check: configuration.checkSupported(recordedVersions:))
+                check: { try checkRecorded($0, configuration: configuration) })
         } catch let error as DatabaseError {
             throw openFailure(error, encrypted: metadata.encrypted, databasePath: databasePath)
         } catch let error as SystemError {
             throw StoreError.classifying(error)
-        }
-        guard !recordedVersions.isEmpty else {
-            // Creation writes the schema before the metadata: a store's database always has one.
-            throw StoreError.storeCorrupted(reason: "the database holds no Cipherdex schema")
         }
         if readOnly && !configuration.readsPendingMigrationsAsIs {
             try checkNoMigrationPending(layout: layout, configuration: configuration, recorded: recordedVersions)

@@ -290,4 +290,23 @@ final class StoreCrashStateTests: XCTestCase {
         }
         XCTAssertEqual(TestSupport.snapshot(crashed), before)
     }
+
+    /// A crash-left log whose database records no schema is `storeCorrupted`, and the schema
+    /// probe's `-shm` is put back too (review 28b: it was created or rewritten).
+    func testACrashLeftStoreWithoutASchemaIsRefusedChangingNothing() throws {
+        for removeSHM in [true, false] {
+            let original = TestSupport.temporaryPath()
+            let live = try Store.open(TestSupport.configuration(original, key: TestSupport.rawKey(1)))
+            try live.write { db in try db.execute("DROP TABLE cipherdex_schema") }
+            let crashed = TestSupport.temporaryPath("crashed")
+            TestSupport.copyDirectory(original, to: crashed)
+            live.close()
+            if removeSHM { try? FileManager.default.removeItem(atPath: crashed + "/store.db-shm") }
+            let before = TestSupport.snapshot(crashed)
+            XCTAssertThrowsError(try Store.open(TestSupport.configuration(crashed, key: TestSupport.rawKey(1)))) {
+                XCTAssertEqual(($0 as? StoreError)?.name, "storeCorrupted", "\($0)")
+            }
+            XCTAssertEqual(TestSupport.snapshot(crashed), before, "without -shm: \(removeSHM)")
+        }
+    }
 }
