@@ -124,7 +124,8 @@ public enum AttachmentError: Error, LocalizedError, Equatable, Sendable {
         case .heldByFeature(let id, let feature):
             return
                 "attachment \(id) is held by the store's \(feature) feature (an indexed document's stored original); "
-                + "remove that document from it instead"
+                + "remove that document from it first (which removes the attachment too when the index stored it "
+                + "itself; one this store's application also added stays, to be removed again afterwards)"
         case .sourceNotRegularFile(let path, let kind):
             return "cannot add \(path) as an attachment: it is \(kind), not a regular file"
         case .sourceNotFound(let path):
