@@ -95,6 +95,20 @@ package struct AttachmentStorage {
         }
     }
 
+    /// Records, in the caller's write transaction, that the application added attachment `id`
+    /// (new, or resolved to content already stored): a feature that stored the same content for
+    /// itself (the search index's copies) never removes it (`attachment_claims`, FORMAT.md; a
+    /// program without the search feature, or an older build, could not disown the index's copy
+    /// by a hook: review 28b). Removing the attachment forgets the claim.
+    package func recordClaim(_ id: String, db: Connection) throws {
+        try db.execute("INSERT OR IGNORE INTO attachment_claims (id) VALUES (?)", [.text(id)])
+    }
+
+    /// Whether the application added attachment `id` (`recordClaim`).
+    package static func isClaimed(_ id: String, db: Connection) throws -> Bool {
+        try db.scalar("SELECT 1 FROM attachment_claims WHERE id = ?", [.text(id)]) != nil
+    }
+
     /// Records a staged file in the caller's write transaction; returns the id of the stored
     /// content (an existing one when the same content is already stored, the staged file then
     /// being dropped). Once the transaction commits, call `publish(_:)` for a new id.
@@ -234,6 +248,7 @@ package struct AttachmentStorage {
     func recordRemoval(_ id: String, db: Connection) throws -> Bool {
         try db.execute("DELETE FROM attachments WHERE id = ?", [.text(id)])
         guard db.changes > 0 else { return false }
+        try db.execute("DELETE FROM attachment_claims WHERE id = ?", [.text(id)])
         try forgetFinishedRemovals(db: db)
         try db.execute("INSERT OR IGNORE INTO attachment_removals (id) VALUES (?)", [.text(id)])
         return true
@@ -247,8 +262,9 @@ package struct AttachmentStorage {
     private func forgetFinishedRemovals(db: Connection) throws {
         for id in finishedRemovals.take() where Self.isValidID(id) {
             let recordedAgain = try db.scalar("SELECT 1 FROM attachments WHERE id = ?", [.text(id)]) != nil
-            guard recordedAgain
-                || (Self.isProvablyAbsent(path(of: id)) && Self.isProvablyAbsent(layout.staging + "/" + id))
+            guard
+                recordedAgain
+                    || (Self.isProvablyAbsent(path(of: id)) && Self.isProvablyAbsent(layout.staging + "/" + id))
             else { continue }
             try db.execute("DELETE FROM attachment_removals WHERE id = ?", [.text(id)])
         }

@@ -15,6 +15,7 @@ extension StoreTransaction {
         let staged = try storage.stage(produce)
         return try savepoint {
             let id = try storage.commit(staged, db: connection, contentType: contentType, metadata: metadata)
+            try storage.recordClaim(id, db: connection)
             if id == staged.id {
                 onRollback { [path = staged.path] in unlink(path) }
                 afterCommit { try? storage.publish(id) }

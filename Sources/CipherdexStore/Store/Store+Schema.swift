@@ -32,5 +32,17 @@ extension Store {
                 // file unneeded (AttachmentStorage.reconcile).
                 try db.execute("CREATE TABLE IF NOT EXISTS attachment_removals (id TEXT PRIMARY KEY) WITHOUT ROWID")
             },
+            Migrator.Migration(version: 9, name: "attachment claims") { db in
+                // Ids the application added (`AttachmentStorage.recordClaim`): a feature that
+                // stored the same content for itself never removes them (review 28b). Earlier
+                // attachments are claimed unless the search index made them (its copies carry
+                // `{"uid": …}` metadata, and nothing else has made such since the index began).
+                try db.execute("CREATE TABLE IF NOT EXISTS attachment_claims (id TEXT PRIMARY KEY) WITHOUT ROWID")
+                try db.execute(
+                    """
+                    INSERT OR IGNORE INTO attachment_claims (id)
+                    SELECT id FROM attachments WHERE metadata NOT LIKE '{"uid":%'
+                    """)
+            },
         ])
 }

@@ -16,9 +16,11 @@ final class StoreFeatureTests: XCTestCase {
         [.integer(7), .text("tokenizer revision 2")], [.integer(8), .text("search vocabulary")],
     ]
 
-    /// The records of a store made with search today: the legacy ones and search's later ones.
+    /// The records of a store made with search today: the legacy ones, the store's and search's
+    /// later ones (in version order).
     private static let currentRecords: [[SQLValue]] =
         legacyRecords + [
+            [.integer(9), .text("attachment claims")],
             [.integer(1000), .text("tokenizer revision 3")], [.integer(1001), .text("compressed page text")],
             [.integer(1002), .text("ocr")], [.integer(1003), .text("page text dictionary")],
             [.integer(1004), .text("page lengths")], [.integer(1005), .text("page runs")],
@@ -115,7 +117,7 @@ final class StoreFeatureTests: XCTestCase {
         do {
             let store = try openStoreOnly(path)
             defer { store.close() }
-            XCTAssertEqual(try records(store).map { $0[0] }, [1, 2, 3, 5, 6].map { SQLValue.integer($0) })
+            XCTAssertEqual(try records(store).map { $0[0] }, [1, 2, 3, 5, 6, 9].map { SQLValue.integer($0) })
             XCTAssertFalse(try tableExists(store, "search_documents"))
             XCTAssertFalse(try tableExists(store, "search_text"))
             try store.createCollection("notes").insert(id: "n1", value: .object(["title": .string("kept")]))
@@ -131,7 +133,7 @@ final class StoreFeatureTests: XCTestCase {
         defer { store.close() }
         XCTAssertEqual(
             try records(store), Self.currentRecords)
-        XCTAssertEqual(try records(store).count, 18)
+        XCTAssertEqual(try records(store).count, 19)
         XCTAssertTrue(try tableExists(store, "search_text_terms"))
         XCTAssertEqual(try store.collection("notes").get(id: "n1")?.value, .object(["title": .string("kept")]))
         try store.library.add(data: Data("difference engine".utf8), uid: "babbage.txt", fileExtension: "txt")
@@ -247,13 +249,13 @@ final class StoreFeatureTests: XCTestCase {
         // A newer store migration: both products refuse, changing nothing.
         let newerStore = TestSupport.temporaryPath()
         try makeStoreWithSearch(newerStore)
-        try recordMigration(9, in: newerStore)
+        try recordMigration(10, in: newerStore)
         var before = TestSupport.snapshot(newerStore)
         XCTAssertThrowsError(try Store.open(configuration(newerStore))) {
-            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 9, supported: 6))
+            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 10, supported: 9))
         }
         XCTAssertThrowsError(try openStoreOnly(newerStore)) {
-            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 9, supported: 6))
+            XCTAssertEqual($0 as? EncryptionError, .unsupportedScheme(found: 10, supported: 9))
         }
         XCTAssertEqual(TestSupport.snapshot(newerStore), before)
 

@@ -228,6 +228,8 @@ enum SearchIndexWriter {
             try db.scalar("SELECT count(*) FROM documents WHERE instr(body, CAST(? AS BLOB)) > 0", [.text(id)])?
             .integerValue ?? 0
         guard inDocument == 0 else { return }
+        // The application added it too (before the index's copy or after): it stays.
+        guard try !AttachmentStorage.isClaimed(id, db: db) else { return }
         try tx.removeAttachment(id)
     }
 

@@ -78,4 +78,46 @@ final class SearchStoredCopyOwnershipTests: XCTestCase {
         try store.library.remove(uid: "c.txt")
         XCTAssertEqual(try attachmentIDs(), before)
     }
+
+    /// A program without the search feature (the `CipherdexStore` product) adding the bytes of an
+    /// indexed document claims the attachment too: the index's removal keeps it (review 28b).
+    func testAnAddByAProgramWithoutSearchIsKeptToo() throws {
+        let content = Data("zqowned store-only bytes".utf8)
+        try index(content, uid: "doc.txt")
+        store.close()
+        let storeOnly = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)), features: [])
+        let token = try storeOnly.addAttachment(content)
+        storeOnly.close()
+        store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        store.library.configure { $0.pdfExtraction = .inProcess }
+        try store.library.remove(uid: "doc.txt")
+        XCTAssertEqual(try store.attachment(token.id).readAll(), content)
+    }
+
+    /// Store migration 9 claims the attachments an earlier build's application added (their
+    /// metadata is not the index's `{"uid": …}`), so an index entry an earlier build recorded as
+    /// owning one no longer removes it; the index's own copies stay unclaimed and go with their
+    /// last entry. Removing an attachment forgets its claim.
+    func testMigration9ClaimsTheApplicationsEarlierAttachments() throws {
+        let mine = Data("zqowned earlier application bytes".utf8)
+        let token = try store.addAttachment(mine, metadata: ["label": "mine"])
+        try index(mine, uid: "mine.txt")
+        try index(Data("zqowned the index's own".utf8), uid: "own.txt")
+        try store.write { db in
+            // As an earlier build left them: every copy owned, no claims, migration 9 not run.
+            try db.execute("UPDATE search_documents SET owns_attachment = 1")
+            try db.execute("DELETE FROM attachment_claims")
+            try db.execute("DELETE FROM cipherdex_schema WHERE version = 9")
+        }
+        store.close()
+        store = try Store.open(TestSupport.configuration(path, key: TestSupport.rawKey(7)))
+        store.library.configure { $0.pdfExtraction = .inProcess }
+        let before = try attachmentIDs()
+        try store.library.remove(uid: "mine.txt")
+        try store.library.remove(uid: "own.txt")
+        XCTAssertEqual(try store.attachment(token.id).readAll(), mine)
+        XCTAssertEqual(try attachmentIDs().count, before.count - 1, "the index's own copy went with its entry")
+        XCTAssertTrue(try store.removeAttachment(token.id))
+        XCTAssertEqual(try store.read { try $0.scalar("SELECT count(*) FROM attachment_claims")?.integerValue }, 0)
+    }
 }
