@@ -142,4 +142,50 @@ static inline void *cdx_grow_mapping(void *address, size_t old_size, size_t new_
 #endif
 }
 
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * The handler of `cdx_quiet_crash_reports`: one fixed line on standard error, then the signal
+ * again with its default action (the process ends by it, as it would have; it is not dumpable).
+ */
+static inline void cdx_quiet_crash_handler(int signal_number) {
+    static const char message[] =
+        "cipherdex: crashed; no backtrace is printed (its register dump could show key bytes)\n";
+    ssize_t ignored = write(2, message, sizeof message - 1);
+    (void)ignored;
+    raise(signal_number);
+}
+
+/*
+ * Replaces the handlers of the crash signals (SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT)
+ * that Swift's runtime installs for its backtracer: its report prints the registers and the bytes
+ * around the addresses they hold, which showed 16 hex digits of a key file when an allocation
+ * under `ulimit -v` trapped (environment audit 28). The handler runs on its own stack (a stack
+ * overflow still reaches it) and resets itself. Returns 0, or -1 with errno.
+ */
+static inline int cdx_quiet_crash_reports(void) {
+    static char alternate[1 << 16];
+    stack_t stack;
+    memset(&stack, 0, sizeof stack);
+    stack.ss_sp = alternate;
+    stack.ss_size = sizeof alternate;
+    if (sigaltstack(&stack, 0) != 0) {
+        return -1;
+    }
+    const int signals[] = {SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT};
+    for (unsigned index = 0; index < sizeof signals / sizeof signals[0]; index++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = cdx_quiet_crash_handler;
+        action.sa_flags = SA_ONSTACK | SA_RESETHAND;
+        sigemptyset(&action.sa_mask);
+        if (sigaction(signals[index], &action, 0) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 #endif

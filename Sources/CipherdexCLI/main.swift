@@ -6,7 +6,8 @@ import Foundation
 ///
 /// First the process is made not dumpable: a crash writes no core file holding keys, decrypted
 /// pages or documents (and same-user processes cannot read its memory). Should the kernel refuse
-/// (it does not on Linux), the command runs as before.
+/// (it does not on Linux), the command runs as before. A crash prints one line, not the Swift
+/// runtime's backtrace, whose register dump showed key bytes (`CoreDumps.quietCrashReports`).
 ///
 /// SIGXFSZ is ignored: under a file-size limit (`ulimit -f`) a write past it then fails with
 /// `EFBIG`, which every write path reports as `fileTooLarge` (exit 18) and cleans up after (an
@@ -21,6 +22,7 @@ import Foundation
 StandardDescriptors.occupyClosed()
 DescriptorHeadroom.prepare()
 try? CoreDumps.disable()
+try? CoreDumps.quietCrashReports()
 signal(SIGXFSZ, SIG_IGN)
 do {
     exit(

@@ -19,6 +19,14 @@ package enum CoreDumps {
         try FileDescriptor.retrying(operation: "prctl(PR_SET_DUMPABLE)", path: "") { cdx_set_dumpable(0) }
     }
 
+    /// Replaces the Swift runtime's crash report with one line (`cdx_quiet_crash_reports`): the
+    /// backtrace printed the registers and the bytes around the addresses they hold, key bytes
+    /// among them (environment audit 28). Process-wide, like `disable()`: the `cipherdex`
+    /// command does it at start; an application may run with `SWIFT_BACKTRACE=enable=no`.
+    package static func quietCrashReports() throws {
+        try FileDescriptor.retrying(operation: "sigaction", path: "") { cdx_quiet_crash_reports() }
+    }
+
     /// Makes this process dumpable again (tests only: a test that disabled dumps restores it).
     package static func enableForTesting() {
         _ = cdx_set_dumpable(1)
