@@ -1,5 +1,9 @@
 internal import CSodium
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The one place Cipherdex calls libsodium for primitives; every other file goes through here.
 package enum Sodium {
     private static let initialization: Int32 = sodium_init()
@@ -112,19 +116,33 @@ package enum Sodium {
     // MARK: Argon2id
 
     /// Argon2id (crypto_pwhash, ALG_ARGON2ID13) of a secret passphrase into a 32-byte key.
-    /// Returns nil when libsodium refuses (out of memory, parameters out of range).
-    static func argon2id(passphrase: SecureBytes, salt: [UInt8], opsLimit: UInt64, memLimit: Int) -> SecureBytes? {
+    /// Returns nil when libsodium refuses (parameters out of range); its memory refused
+    /// (`ENOMEM`: a memory limit, `ulimit -v`) is `StoreError.resourcesExhausted`, not a reason
+    /// to take the keyslot for damaged (environment audit 28: `metadataCorrupt`, which apps
+    /// answer by restoring a backup).
+    static func argon2id(passphrase: SecureBytes, salt: [UInt8], opsLimit: UInt64, memLimit: Int) throws
+        -> SecureBytes?
+    {
         guard salt.count == Int(crypto_pwhash_SALTBYTES) else { return nil }
         ensureInitialized()
         var succeeded = false
+        var failure: Int32 = 0
         let key = SecureBytes(count: 32) { destination in
             passphrase.withUnsafeBytes { password in
+                errno = 0
                 succeeded =
                     crypto_pwhash(
                         destination.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
                         password.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(password.count),
                         salt, opsLimit, memLimit, crypto_pwhash_ALG_ARGON2ID13) == 0
+                failure = errno
             }
+        }
+        if !succeeded && failure == ENOMEM {
+            throw StoreError.resourcesExhausted(
+                path: "memory",
+                reason: "Argon2id could not have the \(memLimit >> 20) MiB of memory the passphrase keyslot asks for "
+                    + "(the process's memory limit)")
         }
         return succeeded ? key : nil
     }

@@ -51,7 +51,7 @@ extension PassphraseCost {
         var best = Double.infinity
         for _ in 0..<2 {
             let start = ContinuousClock.now
-            _ = Sodium.argon2id(passphrase: passphrase, salt: salt, opsLimit: 1, memLimit: memLimit)
+            _ = try? Sodium.argon2id(passphrase: passphrase, salt: salt, opsLimit: 1, memLimit: memLimit)
             let elapsed = ContinuousClock.now - start
             best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }

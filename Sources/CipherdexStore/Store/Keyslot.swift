@@ -138,7 +138,7 @@ struct Keyslot: Codable, Equatable, Sendable {
             return key.secret
         case .passphrase:
             guard let kdf,
-                let derived = Sodium.argon2id(
+                let derived = try Sodium.argon2id(
                     passphrase: key.secret, salt: kdf.salt.bytes, opsLimit: kdf.opsLimit, memLimit: kdf.memLimit)
             else {
                 throw EncryptionError.metadataCorrupt(reason: "passphrase keyslot has unusable Argon2id parameters")
