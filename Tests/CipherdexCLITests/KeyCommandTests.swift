@@ -109,6 +109,36 @@ final class KeyCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: home))
     }
 
+    /// The calibration cache is owner-only whatever the umask, and one that others may write is
+    /// not trusted: it is measured again (environment audit 28: under umask 000 it was 0666 in a
+    /// 0777 folder, and another user's edit gave the next slot 1 pass over 8 KiB).
+    func testTheCalibrationCacheIsOwnerOnlyAndAWritableOneIsNotTrusted() throws {
+        let cache = path("cache")
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: false)
+        try "first passphrase\n".write(toFile: path("p1"), atomically: true, encoding: .utf8)
+        let created = try cli.run(
+            ["create", "s", "--passphrase-file", "p1", "--kdf-seconds", "0.05"], environment: ["XDG_CACHE_HOME": cache],
+            launcher: ["/bin/sh", "-c", "umask 000; exec \"$0\" \"$@\""])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        func mode(_ path: String) throws -> Int {
+            try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        }
+        XCTAssertEqual(try mode(cache + "/cipherdex"), 0o700)
+        XCTAssertEqual(try mode(cache + "/cipherdex/argon2id.json"), 0o600)
+        let file = cache + "/cipherdex/argon2id.json"
+        try #"{"50 ms, 67108864 bytes":{"opsLimit":1,"memLimit":8192}}"#.write(
+            toFile: file, atomically: false, encoding: .utf8)
+        XCTAssertEqual(chmod(file, 0o666), 0)
+        let again = try cli.run(
+            ["create", "s2", "--passphrase-file", "p1", "--kdf-seconds", "0.05"], environment: ["XDG_CACHE_HOME": cache]
+        )
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let list = try cli.run(["key", "list", "s2", "--passphrase-file", "p1", "--json"])
+        let slots = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(slots[0]["memLimit"] as? Int), 1 << 20)
+        XCTAssertEqual(try mode(file), 0o600, "measured again and written owner-only")
+    }
+
     func testUsageErrors() throws {
         try cli.run(["keygen", "--out", "k1"])
         XCTAssertEqual(try cli.run(["create", "s", "--key-file", "k1"]).status, 0)
