@@ -92,6 +92,27 @@ final class StoreFaultCommandTests: XCTestCase {
         try assertEverythingThere(id, as: Self.nobody)
     }
 
+    /// Root running a command on another user's store is refused before anything is opened: the
+    /// files it wrote there were root's, and the owner could no longer open the store
+    /// (environment audit 28). As the owner, everything is there.
+    func testRootIsRefusedOnAnotherUsersStore() throws {
+        try skipUnlessRootWithSetpriv()
+        let id = try makeStore()
+        XCTAssertEqual(chownTree(store, to: 65534), 0)
+        let before = files()
+        for command in [
+            ["info", store], ["attach", store, cli.directory + "/doc.json"],
+            ["key", "add", store, "--new-key-file", "k"],
+            ["reencrypt", store, "--new-key-env", "CIPHERDEX_TEST_KEY"],
+        ] {
+            let result = try run(command, as: [])
+            XCTAssertEqual(result.status, 17, "\(command): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("belongs to user 65534"), result.stderr)
+        }
+        XCTAssertEqual(files(), before)
+        try assertEverythingThere(id, as: Self.nobody)
+    }
+
     func testAReadOnlyDatabaseIsPermissionDeniedAndLeavesNoWALOrIndexBehind() throws {
         try skipUnlessRootWithSetpriv()
         let id = try makeStore()

@@ -39,6 +39,7 @@ struct CreateCommand: Command {
     }
 
     func run() throws {
+        try StoreOwner.refuseRootOnAnotherUsersStore(path)
         guard !Store.exists(at: path) else {
             throw CLIError.failed(code: "storeExists", message: "a store already exists at \(path)")
         }

@@ -40,6 +40,7 @@ struct DecryptCommand: Command {
     }
 
     func run() throws {
+        try StoreOwner.refuseRootOnAnotherUsersStore(target.path)
         if target.path.isEmpty { throw StoreError.invalidPath(path: target.path, reason: "the path is empty") }
         guard Store.exists(at: target.path) else {
             throw StoreError.notAStore(path: target.path, reason: "no store here")

@@ -30,6 +30,7 @@ struct EncryptCommand: Command {
     }
 
     func run() throws {
+        try StoreOwner.refuseRootOnAnotherUsersStore(path)
         if path.isEmpty { throw StoreError.invalidPath(path: path, reason: "the path is empty") }
         guard Store.exists(at: path) else { throw StoreError.notAStore(path: path, reason: "no store here") }
         guard let provider = try newKey.provider(confirm: true) else { throw CLIError.usage("missing NEWKEY") }

@@ -33,6 +33,7 @@ struct ReencryptCommand: Command {
     }
 
     func run() throws {
+        try StoreOwner.refuseRootOnAnotherUsersStore(target.path)
         let newProvider = try newKey.provider(confirm: true)
         guard Store.exists(at: target.path) else {
             throw StoreError.notAStore(path: target.path, reason: "no store here")

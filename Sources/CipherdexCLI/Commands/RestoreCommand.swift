@@ -30,6 +30,7 @@ struct RestoreCommand: Command {
     }
 
     func run() throws {
+        try StoreOwner.refuseRootOnAnotherUsersStore(destination)
         guard Store.exists(at: backup.path) else {
             throw StoreError.notAStore(path: backup.path, reason: "no backup here")
         }

@@ -166,6 +166,7 @@ struct StoreArguments {
         guard Store.exists(at: path) || !searchable else {
             throw StoreError.notAStore(path: path, reason: "no store here (create one with `cipherdex create`)")
         }
+        try StoreOwner.refuseRootOnAnotherUsersStore(path)
         var configuration = StoreConfiguration(
             path: path, keyProvider: try key.provider(), passphraseCost: passphraseCost, createIfMissing: false,
             cacheSizeKiB: cacheSizeKiB)
