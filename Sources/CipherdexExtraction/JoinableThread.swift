@@ -9,7 +9,7 @@
 /// malloc arena not yet handed back) when the next one starts, and glibc then makes the next one a
 /// new arena. `ReadingOrderText` joins each document's thread once it has signalled, so the next
 /// document's thread reuses the same arena and heap pages.
-final class JoinableThread {
+package final class JoinableThread {
     /// The closure, kept alive for the thread (retained across `pthread_create`).
     private final class Body {
         let run: @Sendable () -> Void
@@ -22,7 +22,7 @@ final class JoinableThread {
 
     /// Starts `body` in a new thread with a stack of `stackSize` bytes; nil when the system makes
     /// no thread (`pthread_create` fails, for instance with `EAGAIN` past a thread limit).
-    init?(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
+    package init?(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
         var attributes = pthread_attr_t()
         guard pthread_attr_init(&attributes) == 0 else { return nil }
         defer { pthread_attr_destroy(&attributes) }
@@ -45,7 +45,7 @@ final class JoinableThread {
 
     /// Waits until the thread has ended, its thread-local memory given back. Call it only when
     /// its closure has returned or is about to (it waits as long as the closure runs).
-    func join() {
+    package func join() {
         guard !settled else { return }
         settled = true
         let status = pthread_join(thread, nil)
@@ -53,7 +53,7 @@ final class JoinableThread {
     }
 
     /// Lets the thread run on by itself; its resources are freed when it ends.
-    func detach() {
+    package func detach() {
         guard !settled else { return }
         settled = true
         let status = pthread_detach(thread)

@@ -24,10 +24,22 @@ extension SearchLibrary {
             // At least one worker, or nothing queued would ever be done.
             let wanted = max(1, configuration.workerCount)
             while workersStarted < wanted {
+                // `pthread_create` checked: Foundation's `Thread.start()` fails silently past a
+                // thread limit (`ulimit -u`, memory), and a worker counted but never running
+                // left `waitUntilIndexed` waiting forever (environment audit 28).
+                let worker = JoinableThread(stackSize: 8 << 20) { [weak self] in
+                    Thread.current.name = "cipherdex-indexer"
+                    self?.workerLoop()
+                }
+                guard let thread = worker else {
+                    guard workersStarted == 0 else { break }
+                    pending.removeAll { $0.uid == job.uid }
+                    stateChanged()
+                    throw StoreError.resourcesExhausted(
+                        path: job.uid, reason: "no thread could be started to index it (a thread or memory limit)")
+                }
+                thread.detach()
                 workersStarted += 1
-                let thread = Thread { [weak self] in self?.workerLoop() }
-                thread.name = "cipherdex-indexer"
-                thread.start()
             }
             stateChanged()
         }
