@@ -97,9 +97,9 @@ package struct AttachmentStorage {
 
     /// Records, in the caller's write transaction, that the application added attachment `id`
     /// (new, or resolved to content already stored): a feature that stored the same content for
-    /// itself (the search index's copies) never removes it (`attachment_claims`, FORMAT.md; a
-    /// program without the search feature, or an older build, could not disown the index's copy
-    /// by a hook: review 28b). Removing the attachment forgets the claim.
+    /// itself (the search index's copies) never removes it (`attachment_claims`, FORMAT.md). Kept
+    /// by the store, not told to the features: a program without the search feature adds too
+    /// (review 28b). Removing the attachment forgets the claim.
     package func recordClaim(_ id: String, db: Connection) throws {
         try db.execute("INSERT OR IGNORE INTO attachment_claims (id) VALUES (?)", [.text(id)])
     }

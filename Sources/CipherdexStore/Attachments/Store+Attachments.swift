@@ -90,7 +90,6 @@ extension Store {
                     id = try db.transaction {
                         let id = try storage.commit(staged, db: db, contentType: contentType, metadata: metadata)
                         try storage.recordClaim(id, db: db)
-                        if id != staged.id { try configuration.attachmentShared(id, connection: db) }
                         recorded = true
                         return id
                     }

@@ -19,8 +19,6 @@ extension StoreTransaction {
             if id == staged.id {
                 onRollback { [path = staged.path] in unlink(path) }
                 afterCommit { try? storage.publish(id) }
-            } else {
-                try store.configuration.attachmentShared(id, connection: connection)
             }
             return AttachmentToken(id: id, length: staged.length, contentType: contentType, metadata: metadata)
         }

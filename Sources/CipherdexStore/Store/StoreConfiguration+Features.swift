@@ -10,12 +10,6 @@ extension StoreConfiguration {
         for feature in allFeatures { try feature.configureConnection(connection) }
     }
 
-    /// Tells every feature that an application's add resolved to attachment `id`, content
-    /// already stored (`StoreFeature.attachmentShared`), in the add's write transaction.
-    func attachmentShared(_ id: String, connection: Connection) throws {
-        for feature in allFeatures { try feature.attachmentShared(connection, id) }
-    }
-
     /// Throws `unsupportedScheme` when the database records a migration this build does not
     /// know in a version range one of its features reserves (a newer build wrote it).
     /// Migrations of features this build does not include are left alone.

@@ -26,19 +26,13 @@ package struct StoreFeature: Sendable {
     /// before the switch: the deduplication key changed, and whatever the feature keyed with it
     /// is keyed again (see `ContentKeyChange`).
     package let contentKeyChanged: @Sendable (ContentKeyChange) throws -> Void
-    /// Run in the write transaction of an application's attachment add that resolved to content
-    /// already stored (the attachment id it is given): from then on that attachment is the
-    /// application's too, and a feature that stored it for itself must no longer remove it once
-    /// it stops needing it (the search index's stored originals: review 28).
-    package let attachmentShared: @Sendable (Connection, String) throws -> Void
 
     /// A feature; `migrations` must lie in `reservedVersions`.
     package init(
         identifier: String, reservedVersions: [ClosedRange<Int>], migrations: [Migrator.Migration],
         configureConnection: @escaping @Sendable (Connection) throws -> Void = { _ in },
         heldAttachments: @escaping @Sendable (Connection) throws -> [String] = { _ in [] },
-        contentKeyChanged: @escaping @Sendable (ContentKeyChange) throws -> Void = { _ in },
-        attachmentShared: @escaping @Sendable (Connection, String) throws -> Void = { _, _ in }
+        contentKeyChanged: @escaping @Sendable (ContentKeyChange) throws -> Void = { _ in }
     ) {
         precondition(
             migrations.allSatisfy { migration in reservedVersions.contains { $0.contains(migration.version) } },
@@ -49,7 +43,6 @@ package struct StoreFeature: Sendable {
         self.configureConnection = configureConnection
         self.heldAttachments = heldAttachments
         self.contentKeyChanged = contentKeyChanged
-        self.attachmentShared = attachmentShared
     }
 
     /// Whether `version` belongs to this feature.

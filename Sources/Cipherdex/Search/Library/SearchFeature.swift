@@ -92,7 +92,5 @@ enum SearchFeature {
         // The originals the index stored for its documents.
         heldAttachments: { try SearchIndexWriter.heldAttachments(db: $0) },
         // Content hashes (and the OCR results found by them) keyed again after a conversion.
-        contentKeyChanged: { try SearchIndexWriter.rekeyContentHashes($0) },
-        // An application's attachment of the same content as a stored original is its own.
-        attachmentShared: { try SearchIndexWriter.disown($1, db: $0) })
+        contentKeyChanged: { try SearchIndexWriter.rekeyContentHashes($0) })
 }

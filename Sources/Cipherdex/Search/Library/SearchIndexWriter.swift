@@ -117,14 +117,6 @@ enum SearchIndexWriter {
         return owned.isEmpty ? 0 : 1
     }
 
-    /// The application stored attachment `id` too (its add resolved to content the index's copy
-    /// held): no entry owns it any more, so no removal takes it from the application.
-    static func disown(_ id: String, db: Connection) throws {
-        try db.execute(
-            "UPDATE search_documents SET owns_attachment = 0 WHERE attachment_id = ? AND owns_attachment = 1",
-            [.text(id)])
-    }
-
     /// Removes one document; false when it was not indexed.
     static func remove(uid: String, tx: StoreTransaction) throws -> Bool {
         let db = tx.connection
